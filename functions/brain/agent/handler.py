@@ -1,0 +1,15 @@
+"""GET /v1/agent/{agentId}: the agent's metadata (404 outside the key's workspace)."""
+
+from core import deps
+from core.http import brain_api, json_response, workspace_caller
+
+app = brain_api()
+
+
+@app.get("/v1/agent/<agentId>")
+def get_agent(agentId: str):
+    return json_response(deps.read_plane().metadata(workspace_caller(app).workspace_id, agentId))
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

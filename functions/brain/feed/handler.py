@@ -1,0 +1,24 @@
+"""GET /v1/agent/{agentId}/feed: published posts, newest first, at most 120.
+
+Optional query: ``channel`` (posts whose channels contain it), ``category`` (equality).
+"""
+
+from core import deps
+from core.http import brain_api, json_response, query_param, workspace_caller
+
+app = brain_api()
+
+
+@app.get("/v1/agent/<agentId>/feed")
+def get_feed(agentId: str):
+    posts = deps.read_plane().feed(
+        workspace_caller(app).workspace_id,
+        agentId,
+        channel=query_param(app, "channel"),
+        category=query_param(app, "category"),
+    )
+    return json_response(posts)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,15 @@
+"""GET /v1/agent/{agentId}/suggestions: the active workflow's starter suggestions."""
+
+from core import deps
+from core.http import brain_api, json_response, workspace_caller
+
+app = brain_api()
+
+
+@app.get("/v1/agent/<agentId>/suggestions")
+def get_suggestions(agentId: str):
+    return json_response(deps.read_plane().suggestions(workspace_caller(app).workspace_id, agentId))
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,1 @@
+"""Shared layer: models, settings, errors, auth, repositories and services for every function."""

@@ -1,0 +1,1 @@
+"""Credential checks: workspace API keys (read plane) and portal JWTs (management plane)."""

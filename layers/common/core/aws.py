@@ -1,0 +1,27 @@
+"""Lazily created, per-container AWS clients.
+
+Nothing is created at import time: a client costs tens of milliseconds, and a
+handler that never needs S3 should never pay for it. boto3 honours
+``AWS_ENDPOINT_URL`` itself, which is how the local runner points us at moto.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+
+@cache
+def client(service: str) -> Any:
+    import boto3  # deferred: boto3 is the heaviest import on the cold path
+    from botocore.config import Config
+
+    return boto3.client(service, config=Config(connect_timeout=2, read_timeout=10))
+
+
+def dynamodb() -> Any:
+    return client("dynamodb")
+
+
+def s3() -> Any:
+    return client("s3")

@@ -1,0 +1,77 @@
+"""One error hierarchy. Every failure a caller may see is a ``DomainError``.
+
+The HTTP layer maps these to ``{"error", "code"}`` in one place (``core.http``);
+nothing else builds error bodies.
+"""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    status = 500
+    code = "INTERNAL_ERROR"
+    message = "Internal error"
+
+    def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None):
+        super().__init__(message or self.message)
+        self.message = message or self.message
+        self.headers = headers or {}
+
+    def body(self) -> dict[str, str]:
+        return {"error": self.message, "code": self.code}
+
+
+class ValidationFailed(DomainError):
+    status, code, message = 400, "VALIDATION_ERROR", "Invalid request"
+
+
+class InvalidPath(DomainError):
+    status, code, message = 400, "INVALID_PATH", "Invalid object path"
+
+
+class Unauthorized(DomainError):
+    status, code, message = 401, "UNAUTHORIZED", "Unauthorized"
+
+
+class TokenExpired(DomainError):
+    status, code, message = 401, "TOKEN_EXPIRED", "Token expired"
+
+
+class PlanLimitReached(DomainError):
+    status, code, message = 402, "PLAN_LIMIT_REACHED", "Plan limit reached"
+
+
+class ApiKeysNotAvailable(DomainError):
+    status, code, message = 402, "API_KEYS_NOT_AVAILABLE", "API keys are not available on this plan"
+
+
+class InsufficientCredits(DomainError):
+    status, code, message = 402, "INSUFFICIENT_CREDITS", "Insufficient credits"
+
+
+class Forbidden(DomainError):
+    status, code, message = 403, "FORBIDDEN", "Forbidden"
+
+
+class PrefixNotAllowed(DomainError):
+    status, code, message = 403, "PREFIX_NOT_ALLOWED", "Path prefix is not allowed"
+
+
+class NotFound(DomainError):
+    status, code, message = 404, "NOT_FOUND", "Not found"
+
+
+class MethodNotAllowed(DomainError):
+    status, code, message = 405, "METHOD_NOT_ALLOWED", "Method not allowed"
+
+
+class PayloadTooLarge(DomainError):
+    status, code, message = 413, "PAYLOAD_TOO_LARGE", "Request body too large"
+
+
+class RateLimited(DomainError):
+    status, code, message = 429, "RATE_LIMITED", "Rate limit exceeded"
+
+
+class Conflict(DomainError):
+    status, code, message = 409, "CONFLICT", "Conflict"

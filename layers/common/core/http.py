@@ -1,0 +1,140 @@
+"""The one HTTP factory every handler uses: routing, CORS, auth, error mapping.
+
+``brain_api()`` and ``portal_api()`` return a Powertools ``APIGatewayRestResolver``
+with one global middleware, ``_boundary``, that
+- refuses bodies over the size limit (413),
+- authenticates the caller for the plane (the read plane's key check runs here),
+- maps every ``DomainError`` to ``{error, code}`` and anything unexpected to a bare 500,
+- adds CORS (and, on the read plane, ``RateLimit-*``) headers to every response,
+reading settings at request time so importing a handler reads no environment.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from pydantic import BaseModel, ValidationError
+
+from . import deps
+from .errors import DomainError, MethodNotAllowed, NotFound, PayloadTooLarge, ValidationFailed
+from .services.key_auth import WorkspaceCaller
+from .settings import get_settings
+
+logger = logging.getLogger(__name__)
+
+JSON = "application/json; charset=utf-8"
+EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Content-Range"
+Authenticate = Callable[[APIGatewayRestResolver], dict[str, str]]
+
+
+def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """Serialise a wire model, a list of them, or plain JSON data."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", by_alias=True)
+    elif isinstance(value, list):
+        value = [v.model_dump(mode="json", by_alias=True) if isinstance(v, BaseModel) else v for v in value]
+    body = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return Response(status_code=status, content_type=JSON, body=body, headers=headers or {})
+
+
+def error_response(error: DomainError) -> Response:
+    return json_response(error.body(), status=error.status, headers=dict(error.headers))
+
+
+def _body_size(app: APIGatewayRestResolver) -> int:
+    body = app.current_event.body or ""
+    if app.current_event.is_base64_encoded:
+        return len(base64.b64decode(body))
+    return len(body.encode())
+
+
+def _cors_headers(allow_origin: str, request_origin: str | None) -> dict[str, str]:
+    headers = {"Access-Control-Expose-Headers": EXPOSED_HEADERS}
+    if allow_origin == "*":
+        headers["Access-Control-Allow-Origin"] = "*"
+    elif request_origin and request_origin in allow_origin.split(","):
+        headers |= {
+            "Access-Control-Allow-Origin": request_origin,
+            "Access-Control-Allow-Credentials": "true",
+            "Vary": "Origin",
+        }
+    return headers
+
+
+def _boundary_for(authenticate: Authenticate | None, allow_origin: Callable[[], str]) -> Callable[..., Response]:
+    def _boundary(app: APIGatewayRestResolver, next_middleware: Callable[..., Response]) -> Response:
+        extra_headers: dict[str, str] = {}
+        try:
+            if _body_size(app) > get_settings().max_body_bytes:
+                raise PayloadTooLarge()
+            if authenticate is not None:
+                extra_headers = authenticate(app)
+            response = next_middleware(app)
+        except DomainError as error:
+            response = error_response(error)
+        except ValidationError as error:
+            response = error_response(validation_failed(error))
+        except Exception:
+            logger.exception("unhandled error")
+            response = error_response(DomainError())
+        for name, value in (extra_headers | _cors_headers(allow_origin(), app.current_event.headers.get("origin"))).items():
+            response.headers.setdefault(name, value)
+        return response
+
+    return _boundary
+
+
+def validation_failed(error: ValidationError) -> ValidationFailed:
+    """A 400 whose message names the first offending field."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first.get("loc", ())) or "body"
+    return ValidationFailed(f"{field}: {first.get('msg', 'invalid value')}")
+
+
+def _make_resolver(authenticate: Authenticate | None, allow_origin: Callable[[], str]) -> APIGatewayRestResolver:
+    app = APIGatewayRestResolver()
+    app.use(middlewares=[_boundary_for(authenticate, allow_origin)])
+
+    @app.not_found
+    def _unmatched(_: NotFoundError) -> Response:
+        # API Gateway sends a known path with an unrouted method to the fallback's
+        # ``ANY`` on that path, and everything else to its ``/{proxy+}``.
+        resource = app.current_event.resource
+        return error_response(MethodNotAllowed() if resource and resource != "/{proxy+}" else NotFound())
+
+    return app
+
+
+def _authenticate_workspace_key(app: APIGatewayRestResolver) -> dict[str, str]:
+    caller = deps.key_authenticator().authenticate(app.current_event.headers)
+    app.append_context(caller=caller)
+    return caller.rate.headers()
+
+
+def brain_api() -> APIGatewayRestResolver:
+    """Read plane: every route requires a workspace API key (and counts against its rate limit)."""
+    return _make_resolver(_authenticate_workspace_key, lambda: _plane_origin("brain"))
+
+
+def fallback_api() -> APIGatewayRestResolver:
+    """No routes and no credential: answers 404/405 for whatever API Gateway did not route."""
+    return _make_resolver(None, lambda: _plane_origin(get_settings().api_plane))
+
+
+def _plane_origin(plane: str) -> str:
+    settings = get_settings()
+    return settings.brain_allow_origin if plane == "brain" else settings.portal_allow_origin
+
+
+def workspace_caller(app: APIGatewayRestResolver) -> WorkspaceCaller:
+    return app.context["caller"]
+
+
+def query_param(app: APIGatewayRestResolver, name: str) -> str | None:
+    return (app.current_event.query_string_parameters or {}).get(name)

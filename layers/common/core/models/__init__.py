@@ -1,0 +1,1 @@
+"""Wire models (camelCase on the wire, exactly the spec's fields) and storage records."""

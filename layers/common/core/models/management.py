@@ -1,0 +1,125 @@
+"""Management-plane resources (service-api.md, "Resources and their fields")."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .base import ApiModel
+
+Role = Literal["owner", "admin", "member"]
+WorkspaceType = Literal["personal", "team"]
+WorkspaceOrigin = Literal["portal", "api", "import"]
+RefType = Literal["render", "voice", "llm", "topup", "refund", "adjustment"]
+
+
+class StorageConfig(ApiModel):
+    type: str
+    bucket: str
+    prefix: str
+
+
+class Workspace(ApiModel):
+    id: str
+    name: str
+    slug: str
+    type: WorkspaceType
+    origin: WorkspaceOrigin
+    owner_id: str
+    created_at: str
+    storage_config: StorageConfig
+    wrap_config: dict[str, Any] = Field(default_factory=dict)
+    default_workflow_id: str
+    default_brand_id: str
+    listed: bool
+    store_conversations: bool
+    updated_at: str
+
+
+class WorkspaceSummary(ApiModel):
+    id: str
+    name: str
+    slug: str
+    type: WorkspaceType
+    origin: WorkspaceOrigin
+    role: Role
+    owner_id: str
+    member_count: int
+    created_at: str
+    logo_key: str
+
+
+class Member(ApiModel):
+    id: str
+    user_id: str
+    workspace_id: str
+    role: Role
+    email: str
+    name: str
+    image: str
+    created_at: str
+
+
+class Brand(ApiModel):
+    id: str
+    slug: str
+    name: str
+    is_default: bool
+    palette: list[str]
+    font_family: str
+    created_at: str
+    updated_at: str
+
+
+class ApiKey(ApiModel):
+    """Key metadata. ``key`` (the raw secret) is set only on the mint response."""
+
+    id: str
+    name: str
+    prefix: str
+    rate_limit: int
+    last_used_at: str | None
+    created_at: str
+    revoked_at: str | None
+
+
+class MintedApiKey(ApiKey):
+    key: str
+
+
+class CreditAmounts(ApiModel):
+    available: int
+    held: int
+    total: int
+
+
+class CreditBalance(ApiModel):
+    balance: CreditAmounts
+    unit: Literal["credits"] = "credits"
+    usd_cents: CreditAmounts
+
+
+class CreditLedgerEntry(ApiModel):
+    id: str
+    account_id: str
+    amount_credits: int
+    ref_type: RefType
+    ref_id: str
+    description: str
+    created_at: str
+
+
+class Account(ApiModel):
+    id: str
+    email: str
+    name: str
+    image: str
+    role: str
+    workspace_id: str | None
+    created_at: str
+
+
+class ErrorBody(ApiModel):
+    error: str
+    code: str

@@ -1,0 +1,141 @@
+"""Storage records: what repositories read from and write to DynamoDB.
+
+Attribute names on disk are the same camelCase names the API uses, so a record
+read from the table converts to its wire model without renaming. Key attributes
+(``pk``, ``sk``, index keys) are the repositories' business and never appear here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from .management import Role, WorkspaceOrigin, WorkspaceType
+from .read_plane import FeedPage, ItemKind, ItemOrigin, PostKind
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    def attributes(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class UserRecord(Record):
+    id: str
+    email: str
+    name: str = ""
+    image: str = ""
+    plan: str = "free"
+    role: str = "user"
+    active_workspace_id: str | None = None
+    created_at: str
+
+
+class WorkspaceRecord(Record):
+    id: str
+    name: str
+    slug: str
+    type: WorkspaceType = "team"
+    origin: WorkspaceOrigin = "portal"
+    owner_id: str
+    default_brand_id: str
+    default_workflow_id: str = ""
+    logo_key: str = ""
+    listed: bool = False
+    store_conversations: bool = False
+    wrap_config: dict[str, Any] = Field(default_factory=dict)
+    created_at: str
+    updated_at: str
+
+
+class MembershipRecord(Record):
+    id: str
+    workspace_id: str
+    user_id: str
+    role: Role
+    created_at: str
+
+
+class BrandRecord(Record):
+    id: str
+    workspace_id: str
+    slug: str
+    name: str
+    is_default: bool = False
+    palette: list[str] = Field(default_factory=list)
+    font_family: str = ""
+    created_at: str
+    updated_at: str
+
+
+class WorkflowRecord(Record):
+    id: str
+    workspace_id: str
+    name: str
+    # The workflow's starter suggestions as published JSON; its shape is the workflow's own.
+    suggestions_json: str | None = None
+
+
+class AgentRecord(Record):
+    id: str
+    workspace_id: str
+    slug: str
+    name: str
+    brand_id: str
+    active_workflow_id: str
+    # Published documents as JSON text, exactly as the editor stored them. They are
+    # parsed defensively on read: a bad document must never fail the read plane.
+    wrap_json: str | None = None
+    site_json: str | None = None
+    created_at: str
+    updated_at: str
+
+
+class PostRecord(Record):
+    id: str
+    agent_id: str
+    key: str
+    kind: PostKind
+    title: str | None = None
+    sub: str | None = None
+    caption: str | None = None
+    hashtags: list[str] = Field(default_factory=list)
+    channels: list[str] = Field(default_factory=list)
+    category: str | None = None
+    width: int | None = None
+    height: int | None = None
+    pages: list[FeedPage] = Field(default_factory=list)
+    poster: str = ""
+    playable: str = ""
+    published: bool = True
+    created_at: str
+
+
+class ItemRecord(Record):
+    id: str
+    agent_id: str
+    name: str
+    kind: ItemKind
+    r2_key: str
+    mime_type: str
+    size: int
+    folder: str = ""
+    order: int = 0
+    origin: ItemOrigin = "upload"
+    active: bool = True
+    updated_at: str
+
+
+class ApiKeyRecord(Record):
+    id: str
+    key_hash: str
+    workspace_id: str
+    name: str
+    prefix: str
+    rate_limit: int | None = None
+    created_at: str
+    last_used_at: str | None = None
+    revoked_at: str | None = None

@@ -1,0 +1,103 @@
+"""Small, dependency-free DynamoDB helpers: attribute-value marshalling and error translation.
+
+Hand-rolled rather than boto3's TypeSerializer so numbers come back as ``int``/``float``
+(not ``Decimal``) and nothing heavy is imported on the cold path.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import DomainError
+
+logger = logging.getLogger(__name__)
+BATCH_WRITE_LIMIT = 25
+
+
+class StorageUnavailable(DomainError):
+    """A storage call failed for a reason the caller cannot fix (throttling, misconfiguration)."""
+
+
+def to_av(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, int | float):
+        return {"N": repr(value)}
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, bytes):
+        return {"B": value}
+    if isinstance(value, Mapping):
+        return {"M": {k: to_av(v) for k, v in value.items()}}
+    if isinstance(value, list | tuple):
+        return {"L": [to_av(v) for v in value]}
+    raise TypeError(f"cannot store {type(value).__name__} in DynamoDB")
+
+
+def from_av(av: Mapping[str, Any]) -> Any:
+    (kind, value), = av.items()
+    if kind == "S" or kind == "B":
+        return value
+    if kind == "N":
+        return int(value) if value.lstrip("-").isdigit() else float(value)
+    if kind == "BOOL":
+        return value
+    if kind == "NULL":
+        return None
+    if kind == "M":
+        return {k: from_av(v) for k, v in value.items()}
+    if kind == "L":
+        return [from_av(v) for v in value]
+    if kind in ("SS", "BS"):
+        return list(value)
+    if kind == "NS":
+        return [from_av({"N": v}) for v in value]
+    raise TypeError(f"unknown attribute type {kind}")
+
+
+def to_item(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: to_av(v) for k, v in attributes.items()}
+
+
+def from_item(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: from_av(v) for k, v in item.items()}
+
+
+def error_code(exc: Exception) -> str:
+    response = getattr(exc, "response", None) or {}
+    return response.get("Error", {}).get("Code", "")
+
+
+@contextmanager
+def translate_errors(operation: str) -> Iterator[None]:
+    """Let domain errors through; turn any botocore failure into ``StorageUnavailable``."""
+    try:
+        yield
+    except DomainError:
+        raise
+    except Exception as exc:
+        if type(exc).__module__.startswith("botocore"):
+            logger.error("storage call failed", extra={"operation": operation, "awsError": error_code(exc)})
+            raise StorageUnavailable() from exc
+        raise
+
+
+def batch_put(client: Any, table: str, items: list[dict[str, Any]]) -> None:
+    """Write items in batches of 25, retrying (with backoff) what DynamoDB leaves unprocessed."""
+    for start in range(0, len(items), BATCH_WRITE_LIMIT):
+        requests = [{"PutRequest": {"Item": to_item(i)}} for i in items[start : start + BATCH_WRITE_LIMIT]]
+        pending: dict[str, Any] = {table: requests}
+        with translate_errors("BatchWriteItem"):
+            for attempt in range(8):
+                pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(min(0.05 * 2**attempt, 2.0))
+            else:
+                raise StorageUnavailable("Storage is busy; try again")

@@ -1,0 +1,113 @@
+"""Published agent data for the read plane: metadata, feed, items, wrap, site, suggestions."""
+
+from __future__ import annotations
+
+import logging
+
+from ..errors import NotFound, ValidationFailed
+from ..models.read_plane import (
+    AgentMetadata,
+    BrandRef,
+    FeedPage,
+    FeedPost,
+    Item,
+    MediaType,
+    SiteConfig,
+    Suggestions,
+    WrapConfig,
+)
+from ..models.records import AgentRecord, PostRecord
+from ..repositories.agents import AgentRepository
+from . import documents
+
+logger = logging.getLogger(__name__)
+
+FEED_LIMIT = 120
+MAX_FILTER_LENGTH = 100
+
+
+def _media_type(post: PostRecord, pages: list[FeedPage]) -> MediaType | None:
+    """The legacy discriminator, derived from ``kind`` as decisions.md specifies."""
+    if post.kind == "image":
+        return "image"
+    if post.kind in ("video", "reel"):
+        return "video"
+    if post.kind in ("carousel", "story"):
+        return pages[0].media_type if pages else None
+    return None
+
+
+def to_feed_post(post: PostRecord) -> FeedPost:
+    pages = sorted(post.pages, key=lambda p: (p.order is None, p.order or 0))
+    media_type = _media_type(post, pages)
+    return FeedPost(
+        id=post.id,
+        key=post.key,
+        kind=post.kind,
+        media_type=media_type,
+        title=post.title,
+        sub=post.sub,
+        caption=post.caption,
+        hashtags=post.hashtags,
+        channels=post.channels,
+        category=post.category,
+        width=post.width,
+        height=post.height,
+        created_at=post.created_at,
+        pages=pages,
+        poster=post.poster,
+        playable=post.playable,
+        is_video=media_type == "video",
+    )
+
+
+def _filter_value(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value or len(value) > MAX_FILTER_LENGTH:
+        raise ValidationFailed(f"{name}: must be 1-{MAX_FILTER_LENGTH} characters")
+    return value
+
+
+class ReadPlaneService:
+    def __init__(self, agents: AgentRepository):
+        self._agents = agents
+
+    def _agent(self, workspace_id: str, agent_id: str) -> AgentRecord:
+        agent = self._agents.get_agent(workspace_id, agent_id)
+        if agent is None:  # unknown, or another workspace's: the same answer, nothing leaked
+            raise NotFound("Agent not found")
+        return agent
+
+    def metadata(self, workspace_id: str, agent_id: str) -> AgentMetadata:
+        agent = self._agent(workspace_id, agent_id)
+        brand = self._agents.get_brand(workspace_id, agent.brand_id)
+        if brand is None:
+            logger.warning("agent brand missing", extra={"agentId": agent.id, "brandId": agent.brand_id})
+        ref = BrandRef(id=agent.brand_id, slug=brand.slug if brand else "", name=brand.name if brand else "")
+        return AgentMetadata(
+            id=agent.id, slug=agent.slug, name=agent.name, brand=ref, active_workflow_id=agent.active_workflow_id
+        )
+
+    def feed(self, workspace_id: str, agent_id: str, *, channel: str | None, category: str | None) -> list[FeedPost]:
+        channel = _filter_value("channel", channel)
+        category = _filter_value("category", category)
+        agent = self._agent(workspace_id, agent_id)
+        posts = self._agents.list_feed(agent.id, channel=channel, category=category, limit=FEED_LIMIT)
+        return [to_feed_post(p) for p in posts]
+
+    def items(self, workspace_id: str, agent_id: str) -> list[Item]:
+        agent = self._agent(workspace_id, agent_id)
+        records = sorted(self._agents.list_active_items(agent.id), key=lambda i: (i.folder, i.order, i.id))
+        return [Item.model_validate(r.model_dump(include=set(Item.model_fields))) for r in records]
+
+    def wrap(self, workspace_id: str, agent_id: str) -> WrapConfig:
+        return documents.parse_wrap(self._agent(workspace_id, agent_id).wrap_json)
+
+    def site(self, workspace_id: str, agent_id: str) -> SiteConfig:
+        return documents.parse_site(self._agent(workspace_id, agent_id).site_json)
+
+    def suggestions(self, workspace_id: str, agent_id: str) -> Suggestions:
+        agent = self._agent(workspace_id, agent_id)
+        workflow = self._agents.get_workflow(workspace_id, agent.active_workflow_id)
+        return documents.parse_suggestions(workflow.suggestions_json if workflow else None)

@@ -1,0 +1,64 @@
+"""The one place that reads the environment.
+
+Read lazily on first use and cached for the life of the container, so importing a
+handler never touches ``os.environ`` and tests can set variables before first use
+(and call ``get_settings.cache_clear()`` to re-read them).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+ALLOWED_R2_PREFIXES = (
+    "projects/",
+    "workflows/",
+    "config/",
+    "assets/",
+    "meta/",
+    "wrapper/",
+    "brands/",
+    "media/",
+    "public/",
+)
+
+
+class PlanLimits(BaseModel):
+    workspaces: int
+    api_keys: bool
+
+
+class Settings(BaseModel):
+    main_table: str = Field(alias="MAIN_TABLE")
+    api_keys_table: str = Field(alias="API_KEYS_TABLE")
+    ledger_table: str = Field(alias="LEDGER_TABLE")
+    rate_limits_table: str = Field(alias="RATE_LIMITS_TABLE")
+    content_bucket: str = Field(alias="CONTENT_BUCKET")
+    default_key_rate_limit: int = Field(600, alias="DEFAULT_KEY_RATE_LIMIT", ge=1)
+    credit_usd_cents: int = Field(1, alias="CREDIT_USD_CENTS", ge=0)
+    max_body_bytes: int = Field(256 * 1024, alias="MAX_BODY_BYTES", ge=1)
+    # Read-plane responses are public to any page holding a key, so any origin may call it.
+    brain_allow_origin: str = Field("*", alias="BRAIN_ALLOW_ORIGIN")
+    portal_allow_origin: str = Field("http://localhost:5173", alias="PORTAL_ALLOW_ORIGIN")
+    # Which API a shared function (the gateway fallback) is serving.
+    api_plane: Literal["brain", "portal"] = Field("brain", alias="API_PLANE")
+    service_name: str = Field("workspace-service", alias="POWERTOOLS_SERVICE_NAME")
+
+    model_config = {"populate_by_name": True, "frozen": True}
+
+    @property
+    def plans(self) -> dict[str, PlanLimits]:
+        return {
+            "free": PlanLimits(workspaces=1, api_keys=False),
+            "pro": PlanLimits(workspaces=5, api_keys=True),
+            "business": PlanLimits(workspaces=50, api_keys=True),
+        }
+
+
+@cache
+def get_settings() -> Settings:
+    known = {field.alias for field in Settings.model_fields.values()}
+    return Settings.model_validate({k: v for k, v in os.environ.items() if k in known})

@@ -1,0 +1,65 @@
+"""``python -m local``: run the whole service on localhost (what ``make serve`` does)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import threading
+from pathlib import Path
+
+from .runner import start
+from .template import ROOT
+
+
+def _curl_examples(demo: dict) -> str:
+    if not demo["workspaces"]:
+        return ""
+    ws = demo["workspaces"][0]
+    brain, key = demo["brainUrl"], ws["key"]
+    agent = ws["agents"][0]["id"]
+    auth = f'-H "Authorization: Bearer {key}"'
+    paths = [
+        "/v1/agent/_whoami",
+        f"/v1/agent/{agent}",
+        f"/v1/agent/{agent}/feed?channel=instagram",
+        f"/v1/agent/{agent}/items",
+        f"/v1/agent/{agent}/wrap",
+        f"/v1/agent/{agent}/site",
+        f"/v1/agent/{agent}/suggestions",
+    ]
+    return "\n".join(f"  curl -s {auth} '{brain}{p}'" for p in paths)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--portal-port", type=int, default=int(os.environ.get("PORTAL_PORT", "3000")))
+    parser.add_argument("--brain-port", type=int, default=int(os.environ.get("BRAIN_PORT", "3001")))
+    parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
+    parser.add_argument("--no-demo", action="store_true", help="start with empty tables and bucket")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+
+    runner = start(
+        args.state_dir, host=args.host, portal_port=args.portal_port, brain_port=args.brain_port, demo=not args.no_demo
+    )
+    demo = runner.demo()
+    print(json.dumps(demo, indent=2))
+    print(f"\nportal: {runner.portal_url}\nbrain:  {runner.brain_url}\nwritten: {args.state_dir / 'demo.json'}")
+    print("\nTry:\n" + _curl_examples(demo), flush=True)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runner.close()
+
+
+if __name__ == "__main__":
+    main()

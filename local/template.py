@@ -1,0 +1,137 @@
+"""Reading template.yaml: the one source of truth for tables, bucket, environment and routes.
+
+Understands the CloudFormation short tags (``!Ref``, ``!Sub``, ``!GetAtt`` …) and
+resolves them against local physical names, so nothing here repeats the template.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "template.yaml"
+
+
+class _CfnLoader(yaml.SafeLoader):
+    pass
+
+
+def _tag(loader: yaml.Loader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    if suffix == "Ref":
+        return {"Ref": value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{suffix}": value}
+
+
+_CfnLoader.add_multi_constructor("!", _tag)
+
+
+def load(path: Path = TEMPLATE) -> dict[str, Any]:
+    return yaml.load(path.read_text(), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+
+
+@dataclass(frozen=True)
+class Route:
+    api: str
+    path: str
+    method: str
+    function: str
+
+
+@dataclass
+class FunctionSpec:
+    logical_id: str
+    code_uri: Path
+    handler: str
+    timeout: int
+    memory: int
+    environment: dict[str, str] = field(default_factory=dict)
+
+
+class Stack:
+    """The template plus the local names of its resources."""
+
+    def __init__(self, template: dict[str, Any], stack_name: str = "local", region: str = "us-east-1"):
+        self.template = template
+        self.stack_name = stack_name
+        self.region = region
+        self.resources: dict[str, dict[str, Any]] = template["Resources"]
+        self.parameters = {k: str(v.get("Default", "")) for k, v in template.get("Parameters", {}).items()}
+
+    def of_type(self, kind: str) -> dict[str, dict[str, Any]]:
+        return {name: res for name, res in self.resources.items() if res["Type"] == kind}
+
+    def physical_name(self, logical_id: str) -> str:
+        return f"{self.stack_name}-{logical_id}".lower()
+
+    def resolve(self, value: Any) -> Any:
+        """Resolve intrinsic functions to local values (enough for environment variables)."""
+        if isinstance(value, dict) and len(value) == 1:
+            (fn, arg), = value.items()
+            if fn == "Ref":
+                return self._ref(arg)
+            if fn == "Fn::GetAtt":
+                return f"arn:aws:local:{self.region}::{self.physical_name(arg[0])}"
+            if fn == "Fn::Sub":
+                text = arg if isinstance(arg, str) else arg[0]
+                return re.sub(r"\$\{([^}]+)\}", lambda m: str(self._ref(m.group(1).split(".")[0])), text)
+        if isinstance(value, dict):
+            return {k: self.resolve(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        return value
+
+    def _ref(self, name: str) -> str:
+        pseudo = {"AWS::StackName": self.stack_name, "AWS::Region": self.region, "AWS::URLSuffix": "localhost"}
+        if name in pseudo:
+            return pseudo[name]
+        if name in self.parameters:
+            return self.parameters[name]
+        return self.physical_name(name)
+
+    def _globals(self) -> dict[str, Any]:
+        return self.template.get("Globals", {}).get("Function", {})
+
+    def functions(self) -> dict[str, FunctionSpec]:
+        defaults = self._globals()
+        specs = {}
+        for name, res in self.of_type("AWS::Serverless::Function").items():
+            props = defaults | res["Properties"]
+            env = self.resolve(defaults.get("Environment", {}).get("Variables", {}))
+            env |= self.resolve(res["Properties"].get("Environment", {}).get("Variables", {}))
+            specs[name] = FunctionSpec(
+                logical_id=name,
+                code_uri=ROOT / props["CodeUri"],
+                handler=props["Handler"],
+                timeout=int(props.get("Timeout", 3)),
+                memory=int(props.get("MemorySize", 128)),
+                environment={k: str(v) for k, v in env.items()},
+            )
+        return specs
+
+    def routes(self, api: str) -> list[Route]:
+        routes = []
+        for name, res in self.of_type("AWS::Serverless::Function").items():
+            for event in res["Properties"].get("Events", {}).values():
+                props = event.get("Properties", {})
+                if event["Type"] == "Api" and props.get("RestApiId") == {"Ref": api}:
+                    routes.append(Route(api, props["Path"], props["Method"].upper(), name))
+        return routes
+
+    def api_properties(self, api: str) -> dict[str, Any]:
+        return self.resolve(self.resources[api]["Properties"])
+
+    def layer_dirs(self) -> list[Path]:
+        return [ROOT / res["Properties"]["ContentUri"] for res in self.of_type("AWS::Serverless::LayerVersion").values()]

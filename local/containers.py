@@ -19,11 +19,15 @@ class InvocationFailed(Exception):
 
 class Container:
     def __init__(self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str]):
-        env = base_env | spec.environment | {
-            "AWS_LAMBDA_FUNCTION_NAME": spec.logical_id,
-            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory),
-            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(spec.timeout),
-        }
+        env = (
+            base_env
+            | spec.environment
+            | {
+                "AWS_LAMBDA_FUNCTION_NAME": spec.logical_id,
+                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory),
+                "AWS_LAMBDA_FUNCTION_TIMEOUT": str(spec.timeout),
+            }
+        )
         self.spec = spec
         self.process = subprocess.Popen(
             [sys.executable, "-m", "local.worker", str(spec.code_uri), spec.handler, *layers],

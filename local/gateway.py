@@ -63,7 +63,7 @@ class ApiGateway:
             return self._gateway_response("MISSING_AUTHENTICATION_TOKEN", 403, "Missing Authentication Token")
         if len(body) > MAX_PAYLOAD:
             return self._gateway_response("REQUEST_TOO_LARGE", 413, "Request Too Long")
-        event = proxy_event(method, target, headers, body, found, self.stage, source_ip)
+        event = proxy_event(method, target, headers, body, found, stage=self.stage, source_ip=source_ip)
         try:
             result = self.pool.invoke(found.route.function, event)
         except InvocationFailed as exc:

@@ -58,7 +58,14 @@ def match(routes: list[Route], method: str, path: str) -> tuple[str | None, Matc
 
 
 def proxy_event(
-    method: str, raw_target: str, headers: list[tuple[str, str]], body: bytes, match: Match, stage: str, source_ip: str
+    method: str,
+    raw_target: str,
+    headers: list[tuple[str, str]],
+    body: bytes,
+    match: Match,
+    *,
+    stage: str,
+    source_ip: str,
 ) -> dict[str, Any]:
     """The REST API (v1) proxy event API Gateway builds for this request."""
     target = urlsplit(raw_target)

@@ -39,9 +39,7 @@ class Runner:
 def _clients(endpoint: str) -> tuple[Any, Any]:
     import boto3
 
-    session = boto3.session.Session(
-        aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION
-    )
+    session = boto3.session.Session(aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION)  # noqa: S106
     return session.client("dynamodb", endpoint_url=endpoint), session.client("s3", endpoint_url=endpoint)
 
 

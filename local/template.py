@@ -79,7 +79,7 @@ class Stack:
     def resolve(self, value: Any) -> Any:
         """Resolve intrinsic functions to local values (enough for environment variables)."""
         if isinstance(value, dict) and len(value) == 1:
-            (fn, arg), = value.items()
+            ((fn, arg),) = value.items()
             if fn == "Ref":
                 return self._ref(arg)
             if fn == "Fn::GetAtt":
@@ -134,4 +134,6 @@ class Stack:
         return self.resolve(self.resources[api]["Properties"])
 
     def layer_dirs(self) -> list[Path]:
-        return [ROOT / res["Properties"]["ContentUri"] for res in self.of_type("AWS::Serverless::LayerVersion").values()]
+        return [
+            ROOT / res["Properties"]["ContentUri"] for res in self.of_type("AWS::Serverless::LayerVersion").values()
+        ]

@@ -113,8 +113,8 @@ def build_posts(
     kinds: list[PostKind] = KINDS,
     unpublished_every: int = 28,
 ) -> tuple[list[PostRecord], Objects]:
-    """``count`` posts, newest first, about 8 hours apart (distinct times); every ``unpublished_every``-th is a draft."""
-    rng = random.Random(seed)
+    """``count`` posts, newest first, about 8 hours apart; every ``unpublished_every``-th is a draft."""
+    rng = random.Random(seed)  # noqa: S311 - deterministic demo data, not security
     folder = _Folder()
     notes = [f"text/note-{i}.md" for i in range(4)]
     posts: list[PostRecord] = []
@@ -187,7 +187,7 @@ def _item_body(key: str, brand: str, media: MediaLibrary, agent_objects: Objects
         "hero.jpg": lambda: media.images[0].data,
         "jingle.wav": tone_wav,
         "booking.uri": lambda: b"https://example.com/book\r\n",
-        "faq.md": lambda: f"# {brand} FAQ\n\n**Do you take bookings?** Yes, online.\n".encode(),
+        "faq.md": f"# {brand} FAQ\n\n**Do you take bookings?** Yes, online.\n".encode,
         "opening-hours.txt": lambda: b"Mon-Fri 7:00-18:00\nSat-Sun 8:00-16:00\n",
         "draft.txt": lambda: b"Ideas for next month (not ready yet).\n",
     }
@@ -203,8 +203,8 @@ def build_items(
     items: list[ItemRecord] = []
     objects: Objects = {}
     order: dict[str, int] = {}
-    for n, (name, kind, key, mime, folder, origin, active) in enumerate(_ITEMS[:limit]):
-        key = key.format(agent=f"projects/{agent_id}")
+    for n, (name, kind, key_template, mime, folder, origin, active) in enumerate(_ITEMS[:limit]):
+        key = key_template.format(agent=f"projects/{agent_id}")
         body = _item_body(key, brand, media, agent_objects)
         objects[key] = (body, f"{mime}; charset=utf-8" if mime.startswith("text/") else mime)
         order[folder] = order.get(folder, -1) + 1

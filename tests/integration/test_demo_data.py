@@ -9,14 +9,14 @@ from typing import Any, get_args
 
 import boto3
 import pytest
+from moto import mock_aws
+
 from core.auth.api_keys import display_prefix, hash_key, is_well_formed
 from core.models.read_plane import PostKind
 from core.models.records import AgentRecord, ItemRecord, PostRecord, UserRecord, WorkflowRecord, WorkspaceRecord
 from core.repositories.agents import AgentRepository
 from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.dynamo import from_item
-from moto import mock_aws
-
 from local.demo import load_demo
 
 TABLES = {"main_table": "main", "api_keys_table": "api-keys", "ledger_table": "ledger", "bucket": "content"}
@@ -250,7 +250,7 @@ def test_objects_under_allowlisted_and_private_prefixes(env: Any) -> None:
         pages = env["s3"].get_paginator("list_objects_v2").paginate(Bucket="content", Prefix=prefix)
         keys = [o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", [])]
         tops = {k.split("/", 1)[0] for k in keys}
-        assert ALLOWED <= tops and {"conversations", "billing", "private"} <= tops
+        assert tops >= ALLOWED and {"conversations", "billing", "private"} <= tops
         assert "assets/logo.png" in keys and "public/hello.txt" in keys
         assert _body(env, prefix + "assets/logo.png")[:8] == b"\x89PNG\r\n\x1a\n"
         assert json.loads(_body(env, prefix + "config/site.json"))["pages"]

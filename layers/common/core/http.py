@@ -83,7 +83,9 @@ def _boundary_for(authenticate: Authenticate | None, allow_origin: Callable[[], 
         except Exception:
             logger.exception("unhandled error")
             response = error_response(DomainError())
-        for name, value in (extra_headers | _cors_headers(allow_origin(), app.current_event.headers.get("origin"))).items():
+        for name, value in (
+            extra_headers | _cors_headers(allow_origin(), app.current_event.headers.get("origin"))
+        ).items():
             response.headers.setdefault(name, value)
         return response
 

@@ -32,9 +32,7 @@ class AgentRepository:
         found = self._get(keys.workflow(workspace_id, workflow_id))
         return WorkflowRecord.model_validate(found) if found else None
 
-    def list_feed(
-        self, agent_id: str, *, channel: str | None, category: str | None, limit: int
-    ) -> list[PostRecord]:
+    def list_feed(self, agent_id: str, *, channel: str | None, category: str | None, limit: int) -> list[PostRecord]:
         """Published posts, newest first, filtered and capped, from one (paginated) Query."""
         conditions = ["published = :true"]
         values: dict[str, Any] = {":pk": keys.posts_partition(agent_id), ":true": True}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from ..models.records import ApiKeyRecord
@@ -23,17 +24,15 @@ class ApiKeyRepository:
 
     def touch_last_used(self, key_hash: str, at: str) -> None:
         """Record use; a key deleted meanwhile must not be re-created by this write."""
-        with translate_errors("UpdateItem"):
-            try:
-                self._db.update_item(
-                    TableName=self._table,
-                    Key=to_item({"keyHash": key_hash}),
-                    UpdateExpression="SET lastUsedAt = :at",
-                    ConditionExpression="attribute_exists(keyHash)",
-                    ExpressionAttributeValues=to_item({":at": at}),
-                )
-            except self._db.exceptions.ConditionalCheckFailedException:
-                pass
+        gone = self._db.exceptions.ConditionalCheckFailedException
+        with translate_errors("UpdateItem"), contextlib.suppress(gone):
+            self._db.update_item(
+                TableName=self._table,
+                Key=to_item({"keyHash": key_hash}),
+                UpdateExpression="SET lastUsedAt = :at",
+                ConditionExpression="attribute_exists(keyHash)",
+                ExpressionAttributeValues=to_item({":at": at}),
+            )
 
     def put(self, record: ApiKeyRecord) -> None:
         batch_put(self._db, self._table, [record.attributes()])

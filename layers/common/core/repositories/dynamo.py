@@ -41,8 +41,8 @@ def to_av(value: Any) -> dict[str, Any]:
 
 
 def from_av(av: Mapping[str, Any]) -> Any:
-    (kind, value), = av.items()
-    if kind == "S" or kind == "B":
+    ((kind, value),) = av.items()
+    if kind in {"S", "B"}:
         return value
     if kind == "N":
         return int(value) if value.lstrip("-").isdigit() else float(value)

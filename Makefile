@@ -1,0 +1,65 @@
+# Two entry points: `make serve` and `make test`. Both bootstrap their own virtualenvs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYENV_ROOT ?= $(shell pyenv root 2>/dev/null || echo $(HOME)/.pyenv)
+PY313_BIN  := $(PYENV_ROOT)/versions/3.13.0/bin
+PYTHON313  := $(shell test -x $(PY313_BIN)/python3.13 && echo $(PY313_BIN)/python3.13 || command -v python3.13)
+# sam build resolves "python3.13" on PATH for BuildMethod/Runtime python3.13.
+export PATH := $(PY313_BIN):$(PATH)
+export SAM_CLI_TELEMETRY := 0
+export PYTHONDONTWRITEBYTECODE := 1
+
+VENV     := .venv
+VENV_SAM := .venv-sam
+PY       := $(VENV)/bin/python
+SAM      := $(VENV_SAM)/bin/sam
+
+.PHONY: help serve test lint format validate build unit integration e2e bench clean
+
+help:
+	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
+	@echo "make test   - ruff, sam validate --lint, sam build and the whole test suite"
+	@echo "make bench  - cold-import and round-trip figures (see bench/)"
+
+$(VENV)/.installed: requirements-dev.txt layers/common/requirements.txt
+	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
+	$(PYTHON313) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+$(VENV_SAM)/.installed: requirements-sam.txt
+	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
+	$(PYTHON313) -m venv $(VENV_SAM)
+	$(VENV_SAM)/bin/pip install --quiet --disable-pip-version-check -r requirements-sam.txt
+	@touch $@
+
+serve: $(VENV)/.installed
+	PYTHONPATH=layers/common $(PY) -m local
+
+test: lint validate build
+	$(PY) -m pytest
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+validate: $(VENV_SAM)/.installed
+	$(SAM) validate --lint
+
+build: $(VENV_SAM)/.installed
+	$(SAM) build
+
+unit integration e2e: $(VENV)/.installed
+	$(PY) -m pytest tests/$@
+
+bench: $(VENV)/.installed
+	$(PY) bench/cold_import.py
+	$(PY) bench/round_trip.py
+
+clean:
+	rm -rf .aws-sam .local .pytest_cache .ruff_cache

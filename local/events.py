@@ -1,0 +1,73 @@
+"""``python -m local.events``: write one sample API Gateway event per function into ``events/``.
+
+The events are the same REST (v1) proxy events the local runner builds, with fixed
+identifiers and a fixed, well-formed sample key, so they work with
+``sam local invoke -e`` and the tests seed exactly these values before replaying them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .routing import Match, proxy_event
+from .template import ROOT, Route, Stack, load
+
+EVENTS_DIR = ROOT / "events"
+# Fixed sample values shared by events/*.json and the tests that replay them.
+SAMPLE_KEY = "sk_ws_000000000000000000000000000000000000000000g0gJl6Z"  # generate(bytes(31) + b"*")
+SAMPLE_WORKSPACE_ID = "ws_01JD0SAMPLE0WORKSPACE00000"
+SAMPLE_API_KEY_ID = "key_01JD0SAMPLE0APIKEY0000000"
+SAMPLE_AGENT_ID = "prj_01JD0SAMPLE0AGENT000000000"
+SAMPLE_PARAMS = {"agentId": SAMPLE_AGENT_ID, "proxy": "v1/agent/unknown/route"}
+SAMPLE_QUERIES = {"/v1/agent/{agentId}/feed": "?channel=instagram"}
+
+
+def _path_for(route: Route) -> tuple[str, dict[str, str]]:
+    path, params = route.path, {}
+    for name, value in SAMPLE_PARAMS.items():
+        for token in (f"{{{name}}}", f"{{{name}+}}"):
+            if token in path:
+                path, params[name] = path.replace(token, value), value
+    return path, params
+
+
+def sample_event(route: Route, method: str | None = None) -> dict[str, Any]:
+    path, params = _path_for(route)
+    method = method or ("POST" if route.method == "ANY" else route.method)
+    headers = [
+        ("Host", "localhost"),
+        ("Accept", "application/json"),
+        ("Authorization", f"Bearer {SAMPLE_KEY}"),
+        ("Origin", "https://brand.example.com"),
+        ("User-Agent", "curl/8.5.0"),
+    ]
+    target = path + SAMPLE_QUERIES.get(route.path, "")
+    event = proxy_event(method, target, headers, b"", Match(route, params), stage="live", source_ip="203.0.113.7")
+    event["requestContext"] |= {"requestId": "00000000-0000-4000-8000-000000000000", "requestTimeEpoch": 0}
+    event["requestContext"]["extendedRequestId"] = event["requestContext"]["requestId"]
+    return event
+
+
+def sample_events(stack: Stack) -> dict[Path, dict[str, Any]]:
+    """``events/<FunctionLogicalId>.json``, from each function's most specific route.
+
+    Named like the function so ``sam local invoke F -e events/F.json`` reads naturally.
+    """
+    out: dict[Path, dict[str, Any]] = {}
+    for api in ("BrainApi", "PortalApi"):
+        for route in sorted(stack.routes(api), key=lambda r: (r.path.count("+"), r.method == "ANY", r.path)):
+            out.setdefault(EVENTS_DIR / f"{route.function}.json", sample_event(route))
+    return out
+
+
+def main() -> None:
+    for path, event in sample_events(Stack(load())).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(event, indent=2) + "\n")
+        print(path.relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    main()

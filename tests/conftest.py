@@ -1,0 +1,62 @@
+"""Shared fixtures: a fake AWS environment, moto with the template's resources, and handler invocation.
+
+Credentials are dummies and ``AWS_MAX_ATTEMPTS=1``, so a call that moto does not
+intercept fails fast instead of reaching (or retrying against) real AWS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from core import deps
+from tests.support.lambdas import stack
+
+FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+    "AWS_MAX_ATTEMPTS": "1",
+    "AWS_CONFIG_FILE": "/dev/null",
+    "AWS_SHARED_CREDENTIALS_FILE": "/dev/null",
+}
+
+
+@pytest.fixture(autouse=True)
+def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test runs with the environment template.yaml gives the functions (local resource names)."""
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    env = FAKE_AWS | stack().functions()["BrainFeedFunction"].environment
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    deps.reset()
+    yield
+    deps.reset()
+
+
+@dataclass
+class Aws:
+    dynamodb: Any
+    s3: Any
+
+
+@pytest.fixture
+def aws() -> Iterator[Aws]:
+    """moto, with every table and bucket of template.yaml created in it."""
+    from moto import mock_aws
+
+    with mock_aws():
+        import boto3
+
+        from local.emulator import create_resources
+
+        clients = Aws(boto3.client("dynamodb"), boto3.client("s3"))
+        create_resources(stack(), clients.dynamodb, clients.s3)
+        deps.reset()
+        yield clients

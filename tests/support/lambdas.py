@@ -1,0 +1,106 @@
+"""Invoke the deployed handlers exactly as Lambda does: by the template's CodeUri and Handler."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from local.events import EVENTS_DIR
+from local.template import FunctionSpec, Stack, load
+
+
+@cache
+def stack() -> Stack:
+    return Stack(load())
+
+
+@dataclass(frozen=True)
+class LambdaContext:
+    function_name: str
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:000000000000:function:test"
+    aws_request_id: str = "00000000-0000-4000-8000-000000000000"
+
+
+@dataclass(frozen=True)
+class HttpResult:
+    status: int
+    headers: dict[str, str]
+    body: str
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def header(self, name: str) -> str | None:
+        return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
+
+
+@cache
+def handler_module(logical_id: str) -> ModuleType:
+    """Import a function's handler file under a unique module name (every handler is ``handler.py``)."""
+    spec: FunctionSpec = stack().functions()[logical_id]
+    module_name, _ = spec.handler.rsplit(".", 1)
+    path = spec.code_uri / f"{module_name.replace('.', '/')}.py"
+    loader = importlib.util.spec_from_file_location(f"handler_{logical_id}", path)
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+def invoke(logical_id: str, event: dict[str, Any]) -> HttpResult:
+    spec = stack().functions()[logical_id]
+    entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
+    raw = entry(event, LambdaContext(function_name=logical_id))
+    headers = dict(raw.get("headers") or {})
+    for name, values in (raw.get("multiValueHeaders") or {}).items():
+        headers[name] = ", ".join(values)
+    return HttpResult(status=raw["statusCode"], headers=headers, body=raw.get("body") or "")
+
+
+def sample_event(logical_id: str) -> dict[str, Any]:
+    """A deep copy of ``events/<logical_id>.json``."""
+    return copy.deepcopy(_load_event(logical_id))
+
+
+@cache
+def _load_event(logical_id: str) -> dict[str, Any]:
+    return json.loads((EVENTS_DIR / f"{logical_id}.json").read_text())
+
+
+def with_request(
+    event: dict[str, Any],
+    *,
+    path_parameters: dict[str, str] | None = None,
+    query: dict[str, str] | None = None,
+    headers: dict[str, str | None] | None = None,
+    method: str | None = None,
+    body: str | None = None,
+) -> dict[str, Any]:
+    """The event with its path, query, headers (None removes one), method or body changed."""
+    if path_parameters:
+        params = (event.get("pathParameters") or {}) | path_parameters
+        path = event["resource"]
+        for name, value in params.items():
+            path = path.replace(f"{{{name}}}", value).replace(f"{{{name}+}}", value)
+        event["pathParameters"], event["path"] = params, path
+    if query is not None:
+        event["queryStringParameters"] = query or None
+        event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()} or None
+    for name, value in (headers or {}).items():
+        for key in [k for k in event["headers"] if k.lower() == name.lower()]:
+            del event["headers"][key]
+            del event["multiValueHeaders"][key]
+        if value is not None:
+            event["headers"][name] = value
+            event["multiValueHeaders"][name] = [value]
+    if method:
+        event["httpMethod"] = event["requestContext"]["httpMethod"] = method
+    if body is not None:
+        event["body"] = body
+    return event

@@ -1,0 +1,184 @@
+"""Small builders that write records through the real repositories (so tests share the storage layout)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.auth.api_keys import display_prefix, generate, hash_key
+from core.ids import new_id, now_iso
+from core.models.records import (
+    AgentRecord,
+    ApiKeyRecord,
+    BrandRecord,
+    ItemRecord,
+    MembershipRecord,
+    PostRecord,
+    UserRecord,
+    WorkflowRecord,
+    WorkspaceRecord,
+)
+from core.repositories.agents import AgentRepository
+from core.repositories.api_keys import ApiKeyRepository
+from core.repositories.workspaces import WorkspaceRepository
+from core.settings import get_settings
+
+
+def stamp(n: int) -> str:
+    """A distinct, ordered RFC 3339 timestamp: ``stamp(1) < stamp(2)``."""
+    return f"2026-01-{1 + n // 86400:02d}T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+
+
+@dataclass
+class Seeder:
+    dynamodb: Any
+    created: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def _agents(self) -> AgentRepository:
+        return AgentRepository(self.dynamodb, get_settings().main_table)
+
+    @property
+    def _workspaces(self) -> WorkspaceRepository:
+        return WorkspaceRepository(self.dynamodb, get_settings().main_table)
+
+    def user(self, email: str, *, plan: str = "free", user_id: str | None = None) -> UserRecord:
+        user = UserRecord(
+            id=user_id or new_id("usr"),
+            email=email,
+            name=email.split("@", maxsplit=1)[0],
+            plan=plan,
+            created_at=now_iso(),
+        )
+        self._workspaces.put_user(user)
+        return user
+
+    def workspace(self, owner: UserRecord, name: str = "Acme", *, workspace_id: str | None = None) -> WorkspaceRecord:
+        now = now_iso()
+        brand = BrandRecord(
+            id=new_id("brd"),
+            workspace_id=workspace_id or new_id("ws"),
+            slug="acme",
+            name=name,
+            is_default=True,
+            created_at=now,
+            updated_at=now,
+        )
+        ws = WorkspaceRecord(
+            id=brand.workspace_id,
+            name=name,
+            slug=name.lower(),
+            owner_id=owner.id,
+            default_brand_id=brand.id,
+            created_at=now,
+            updated_at=now,
+        )
+        self._workspaces.put_workspace(ws)
+        self._workspaces.put_member(
+            MembershipRecord(id=new_id("mem"), workspace_id=ws.id, user_id=owner.id, role="owner", created_at=now)
+        )
+        self._agents.put_brand(brand)
+        return ws
+
+    def api_key(
+        self,
+        workspace_id: str,
+        *,
+        raw: str | None = None,
+        rate_limit: int | None = None,
+        revoked: bool = False,
+        key_id: str | None = None,
+    ) -> str:
+        raw = raw or generate()
+        ApiKeyRepository(self.dynamodb, get_settings().api_keys_table).put(
+            ApiKeyRecord(
+                id=key_id or new_id("key"),
+                key_hash=hash_key(raw),
+                workspace_id=workspace_id,
+                name="test",
+                prefix=display_prefix(raw),
+                rate_limit=rate_limit,
+                created_at=now_iso(),
+                revoked_at=now_iso() if revoked else None,
+            )
+        )
+        return raw
+
+    def agent(
+        self,
+        ws: WorkspaceRecord,
+        *,
+        agent_id: str | None = None,
+        slug: str = "helper",
+        wrap: Any = None,
+        site: Any = None,
+        suggestions: Any = None,
+    ) -> AgentRecord:
+        now = now_iso()
+        workflow = WorkflowRecord(
+            id=new_id("wf"),
+            workspace_id=ws.id,
+            name="Default",
+            suggestions_json=None if suggestions is None else _text(suggestions),
+        )
+        self._agents.put_workflow(workflow)
+        agent = AgentRecord(
+            id=agent_id or new_id("prj"),
+            workspace_id=ws.id,
+            slug=slug,
+            name=slug.title(),
+            brand_id=ws.default_brand_id,
+            active_workflow_id=workflow.id,
+            wrap_json=None if wrap is None else _text(wrap),
+            site_json=None if site is None else _text(site),
+            created_at=now,
+            updated_at=now,
+        )
+        self._agents.put_agent(agent)
+        return agent
+
+    def posts(self, agent_id: str, count: int, **fields: Any) -> list[PostRecord]:
+        """``count`` posts with ``createdAt`` ascending by index; ``fields`` may be callables of the index."""
+        posts = []
+        for n in range(count):
+            values = {k: (v(n) if callable(v) else v) for k, v in fields.items()}
+            posts.append(
+                PostRecord.model_validate(
+                    {
+                        "id": f"post_{n:05d}",
+                        "agentId": agent_id,
+                        "key": f"media/{n}.jpg",
+                        "kind": "image",
+                        "createdAt": stamp(n),
+                        "channels": ["instagram"],
+                    }
+                    | values
+                )
+            )
+        self._agents.put_posts(posts)
+        return posts
+
+    def items(self, agent_id: str, items: list[dict[str, Any]]) -> list[ItemRecord]:
+        records = [
+            ItemRecord.model_validate(
+                {
+                    "id": f"item_{n:03d}",
+                    "agentId": agent_id,
+                    "name": f"Item {n}",
+                    "kind": "document",
+                    "r2Key": f"assets/{n}.pdf",
+                    "mimeType": "application/pdf",
+                    "size": 100 + n,
+                    "updatedAt": stamp(n),
+                }
+                | item
+            )
+            for n, item in enumerate(items)
+        ]
+        self._agents.put_items(records)
+        return records
+
+
+def _text(document: Any) -> str:
+    return document if isinstance(document, str) else json.dumps(document)

@@ -40,11 +40,18 @@ def main() -> None:
     parser.add_argument("--brain-port", type=int, default=int(os.environ.get("BRAIN_PORT", "3001")))
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
     parser.add_argument("--no-demo", action="store_true", help="start with empty tables and bucket")
+    parser.add_argument("--media-cache", type=Path, help="where generated demo media is cached (default: state dir)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's server logs every S3/DynamoDB call
 
     runner = start(
-        args.state_dir, host=args.host, portal_port=args.portal_port, brain_port=args.brain_port, demo=not args.no_demo
+        args.state_dir,
+        host=args.host,
+        portal_port=args.portal_port,
+        brain_port=args.brain_port,
+        demo=not args.no_demo,
+        media_cache=args.media_cache,
     )
     demo = runner.demo()
     print(json.dumps(demo, indent=2))

@@ -44,7 +44,13 @@ def _clients(endpoint: str) -> tuple[Any, Any]:
 
 
 def start(
-    state_dir: Path, *, host: str = "127.0.0.1", portal_port: int = 3000, brain_port: int = 3001, demo: bool = True
+    state_dir: Path,
+    *,
+    host: str = "127.0.0.1",
+    portal_port: int = 3000,
+    brain_port: int = 3001,
+    demo: bool = True,
+    media_cache: Path | None = None,
 ) -> Runner:
     state_dir.mkdir(parents=True, exist_ok=True)
     stack = Stack(load(), region=REGION)
@@ -73,7 +79,7 @@ def start(
             api_keys_table=stack.physical_name("ApiKeysTable"),
             ledger_table=stack.physical_name("LedgerTable"),
             bucket=stack.physical_name("ContentBucket"),
-            cache_dir=state_dir / "media-cache",
+            cache_dir=media_cache or state_dir / "media-cache",
         )
     (state_dir / "demo.json").write_text(json.dumps(runner.demo(), indent=2) + "\n")
     (state_dir / "runner.json").write_text(json.dumps({"awsEndpoint": endpoint, "region": REGION}, indent=2) + "\n")

@@ -17,7 +17,7 @@ from .read_plane import FeedPage, ItemKind, ItemOrigin, PostKind
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
     def attributes(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)

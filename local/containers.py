@@ -18,10 +18,13 @@ class InvocationFailed(Exception):
 
 
 class Container:
-    def __init__(self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str]):
+    def __init__(
+        self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str], overrides: dict[str, str] | None = None
+    ):
         env = (
             base_env
             | spec.environment
+            | (overrides or {})
             | {
                 "AWS_LAMBDA_FUNCTION_NAME": spec.logical_id,
                 "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory),
@@ -62,8 +65,15 @@ class Container:
 class ContainerPool:
     """Reuses warm containers; starts another (a cold start) when all are busy, as Lambda does."""
 
-    def __init__(self, functions: dict[str, FunctionSpec], layers: list[str], base_env: dict[str, str]):
+    def __init__(
+        self,
+        functions: dict[str, FunctionSpec],
+        layers: list[str],
+        base_env: dict[str, str],
+        overrides: dict[str, str] | None = None,
+    ):
         self._functions = functions
+        self._overrides = overrides or {}
         self._layers = layers
         self._env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")} | base_env
         self._idle: dict[str, list[Container]] = {name: [] for name in functions}
@@ -74,7 +84,7 @@ class ContainerPool:
         with self._lock:
             container = self._idle[function].pop() if self._idle[function] else None
         if container is None:
-            container = Container(self._functions[function], self._layers, self._env)
+            container = Container(self._functions[function], self._layers, self._env, self._overrides)
             with self._lock:
                 self._all.append(container)
         try:

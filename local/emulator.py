@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from secrets import token_urlsafe
 from typing import Any
 
 from .template import Stack
@@ -20,8 +21,21 @@ def start_moto(host: str = "127.0.0.1", port: int = 0) -> tuple[Any, str]:
     return server, f"http://{bound_host}:{bound_port}"
 
 
-def create_resources(stack: Stack, dynamodb: Any, s3: Any) -> None:
-    """Create every DynamoDB table and S3 bucket the template declares, named as the stack names them."""
+def create_resources(
+    stack: Stack,
+    dynamodb: Any,
+    s3: Any,
+    *,
+    secrets: Any = None,
+    sqs: Any = None,
+    secret_values: dict[str, str] | None = None,
+) -> None:
+    """Create every table, bucket, secret and queue the template declares, named as the stack names them.
+
+    A generated secret's value comes from ``secret_values`` when given (the local runner keeps
+    the portal JWT secret in ``.local/``), else from ``secrets.token_urlsafe``.
+    """
+    secret_values = secret_values or {}
     for name, res in stack.of_type("AWS::DynamoDB::Table").items():
         props = res["Properties"]
         table = stack.physical_name(name)
@@ -32,3 +46,7 @@ def create_resources(stack: Stack, dynamodb: Any, s3: Any) -> None:
             dynamodb.update_time_to_live(TableName=table, TimeToLiveSpecification=ttl)
     for name in stack.of_type("AWS::S3::Bucket"):
         s3.create_bucket(Bucket=stack.physical_name(name))
+    for name in stack.of_type("AWS::SQS::Queue") if sqs else ():
+        sqs.create_queue(QueueName=stack.physical_name(name))
+    for name in stack.of_type("AWS::SecretsManager::Secret") if secrets else ():
+        secrets.create_secret(Name=stack.physical_name(name), SecretString=secret_values.get(name) or token_urlsafe(48))

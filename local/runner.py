@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from .containers import ContainerPool
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
+from .queues import QueuePoller
 from .template import Stack, load
 
 logger = logging.getLogger("local.runner")
@@ -36,11 +38,20 @@ class Runner:
             close()
 
 
-def _clients(endpoint: str) -> tuple[Any, Any]:
+def _clients(endpoint: str) -> dict[str, Any]:
     import boto3
 
     session = boto3.session.Session(aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION)  # noqa: S106
-    return session.client("dynamodb", endpoint_url=endpoint), session.client("s3", endpoint_url=endpoint)
+    return {name: session.client(name, endpoint_url=endpoint) for name in ("dynamodb", "s3", "secretsmanager", "sqs")}
+
+
+def _kept_secret(state_dir: Path, name: str) -> str:
+    """A generated secret, kept in ``.local/`` so portal JWTs survive a restart of the runner."""
+    path = state_dir / f"{name}.secret"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
 
 
 def start(
@@ -55,11 +66,18 @@ def start(
     state_dir.mkdir(parents=True, exist_ok=True)
     stack = Stack(load(), region=REGION)
     moto, endpoint = start_moto(host)
-    dynamodb, s3 = _clients(endpoint)
-    create_resources(stack, dynamodb, s3)
+    clients = _clients(endpoint)
+    dynamodb, s3 = clients["dynamodb"], clients["s3"]
+    generated = {name: _kept_secret(state_dir, name) for name in stack.of_type("AWS::SecretsManager::Secret")}
+    create_resources(
+        stack, dynamodb, s3, secrets=clients["secretsmanager"], sqs=clients["sqs"], secret_values=generated
+    )
 
     base_env = AWS_ENV | {"AWS_ENDPOINT_URL": endpoint, "AWS_MAX_ATTEMPTS": "2"}
-    pool = ContainerPool(stack.functions(), [str(p) for p in stack.layer_dirs()], base_env)
+    # What differs from AWS: mail goes to files, cookies work over plain http.
+    local_env = {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": str(state_dir / "outbox"), "COOKIE_SECURE": "false"}
+    pool = ContainerPool(stack.functions(), [str(p) for p in stack.layer_dirs()], base_env, overrides=local_env)
+    queues = QueuePoller(stack, pool, clients["sqs"]).start()
     portal = serve(ApiGateway(stack, "PortalApi", pool), host, portal_port)
     brain = serve(ApiGateway(stack, "BrainApi", pool), host, brain_port)
     runner = Runner(
@@ -67,7 +85,7 @@ def start(
         aws_endpoint=endpoint,
         portal_url=f"http://{host}:{portal.server_address[1]}",
         brain_url=f"http://{host}:{brain.server_address[1]}",
-        _closers=[moto.stop, pool.close, portal.shutdown, brain.shutdown],
+        _closers=[moto.stop, pool.close, queues.close, portal.shutdown, brain.shutdown],
     )
     if demo:
         from .demo import load_demo

@@ -15,6 +15,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
+ACCOUNT_ID = "123456789012"  # moto's default account
 
 
 class _CfnLoader(yaml.SafeLoader):
@@ -99,6 +100,8 @@ class Stack:
             return pseudo[name]
         if name in self.parameters:
             return self.parameters[name]
+        if self.resources.get(name, {}).get("Type") == "AWS::SQS::Queue":  # a queue's Ref is its URL
+            return f"https://sqs.{self.region}.amazonaws.com/{ACCOUNT_ID}/{self.physical_name(name)}"
         return self.physical_name(name)
 
     def _globals(self) -> dict[str, Any]:

@@ -44,6 +44,8 @@ def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 class Aws:
     dynamodb: Any
     s3: Any
+    secrets: Any
+    sqs: Any
 
 
 @pytest.fixture
@@ -56,7 +58,7 @@ def aws() -> Iterator[Aws]:
 
         from local.emulator import create_resources
 
-        clients = Aws(boto3.client("dynamodb"), boto3.client("s3"))
-        create_resources(stack(), clients.dynamodb, clients.s3)
+        clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
+        create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
         deps.reset()
         yield clients

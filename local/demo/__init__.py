@@ -153,6 +153,7 @@ class _Loader:
                 owner_id=owner_id,
                 default_brand_id=brand_id,
                 default_workflow_id=workflow_id,
+                member_count=2 if spec.member else 1,
                 logo_key="assets/logo.png",
                 **stamps,
             )
@@ -203,9 +204,13 @@ class _Loader:
         for (email, name), role, plan in [(spec.owner, "owner", spec.plan), *extra]:
             user_id = new_id("usr")
             owner_id = owner_id or user_id
+            owned = 1 if role == "owner" else 0  # the plan limit counts owned workspaces
             repo.put_user(
-                UserRecord(id=user_id, email=email, name=name, plan=plan, active_workspace_id=ws_id, created_at=created)
-            )
+                UserRecord(
+                    id=user_id, email=email, name=name, plan=plan, active_workspace_id=ws_id,
+                    owned_workspaces=owned, created_at=created,
+                )
+            )  # fmt: skip
             repo.put_member(
                 MembershipRecord(id=new_id("mem"), workspace_id=ws_id, user_id=user_id, role=role, created_at=created)
             )

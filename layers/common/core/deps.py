@@ -6,7 +6,12 @@ swap implementations by calling ``reset()`` after changing the environment.
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import aws
 from .repositories.agents import AgentRepository
@@ -14,17 +19,33 @@ from .repositories.api_keys import ApiKeyRepository
 from .repositories.rate_limits import RateLimitRepository
 from .services.key_auth import KeyAuthenticator
 from .services.read_plane import ReadPlaneService
-from .settings import get_settings
+from .settings import PlanLimits, get_settings
+
+if TYPE_CHECKING:  # management-plane modules are imported lazily: read-plane cold starts stay lean
+    from .mail import Mailer
+    from .repositories.users import UserRepository
+    from .services.idempotency import Idempotency
+    from .services.identity import IdentityService
+    from .services.key_admin import KeyAdminService
+    from .services.purge import PurgeService
+    from .services.workspaces import WorkspaceService
+
+SECRET_MAX_AGE = 300  # a rotated signing secret is picked up within five minutes
+
+
+# --- read plane
+
+
+@cache
+def api_keys() -> ApiKeyRepository:
+    return ApiKeyRepository(aws.dynamodb(), get_settings().api_keys_table)
 
 
 @cache
 def key_authenticator() -> KeyAuthenticator:
     settings = get_settings()
-    return KeyAuthenticator(
-        ApiKeyRepository(aws.dynamodb(), settings.api_keys_table),
-        RateLimitRepository(aws.dynamodb(), settings.rate_limits_table),
-        settings.default_key_rate_limit,
-    )
+    limits = RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)
+    return KeyAuthenticator(api_keys(), limits, settings.default_key_rate_limit)
 
 
 @cache
@@ -32,7 +53,114 @@ def read_plane() -> ReadPlaneService:
     return ReadPlaneService(AgentRepository(aws.dynamodb(), get_settings().main_table))
 
 
+# --- management plane
+
+_secret_lock = threading.Lock()
+_secret: tuple[float, bytes] | None = None
+
+
+def portal_secret() -> bytes:
+    """The portal JWT signing secret from Secrets Manager, fetched once per container (then every 5 min)."""
+    global _secret  # noqa: PLW0603 - a per-container cache, like the functools caches above
+    with _secret_lock:
+        if _secret is None or time.monotonic() - _secret[0] > SECRET_MAX_AGE:
+            response = aws.client("secretsmanager").get_secret_value(SecretId=get_settings().portal_jwt_secret_id)
+            _secret = (time.monotonic(), response["SecretString"].encode())
+        return _secret[1]
+
+
+def plan_of(plan: str) -> PlanLimits:
+    plans = get_settings().plans
+    return plans.get(plan, plans["free"])
+
+
+@cache
+def users() -> UserRepository:
+    from .repositories.users import UserRepository
+
+    return UserRepository(aws.dynamodb(), get_settings().main_table)
+
+
+@cache
+def identity() -> IdentityService:
+    from .auth.oidc import JwksCache
+    from .services.identity import IdentityService
+
+    settings = get_settings()
+    jwks = {
+        "google": JwksCache(settings.google_jwks_url),
+        "apple": JwksCache(settings.apple_jwks_url),
+    }
+    return IdentityService(
+        users(), mailer, portal_secret, jwks.__getitem__, settings.client_ids,
+        portal_app_url=settings.portal_app_url, magic_link_seconds=settings.magic_link_minutes * 60,
+        session_seconds=settings.session_days * 86400,
+    )  # fmt: skip
+
+
+@cache
+def mailer() -> Mailer:
+    from .mail import OutboxMailer, SesMailer
+
+    settings = get_settings()
+    if settings.mail_transport == "outbox":
+        return OutboxMailer(Path(settings.outbox_dir))
+    return SesMailer(aws.client("ses"), settings.mail_from)
+
+
+def enqueue_purge(workspace_id: str) -> None:
+    aws.client("sqs").send_message(
+        QueueUrl=get_settings().purge_queue_url, MessageBody=json.dumps({"workspaceId": workspace_id})
+    )
+
+
+@cache
+def workspaces() -> WorkspaceService:
+    from .repositories.workspaces import WorkspaceRepository
+    from .services.workspaces import WorkspaceService
+
+    settings = get_settings()
+    repo = WorkspaceRepository(aws.dynamodb(), settings.main_table)
+    return WorkspaceService(
+        repo, users(), api_keys(), plan_of=plan_of, enqueue_purge=enqueue_purge, bucket=settings.content_bucket
+    )
+
+
+@cache
+def key_admin() -> KeyAdminService:
+    from .services.key_admin import KeyAdminService
+
+    return KeyAdminService(workspaces(), api_keys(), plan_of, get_settings().default_key_rate_limit, portal_secret)
+
+
+@cache
+def idempotency() -> Idempotency:
+    from .repositories.idempotency import IdempotencyRepository
+    from .services.idempotency import Idempotency
+
+    return Idempotency(IdempotencyRepository(aws.dynamodb(), get_settings().main_table))
+
+
+@cache
+def purge() -> PurgeService:
+    from .repositories.content import ContentRepository
+    from .repositories.purge import PurgeRepository
+    from .repositories.workspaces import WorkspaceRepository
+    from .services.purge import PurgeService
+
+    settings = get_settings()
+    return PurgeService(
+        WorkspaceRepository(aws.dynamodb(), settings.main_table),
+        PurgeRepository(aws.dynamodb(), settings.main_table),
+        api_keys(),
+        ContentRepository(aws.s3(), settings.content_bucket),
+    )
+
+
 def reset() -> None:
-    """Forget every cached setting, client and service (tests, after changing the environment)."""
-    for cached in (key_authenticator, read_plane, get_settings, aws.client):
+    """Forget every cached setting, client, secret and service (tests, after changing the environment)."""
+    global _secret  # noqa: PLW0603
+    _secret = None
+    for cached in (api_keys, key_authenticator, read_plane, users, identity, mailer, workspaces, key_admin,
+                   idempotency, purge, get_settings, aws.client):  # fmt: skip
         cached.cache_clear()

@@ -15,7 +15,7 @@ import base64
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
@@ -24,6 +24,9 @@ from pydantic import BaseModel, ValidationError
 from . import deps
 from .errors import DomainError, MethodNotAllowed, NotFound, PayloadTooLarge, ValidationFailed
 from .services.key_auth import WorkspaceCaller
+
+if TYPE_CHECKING:
+    from .services.identity import PortalCaller
 from .settings import get_settings
 
 logger = logging.getLogger(__name__)
@@ -33,14 +36,16 @@ EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-
 Authenticate = Callable[[APIGatewayRestResolver], dict[str, str]]
 
 
-def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def json_response(
+    value: Any, status: int = 200, headers: dict[str, str] | None = None, cookies: list[str] | None = None
+) -> Response:
     """Serialise a wire model, a list of them, or plain JSON data."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True)
     elif isinstance(value, list):
         value = [v.model_dump(mode="json", by_alias=True) if isinstance(v, BaseModel) else v for v in value]
     body = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return Response(status_code=status, content_type=JSON, body=body, headers=headers or {})
+    return Response(status_code=status, content_type=JSON, body=body, headers=headers or {}, cookies=cookies)
 
 
 def error_response(error: DomainError) -> Response:
@@ -124,6 +129,18 @@ def brain_api() -> APIGatewayRestResolver:
     return _make_resolver(_authenticate_workspace_key, lambda: _plane_origin("brain"))
 
 
+def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
+    from .auth.bearer import bearer_token
+
+    app.append_context(caller=deps.identity().authenticate(bearer_token(app.current_event.headers)))
+    return {}
+
+
+def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
+    """Management plane: a portal JWT with a live session, unless the route signs in (``authenticated=False``)."""
+    return _make_resolver(_authenticate_portal_jwt if authenticated else None, lambda: _plane_origin("portal"))
+
+
 def fallback_api() -> APIGatewayRestResolver:
     """No routes and no credential: answers 404/405 for whatever API Gateway did not route."""
     return _make_resolver(None, lambda: _plane_origin(get_settings().api_plane))
@@ -136,6 +153,25 @@ def _plane_origin(plane: str) -> str:
 
 def workspace_caller(app: APIGatewayRestResolver) -> WorkspaceCaller:
     return app.context["caller"]
+
+
+def portal_caller(app: APIGatewayRestResolver) -> PortalCaller:
+    return app.context["caller"]
+
+
+def parse_body[M: BaseModel](app: APIGatewayRestResolver, model: type[M]) -> M:
+    """The JSON body as ``model``; 400 VALIDATION_ERROR naming the field when it is not."""
+    try:
+        data = json.loads(app.current_event.decoded_body or "null")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValidationFailed("body: must be valid JSON") from exc
+    if not isinstance(data, dict):
+        raise ValidationFailed("body: must be a JSON object")
+    return model.model_validate(data)
+
+
+def header(app: APIGatewayRestResolver, name: str) -> str | None:
+    return next((v for k, v in (app.current_event.headers or {}).items() if k.lower() == name.lower()), None)
 
 
 def query_param(app: APIGatewayRestResolver, name: str) -> str | None:

@@ -47,7 +47,27 @@ class Settings(BaseModel):
     api_plane: Literal["brain", "portal"] = Field("brain", alias="API_PLANE")
     service_name: str = Field("workspace-service", alias="POWERTOOLS_SERVICE_NAME")
 
+    # --- management plane: sign-in, sessions, portal JWT
+    portal_jwt_secret_id: str = Field("", alias="PORTAL_JWT_SECRET_ID")
+    session_days: int = Field(30, alias="SESSION_DAYS", ge=1)
+    magic_link_minutes: int = Field(15, alias="MAGIC_LINK_MINUTES", ge=1)
+    portal_app_url: str = Field("http://localhost:5173", alias="PORTAL_APP_URL")
+    # Secure cookies everywhere but plain-http local runs.
+    cookie_secure: bool = Field(True, alias="COOKIE_SECURE")
+    mail_transport: Literal["ses", "outbox"] = Field("ses", alias="MAIL_TRANSPORT")
+    mail_from: str = Field("no-reply@example.com", alias="MAIL_FROM")
+    outbox_dir: str = Field(".local/outbox", alias="OUTBOX_DIR")
+    google_client_ids: str = Field("", alias="GOOGLE_CLIENT_IDS")
+    apple_client_ids: str = Field("", alias="APPLE_CLIENT_IDS")
+    google_jwks_url: str = Field("https://www.googleapis.com/oauth2/v3/certs", alias="GOOGLE_JWKS_URL")
+    apple_jwks_url: str = Field("https://appleid.apple.com/auth/keys", alias="APPLE_JWKS_URL")
+    purge_queue_url: str = Field("", alias="PURGE_QUEUE_URL")
+
     model_config = {"populate_by_name": True, "frozen": True}
+
+    def client_ids(self, provider: str) -> list[str]:
+        raw = self.google_client_ids if provider == "google" else self.apple_client_ids
+        return [value.strip() for value in raw.split(",") if value.strip()]
 
     @property
     def plans(self) -> dict[str, PlanLimits]:

@@ -123,3 +123,39 @@ class Account(ApiModel):
 class ErrorBody(ApiModel):
     error: str
     code: str
+
+
+# --- request bodies: strict types, unknown fields refused (a typo is a 400, not silently ignored)
+
+
+class RequestModel(ApiModel):
+    model_config = ApiModel.model_config | {"strict": True, "str_strip_whitespace": True}
+
+
+class MagicLinkRequest(RequestModel):
+    email: str = Field(min_length=3, max_length=254)
+
+
+class MagicLinkVerifyRequest(RequestModel):
+    token: str = Field(min_length=1, max_length=512)
+
+
+class IdTokenRequest(RequestModel):
+    id_token: str = Field(min_length=1, max_length=8192)
+
+
+class CreateWorkspaceRequest(RequestModel):
+    name: str = Field(min_length=1, max_length=80)
+
+
+class MintKeyRequest(RequestModel):
+    name: str = Field(min_length=1, max_length=64)
+    rate_limit: int | None = Field(default=None, ge=1, le=100_000)
+
+
+class TokenResponse(ApiModel):
+    token: str
+
+
+class SignInResponse(ApiModel):
+    user: Account

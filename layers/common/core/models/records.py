@@ -31,6 +31,7 @@ class UserRecord(Record):
     plan: str = "free"
     role: str = "user"
     active_workspace_id: str | None = None
+    owned_workspaces: int = 0  # counted in the creation transaction, so the plan limit holds under races
     created_at: str
 
 
@@ -46,6 +47,7 @@ class WorkspaceRecord(Record):
     logo_key: str = ""
     listed: bool = False
     store_conversations: bool = False
+    member_count: int = 1
     wrap_config: dict[str, Any] = Field(default_factory=dict)
     created_at: str
     updated_at: str
@@ -139,3 +141,18 @@ class ApiKeyRecord(Record):
     created_at: str
     last_used_at: str | None = None
     revoked_at: str | None = None
+
+
+class SessionRecord(Record):
+    id: str
+    user_id: str
+    created_at: str
+    expires_at: int  # epoch seconds; also the table's TTL attribute
+
+
+class PurgeRecord(Record):
+    """Tombstone of a deleted workspace, until its background purge has finished."""
+
+    workspace_id: str
+    owner_id: str
+    deleted_at: str

@@ -6,7 +6,7 @@ import contextlib
 from typing import Any
 
 from ..models.records import ApiKeyRecord
-from .dynamo import batch_put, from_item, to_item, translate_errors
+from .dynamo import batch_delete, batch_put, from_item, query_all, to_item, translate_errors
 
 
 class ApiKeyRepository:
@@ -36,3 +36,28 @@ class ApiKeyRepository:
 
     def put(self, record: ApiKeyRecord) -> None:
         batch_put(self._db, self._table, [record.attributes()])
+
+    def list_for_workspace(self, workspace_id: str) -> list[ApiKeyRecord]:
+        """Every key of a workspace, newest first, revoked ones included (one Query of ``byWorkspace``)."""
+        rows = query_all(self._db, {
+            "TableName": self._table, "IndexName": "byWorkspace",
+            "KeyConditionExpression": "workspaceId = :ws",
+            "ExpressionAttributeValues": to_item({":ws": workspace_id}),
+            "ScanIndexForward": False,
+        })  # fmt: skip
+        return [ApiKeyRecord.model_validate(r) for r in rows]
+
+    def revoke(self, key_hash: str, at: str) -> None:
+        """Set ``revokedAt`` once; revoking again (or a key deleted meanwhile) changes nothing."""
+        gone = self._db.exceptions.ConditionalCheckFailedException
+        with translate_errors("UpdateItem"), contextlib.suppress(gone):
+            self._db.update_item(
+                TableName=self._table,
+                Key=to_item({"keyHash": key_hash}),
+                UpdateExpression="SET revokedAt = :at",
+                ConditionExpression="attribute_exists(keyHash) AND attribute_not_exists(revokedAt)",
+                ExpressionAttributeValues=to_item({":at": at}),
+            )
+
+    def delete_many(self, key_hashes: list[str]) -> None:
+        batch_delete(self._db, self._table, [{"keyHash": h} for h in key_hashes])

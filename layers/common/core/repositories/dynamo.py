@@ -101,3 +101,59 @@ def batch_put(client: Any, table: str, items: list[dict[str, Any]]) -> None:
                 time.sleep(min(0.05 * 2**attempt, 2.0))
             else:
                 raise StorageUnavailable("Storage is busy; try again")
+
+
+def batch_delete(client: Any, table: str, keys: list[dict[str, Any]]) -> None:
+    """Delete items in batches of 25 (deleting an absent item is a no-op, so this is idempotent)."""
+    for start in range(0, len(keys), BATCH_WRITE_LIMIT):
+        requests = [{"DeleteRequest": {"Key": to_item(k)}} for k in keys[start : start + BATCH_WRITE_LIMIT]]
+        pending: dict[str, Any] = {table: requests}
+        with translate_errors("BatchWriteItem"):
+            for attempt in range(8):
+                pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(min(0.05 * 2**attempt, 2.0))
+            else:
+                raise StorageUnavailable("Storage is busy; try again")
+
+
+def batch_get(client: Any, table: str, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every existing item of ``keys`` (any order), 100 per request, retrying unprocessed keys."""
+    found: list[dict[str, Any]] = []
+    unique = list({tuple(sorted(k.items())): k for k in keys}.values())
+    for start in range(0, len(unique), 100):
+        pending: dict[str, Any] = {
+            table: {"Keys": [to_item(k) for k in unique[start : start + 100]], "ConsistentRead": True}
+        }
+        with translate_errors("BatchGetItem"):
+            for attempt in range(8):
+                result = client.batch_get_item(RequestItems=pending)
+                found += [from_item(i) for i in result.get("Responses", {}).get(table, [])]
+                pending = result.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                time.sleep(min(0.05 * 2**attempt, 2.0))
+            else:
+                raise StorageUnavailable("Storage is busy; try again")
+    return found
+
+
+def query_all(client: Any, request: dict[str, Any], limit: int | None = None) -> list[dict[str, Any]]:
+    """Every item a Query returns (following pages), or the first ``limit``."""
+    items: list[dict[str, Any]] = []
+    request = dict(request)
+    with translate_errors("Query"):
+        while limit is None or len(items) < limit:
+            page = client.query(**request)
+            items += [from_item(i) for i in page.get("Items", [])]
+            if "LastEvaluatedKey" not in page:
+                break
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return items if limit is None else items[:limit]
+
+
+def cancelled_by_condition(exc: Exception, index: int) -> bool:
+    """Whether a cancelled transaction failed because of item ``index``'s condition."""
+    reasons = getattr(exc, "response", {}).get("CancellationReasons", [])
+    return len(reasons) > index and reasons[index].get("Code") == "ConditionalCheckFailed"

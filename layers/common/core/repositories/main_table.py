@@ -42,3 +42,40 @@ def items_partition(agent_id: str) -> str:
 
 def item(agent_id: str, item_id: str) -> dict[str, str]:
     return {"pk": items_partition(agent_id), "sk": f"ITEM#{item_id}"}
+
+
+# Uniqueness claims and short-lived items. Items carrying a numeric ``expiresAt``
+# are removed by the table's TTL; readers still check expiry (TTL deletes late).
+
+
+def email_claim(email: str) -> dict[str, str]:
+    return {"pk": f"EMAIL#{email.lower()}", "sk": "EMAIL"}
+
+
+def slug_claim(slug: str) -> dict[str, str]:
+    return {"pk": f"SLUG#{slug}", "sk": "SLUG"}
+
+
+def session(session_id: str) -> dict[str, str]:
+    return {"pk": f"SESSION#{session_id}", "sk": "SESSION"}
+
+
+def session_token(token_hash: str) -> dict[str, str]:
+    return {"pk": f"SESSIONTOKEN#{token_hash}", "sk": "SESSIONTOKEN"}
+
+
+def magic_token(token_hash: str) -> dict[str, str]:
+    return {"pk": f"MAGIC#{token_hash}", "sk": "MAGIC"}
+
+
+def idempotency(key_hash: str) -> dict[str, str]:
+    return {"pk": f"IDEMPOTENCY#{key_hash}", "sk": "IDEMPOTENCY"}
+
+
+def purge(workspace_id: str) -> dict[str, str]:
+    return {"pk": f"PURGE#{workspace_id}", "sk": "PURGE"}
+
+
+def user_memberships(user_id: str) -> tuple[str, str]:
+    """(gsi1pk, gsi1sk prefix) of a user's membership items."""
+    return f"USER#{user_id}", "MEMBER#"

@@ -1,12 +1,18 @@
-"""Users, workspaces and memberships in the main table."""
+"""Workspaces, memberships and brands in the main table. See docs/data-model.md."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..models.records import MembershipRecord, UserRecord, WorkspaceRecord
+from ..errors import Conflict, PlanLimitReached
+from ..models.records import BrandRecord, MembershipRecord, PurgeRecord, UserRecord, WorkspaceRecord
 from . import main_table as keys
-from .dynamo import batch_put
+from .dynamo import batch_delete, batch_get, batch_put, cancelled_by_condition, from_item, query_all, to_item
+from .dynamo import translate_errors as storage
+
+
+class SlugTaken(Conflict):
+    """Another workspace holds the slug (the service retries with a suffix)."""
 
 
 class WorkspaceRepository:
@@ -14,14 +20,134 @@ class WorkspaceRepository:
         self._db = client
         self._table = table
 
+    # --- reads
+
+    def _get(self, key: dict[str, str]) -> dict[str, Any] | None:
+        with storage("GetItem"):
+            item = self._db.get_item(TableName=self._table, Key=to_item(key), ConsistentRead=True).get("Item")
+        return from_item(item) if item else None
+
+    def get(self, workspace_id: str) -> WorkspaceRecord | None:
+        found = self._get(keys.workspace(workspace_id))
+        return WorkspaceRecord.model_validate(found) if found else None
+
+    def get_many(self, workspace_ids: list[str]) -> list[WorkspaceRecord]:
+        rows = batch_get(self._db, self._table, [keys.workspace(i) for i in workspace_ids])
+        return [WorkspaceRecord.model_validate(r) for r in rows]
+
+    def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None:
+        found = self._get(keys.member(workspace_id, user_id))
+        return MembershipRecord.model_validate(found) if found else None
+
+    def memberships_of(self, user_id: str) -> list[MembershipRecord]:
+        """Every membership of a user (one Query of the ``gsi1`` index, eventually consistent)."""
+        gsi1pk, prefix = keys.user_memberships(user_id)
+        rows = query_all(self._db, {
+            "TableName": self._table, "IndexName": "gsi1",
+            "KeyConditionExpression": "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": gsi1pk, ":prefix": prefix}),
+        })  # fmt: skip
+        return [MembershipRecord.model_validate(r) for r in rows]
+
+    def _partition(self, workspace_id: str, prefix: str) -> list[dict[str, Any]]:
+        return query_all(self._db, {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": prefix}),
+            "ConsistentRead": True,
+        })  # fmt: skip
+
+    def members(self, workspace_id: str) -> list[MembershipRecord]:
+        return [MembershipRecord.model_validate(r) for r in self._partition(workspace_id, "MEMBER#")]
+
+    def brands(self, workspace_id: str) -> list[BrandRecord]:
+        return [BrandRecord.model_validate(r) for r in self._partition(workspace_id, "BRAND#")]
+
+    def users(self, user_ids: list[str]) -> dict[str, UserRecord]:
+        rows = batch_get(self._db, self._table, [keys.user(i) for i in user_ids])
+        return {r["id"]: UserRecord.model_validate(r) for r in rows}
+
+    # --- writes
+
     def put_user(self, user: UserRecord) -> None:
-        index = {"gsi1pk": f"EMAIL#{user.email.lower()}", "gsi1sk": "USER"}
-        batch_put(self._db, self._table, [keys.user(user.id) | index | user.attributes()])
+        """A user and the claim on its e-mail address (seeding; sign-in uses ``UserRepository.create``)."""
+        claim = keys.email_claim(user.email) | {"userId": user.id}
+        batch_put(self._db, self._table, [keys.user(user.id) | user.attributes(), claim])
 
     def put_workspace(self, workspace: WorkspaceRecord) -> None:
-        batch_put(self._db, self._table, [keys.workspace(workspace.id) | workspace.attributes()])
+        claim = keys.slug_claim(workspace.slug) | {"workspaceId": workspace.id}
+        batch_put(self._db, self._table, [keys.workspace(workspace.id) | workspace.attributes(), claim])
 
     def put_member(self, member: MembershipRecord) -> None:
-        index = {"gsi1pk": f"USER#{member.user_id}", "gsi1sk": f"MEMBER#{member.workspace_id}"}
-        row = keys.member(member.workspace_id, member.user_id) | index | member.attributes()
-        batch_put(self._db, self._table, [row])
+        batch_put(self._db, self._table, [self._member_row(member)])
+
+    def _member_row(self, member: MembershipRecord) -> dict[str, Any]:
+        gsi1pk, prefix = keys.user_memberships(member.user_id)
+        index = {"gsi1pk": gsi1pk, "gsi1sk": f"{prefix}{member.workspace_id}"}
+        return keys.member(member.workspace_id, member.user_id) | index | member.attributes()
+
+    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None:
+        """One transaction: slug claim, workspace, owner membership, default brand, and the owner's
+        workspace count (conditioned on the plan limit) plus activation. Exact under concurrency."""
+        new = "attribute_not_exists(pk)"
+        items = [
+            {"Put": {"TableName": self._table, "ConditionExpression": new,
+                     "Item": to_item(keys.slug_claim(ws.slug) | {"workspaceId": ws.id})}},
+            {"Update": {
+                "TableName": self._table, "Key": to_item(keys.user(owner.user_id)),
+                "UpdateExpression": "SET activeWorkspaceId = :ws ADD ownedWorkspaces :one",
+                "ConditionExpression": "attribute_exists(pk) AND "
+                "(attribute_not_exists(ownedWorkspaces) OR ownedWorkspaces < :limit)",
+                "ExpressionAttributeValues": to_item({":ws": ws.id, ":one": 1, ":limit": plan_limit}),
+            }},
+            {"Put": {"TableName": self._table, "ConditionExpression": new,
+                     "Item": to_item(keys.workspace(ws.id) | ws.attributes())}},
+            {"Put": {"TableName": self._table, "Item": to_item(self._member_row(owner))}},
+            {"Put": {"TableName": self._table,
+                     "Item": to_item(keys.brand(ws.id, brand.id) | brand.attributes())}},
+        ]  # fmt: skip
+        with storage("TransactWriteItems"):
+            try:
+                self._db.transact_write_items(TransactItems=items)
+            except self._db.exceptions.TransactionCanceledException as exc:
+                if cancelled_by_condition(exc, 0):
+                    raise SlugTaken() from exc
+                if cancelled_by_condition(exc, 1):
+                    raise PlanLimitReached("Your plan's workspace limit is reached") from exc
+                raise
+
+    def delete(self, ws: WorkspaceRecord, deleted_at: str) -> bool:
+        """Make the workspace disappear at once and leave a purge tombstone; False if already gone."""
+        tombstone = PurgeRecord(workspace_id=ws.id, owner_id=ws.owner_id, deleted_at=deleted_at)
+        items = [
+            {"Delete": {"TableName": self._table, "Key": to_item(keys.workspace(ws.id)),
+                        "ConditionExpression": "attribute_exists(pk)"}},
+            {"Delete": {"TableName": self._table, "Key": to_item(keys.slug_claim(ws.slug))}},
+            {"Put": {"TableName": self._table, "Item": to_item(keys.purge(ws.id) | tombstone.attributes())}},
+            {"Update": {"TableName": self._table, "Key": to_item(keys.user(ws.owner_id)),
+                        "UpdateExpression": "ADD ownedWorkspaces :minus",
+                        "ConditionExpression": "ownedWorkspaces > :zero",
+                        "ExpressionAttributeValues": to_item({":minus": -1, ":zero": 0})}},
+        ]  # fmt: skip
+        with storage("TransactWriteItems"):
+            try:
+                self._db.transact_write_items(TransactItems=items)
+            except self._db.exceptions.TransactionCanceledException as exc:
+                if cancelled_by_condition(exc, 0):
+                    return False
+                if cancelled_by_condition(exc, 3):  # a seeded owner without a count: delete anyway
+                    self._db.transact_write_items(TransactItems=items[:3])
+                    return True
+                raise
+        return True
+
+    def remove_memberships(self, workspace_id: str) -> None:
+        rows = self._partition(workspace_id, "MEMBER#")
+        batch_delete(self._db, self._table, [{"pk": r["pk"], "sk": r["sk"]} for r in rows])
+
+    def tombstone(self, workspace_id: str) -> PurgeRecord | None:
+        found = self._get(keys.purge(workspace_id))
+        return PurgeRecord.model_validate(found) if found else None
+
+    def remove_tombstone(self, workspace_id: str) -> None:
+        batch_delete(self._db, self._table, [keys.purge(workspace_id)])

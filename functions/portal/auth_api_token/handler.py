@@ -1,0 +1,18 @@
+"""POST /api/auth/api-token: the session cookie → a portal JWT (one hour)."""
+
+from core import deps
+from core.cookies import read_cookie
+from core.http import json_response, portal_api
+from core.models.management import TokenResponse
+
+app = portal_api(authenticated=False)
+
+
+@app.post("/api/auth/api-token")
+def mint_portal_token():
+    token = deps.identity().token_for_cookie(read_cookie(app.current_event.headers))
+    return json_response(TokenResponse(token=token))
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

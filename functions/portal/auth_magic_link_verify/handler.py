@@ -1,0 +1,25 @@
+"""POST /api/auth/magic-link/verify {token}: consume the link's token, start a session (cookie), return the user.
+
+Only this POST consumes a token: a mail scanner prefetching the link (a GET of the
+portal app) cannot burn it.
+"""
+
+from core import deps
+from core.cookies import session_cookie
+from core.http import json_response, parse_body, portal_api
+from core.models.management import MagicLinkVerifyRequest, SignInResponse
+from core.settings import get_settings
+
+app = portal_api(authenticated=False)
+
+
+@app.post("/api/auth/magic-link/verify")
+def verify_magic_link():
+    session = deps.identity().verify_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
+    account = deps.workspaces().account(session.user.id)
+    cookie = session_cookie(session.token, session.max_age, secure=get_settings().cookie_secure)
+    return json_response(SignInResponse(user=account), cookies=[cookie])
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

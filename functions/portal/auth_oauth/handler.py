@@ -1,0 +1,25 @@
+"""POST /api/auth/oauth/{provider} {idToken}: sign in with a Google or Apple ID token."""
+
+from core import deps
+from core.cookies import session_cookie
+from core.errors import NotFound
+from core.http import json_response, parse_body, portal_api
+from core.models.management import IdTokenRequest, SignInResponse
+from core.settings import get_settings
+
+app = portal_api(authenticated=False)
+PROVIDERS = ("google", "apple")
+
+
+@app.post("/api/auth/oauth/<provider>")
+def sign_in_with_provider(provider: str):
+    if provider not in PROVIDERS:
+        raise NotFound("Unknown sign-in provider")
+    session = deps.identity().sign_in_with(provider, parse_body(app, IdTokenRequest).id_token)
+    account = deps.workspaces().account(session.user.id)
+    cookie = session_cookie(session.token, session.max_age, secure=get_settings().cookie_secure)
+    return json_response(SignInResponse(user=account), cookies=[cookie])
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,20 @@
+"""DELETE /api/workspaces/{workspaceId}: owner only; {deleted: true}.
+
+Gone at once for every API and its keys refused; content and records are purged
+in the background (the purge queue).
+"""
+
+from core import deps
+from core.http import json_response, portal_api, portal_caller
+
+app = portal_api()
+
+
+@app.delete("/api/workspaces/<workspaceId>")
+def delete_workspace(workspaceId: str):
+    deps.workspaces().delete(portal_caller(app).user_id, workspaceId)
+    return json_response({"deleted": True})
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

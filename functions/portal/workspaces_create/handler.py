@@ -1,0 +1,29 @@
+"""POST /api/workspaces {name}: 201 {workspace}; 402 PLAN_LIMIT_REACHED over the caller's plan.
+
+Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer.
+"""
+
+from core import deps
+from core.http import header, json_response, parse_body, portal_api, portal_caller
+from core.models.management import CreateWorkspaceRequest
+
+app = portal_api()
+
+
+@app.post("/api/workspaces")
+def create_workspace():
+    user_id = portal_caller(app).user_id
+    request = parse_body(app, CreateWorkspaceRequest)
+
+    def create(_: str | None) -> tuple[int, dict]:
+        return 201, {"workspace": deps.workspaces().create(user_id, request.name).wire()}
+
+    outcome = deps.idempotency().run(
+        header(app, "Idempotency-Key"), scope=f"{user_id}|create-workspace", request=request.model_dump_json(),
+        work=create,
+    )  # fmt: skip
+    return json_response(outcome.body, status=outcome.status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,15 @@
+"""GET /api/workspaces: the caller's workspaces (summaries with their role and member count)."""
+
+from core import deps
+from core.http import json_response, portal_api, portal_caller
+
+app = portal_api()
+
+
+@app.get("/api/workspaces")
+def list_workspaces():
+    return json_response(deps.workspaces().list_for(portal_caller(app).user_id))
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

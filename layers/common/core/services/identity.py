@@ -1,0 +1,137 @@
+"""Sign-in (magic link, Google, Apple), sessions and portal JWTs.
+
+A session is an opaque random token in the ``session`` cookie, stored only as its
+SHA-256. A portal JWT names its session (``sid``); every portal request checks the
+session still exists, so sign-out takes effect at once, not when tokens expire.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from ..auth import portal_jwt
+from ..auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
+from ..errors import Unauthorized, ValidationFailed
+from ..ids import new_id, now_iso
+from ..mail import Mailer, Message
+from ..models.records import SessionRecord, UserRecord
+from ..repositories.users import UserRepository
+
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+SESSION_COOKIE = "session"
+
+
+def sha256(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewSession:
+    user: UserRecord
+    token: str  # the raw cookie value: returned to the browser once, never stored
+    max_age: int
+
+
+@dataclass(frozen=True)
+class PortalCaller:
+    user_id: str
+    session_id: str
+
+
+class IdentityService:
+    def __init__(
+        self,
+        users: UserRepository,
+        mailer: Callable[[], Mailer],
+        jwt_secret: Callable[[], bytes],
+        jwks: Callable[[str], JwksCache],
+        client_ids: Callable[[str], list[str]],
+        *,
+        portal_app_url: str,
+        magic_link_seconds: int,
+        session_seconds: int,
+    ):
+        self._users = users
+        self._mailer = mailer
+        self._secret = jwt_secret
+        self._jwks = jwks
+        self._client_ids = client_ids
+        self._app_url = portal_app_url
+        self._magic_ttl = magic_link_seconds
+        self._session_ttl = session_seconds
+
+    # --- sign-in
+
+    def send_magic_link(self, email: str) -> None:
+        """Mail a single-use link; the same answer whether or not the address has an account."""
+        email = email.strip().lower()
+        if not EMAIL.match(email) or len(email) > 254:
+            raise ValidationFailed("email: must be an e-mail address")
+        token = secrets.token_urlsafe(32)
+        self._users.put_magic_token(sha256(token), email, int(time.time()) + self._magic_ttl)
+        link = f"{self._app_url}?{urlencode({'token': token})}"
+        minutes = self._magic_ttl // 60
+        text = f"Sign in to your workspace:\n\n{link}\n\nThe link works once, for {minutes} minutes."
+        self._mailer().send(Message(to=email, subject="Your sign-in link", text=text, link=link))
+
+    def verify_magic_link(self, token: str) -> NewSession:
+        email = self._users.consume_magic_token(sha256(token)) if token else None
+        if email is None:
+            raise Unauthorized("This sign-in link is invalid, used or expired")
+        return self._start_session(self._user_for(email, name="", image=""))
+
+    def sign_in_with(self, provider: str, id_token: str) -> NewSession:
+        identity: VerifiedIdentity = verify_id_token(
+            provider, id_token, self._jwks(provider), self._client_ids(provider)
+        )
+        return self._start_session(self._user_for(identity.email, name=identity.name, image=identity.picture))
+
+    def _user_for(self, email: str, *, name: str, image: str) -> UserRecord:
+        """The address's user; its first sign-in creates it (plan ``free``, no credits)."""
+        existing = self._users.find_by_email(email)
+        if existing:
+            return existing
+        user = UserRecord(id=new_id("usr"), email=email, name=name, image=image, created_at=now_iso())
+        return self._users.create(user)
+
+    def _start_session(self, user: UserRecord) -> NewSession:
+        token = secrets.token_urlsafe(32)
+        session = SessionRecord(
+            id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + self._session_ttl
+        )
+        self._users.create_session(session, sha256(token))
+        return NewSession(user=user, token=token, max_age=self._session_ttl)
+
+    # --- portal JWT
+
+    def token_for_cookie(self, cookie_token: str | None) -> str:
+        session = self._users.get_session_by_token(sha256(cookie_token)) if cookie_token else None
+        if session is None:
+            raise Unauthorized("Sign in first")
+        return portal_jwt.issue(self._secret(), session.user_id, session.id)
+
+    def authenticate(self, bearer: str | None) -> PortalCaller:
+        """A valid portal JWT whose session is still live (``TokenExpired`` past ``exp``)."""
+        if not bearer:
+            raise Unauthorized("Missing bearer token")
+        claims = portal_jwt.verify(bearer, self._secret())
+        session = self._users.get_session(claims.session_id)
+        if session is None or session.user_id != claims.user_id:
+            raise Unauthorized("Session has ended; sign in again")
+        return PortalCaller(user_id=claims.user_id, session_id=claims.session_id)
+
+    def refresh(self, caller: PortalCaller) -> str:
+        return portal_jwt.issue(self._secret(), caller.user_id, caller.session_id)
+
+    def sign_out(self, session_id: str) -> None:
+        self._users.end_session(session_id)
+
+    def session_of_cookie(self, cookie_token: str | None) -> str | None:
+        session = self._users.get_session_by_token(sha256(cookie_token)) if cookie_token else None
+        return session.id if session else None

@@ -1,0 +1,82 @@
+"""Minting, listing and revoking workspace API keys (management plane)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable
+
+from ..auth import api_keys
+from ..errors import ApiKeysNotAvailable, NotFound
+from ..ids import new_id, now_iso
+from ..models.management import ApiKey, MintedApiKey
+from ..models.records import ApiKeyRecord
+from ..repositories.api_keys import ApiKeyRepository
+from ..settings import PlanLimits
+from .workspaces import WorkspaceService
+
+MANAGERS = ("owner", "admin")
+
+
+class KeyAdminService:
+    def __init__(
+        self,
+        workspaces: WorkspaceService,
+        keys: ApiKeyRepository,
+        plan_of: Callable[[str], PlanLimits],
+        default_rate_limit: int,
+        replay_secret: Callable[[], bytes],
+    ):
+        self._workspaces = workspaces
+        self._keys = keys
+        self._plan_of = plan_of
+        self._default_rate_limit = default_rate_limit
+        self._replay_secret = replay_secret
+
+    def _view(self, record: ApiKeyRecord) -> ApiKey:
+        return ApiKey(
+            id=record.id, name=record.name, prefix=record.prefix,
+            rate_limit=record.rate_limit or self._default_rate_limit, last_used_at=record.last_used_at,
+            created_at=record.created_at, revoked_at=record.revoked_at,
+        )  # fmt: skip
+
+    def list(self, user_id: str, workspace_id: str) -> list[ApiKey]:
+        self._workspaces.membership(workspace_id, user_id)
+        return [self._view(k) for k in self._keys.list_for_workspace(workspace_id)]
+
+    def check_can_mint(self, user_id: str, workspace_id: str) -> None:
+        """Owner or admin (403), and the workspace owner's plan must include keys (402)."""
+        workspace = self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+        owner = self._workspaces.user(workspace.owner_id)
+        if not self._plan_of(owner.plan).api_keys:
+            raise ApiKeysNotAvailable("API keys need a multi-workspace plan")
+
+    def mint(
+        self, user_id: str, workspace_id: str, name: str, rate_limit: int | None, replay_of: str | None
+    ) -> MintedApiKey:
+        """A new key; the raw value is in the response only.
+
+        With an ``Idempotency-Key`` (``replay_of``), the secret is derived from it with
+        an HMAC under the service's secret, so a replayed response can carry the same
+        raw key again without the raw key ever being stored.
+        """
+        self.check_can_mint(user_id, workspace_id)
+        raw = api_keys.generate(self.replay_secret(user_id, workspace_id, replay_of) if replay_of else None)
+        record = ApiKeyRecord(
+            id=new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
+            prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, created_at=now_iso(),
+        )  # fmt: skip
+        self._keys.put(record)
+        return MintedApiKey(**self._view(record).model_dump(), key=raw)
+
+    def replay_secret(self, user_id: str, workspace_id: str, idempotency_key_hash: str) -> bytes:
+        message = f"mint|{user_id}|{workspace_id}|{idempotency_key_hash}".encode()
+        return hmac.new(self._replay_secret(), message, hashlib.sha256).digest()
+
+    def revoke(self, user_id: str, workspace_id: str, key_id: str) -> None:
+        self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+        record = next((k for k in self._keys.list_for_workspace(workspace_id) if k.id == key_id), None)
+        if record is None:
+            raise NotFound("API key not found")
+        if record.revoked_at is None:
+            self._keys.revoke(record.key_hash, now_iso())

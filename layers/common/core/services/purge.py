@@ -1,0 +1,62 @@
+"""Background purge of a deleted workspace: every object under its prefix and every record.
+
+Driven by SQS (one message per workspace). Each pass lists what is left and deletes
+it, so a pass may stop anywhere (timeout, crash) and the next one resumes; running
+it twice is harmless. When the time budget runs low it asks to be re-queued.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..repositories.api_keys import ApiKeyRepository
+from ..repositories.content import ContentRepository
+from ..repositories.purge import PurgeRepository
+from ..repositories.workspaces import WorkspaceRepository
+
+logger = logging.getLogger(__name__)
+SAFETY_MS = 30_000  # stop this long before the function's timeout
+
+
+@dataclass(frozen=True)
+class PurgeResult:
+    workspace_id: str
+    objects_deleted: int
+    records_deleted: int
+    finished: bool
+
+
+class PurgeService:
+    def __init__(
+        self,
+        workspaces: WorkspaceRepository,
+        records: PurgeRepository,
+        keys: ApiKeyRepository,
+        content: ContentRepository,
+    ):
+        self._workspaces = workspaces
+        self._records = records
+        self._keys = keys
+        self._content = content
+
+    def purge(self, workspace_id: str, remaining_ms: Callable[[], int]) -> PurgeResult:
+        tombstone = self._workspaces.tombstone(workspace_id)
+        if tombstone is None:  # never deleted, or already purged: nothing to do, ever
+            return PurgeResult(workspace_id, 0, 0, finished=True)
+
+        def time_left() -> bool:
+            return remaining_ms() > SAFETY_MS
+
+        objects = self._content.delete_prefix(f"workspaces/{workspace_id}/", keep_going=time_left)
+        if not time_left():
+            return PurgeResult(workspace_id, objects, 0, finished=False)
+        records = self._records.delete_workspace_records(workspace_id, keep_going=time_left)
+        keys = self._keys.list_for_workspace(workspace_id)
+        self._keys.delete_many([k.key_hash for k in keys])
+        if not time_left() or self._content.any_under(f"workspaces/{workspace_id}/"):
+            return PurgeResult(workspace_id, objects, records + len(keys), finished=False)
+        self._workspaces.remove_tombstone(workspace_id)
+        logger.info("workspace purged", extra={"workspaceId": workspace_id, "objects": objects})
+        return PurgeResult(workspace_id, objects, records + len(keys), finished=True)

@@ -1,0 +1,91 @@
+"""SQS event sources from the template, emulated: poll each queue, invoke its function, honour batch failures.
+
+Lambda's event source mapping polls the queue, invokes the function with a batch and
+deletes the messages it processed (all, or all but ``batchItemFailures`` with
+``ReportBatchItemFailures``); failed messages reappear after the visibility timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from .containers import ContainerPool
+from .template import Stack
+
+logger = logging.getLogger("local.queues")
+LOCAL_VISIBILITY_SECONDS = 5  # AWS uses the queue's own (minutes); locally a failed message retries soon
+
+
+def _sqs_event(messages: list[dict[str, Any]], queue_arn: str, region: str) -> dict[str, Any]:
+    return {
+        "Records": [
+            {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "attributes": m.get("Attributes", {}),
+                "messageAttributes": {},
+                "md5OfBody": m.get("MD5OfBody", ""),
+                "eventSource": "aws:sqs",
+                "eventSourceARN": queue_arn,
+                "awsRegion": region,
+            }
+            for m in messages
+        ]
+    }
+
+
+class QueuePoller:
+    def __init__(self, stack: Stack, pool: ContainerPool, sqs: Any):
+        self._sources = []
+        for name, res in stack.of_type("AWS::Serverless::Function").items():
+            for event in res["Properties"].get("Events", {}).values():
+                if event["Type"] == "SQS":
+                    props = event["Properties"]
+                    queue = props["Queue"]["Fn::GetAtt"][0]
+                    self._sources.append((name, stack.resolve({"Ref": queue}), int(props.get("BatchSize", 10))))
+        self._pool = pool
+        self._sqs = sqs
+        self._region = stack.region
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._poll, args=source, name=f"sqs-{source[0]}", daemon=True)
+            for source in self._sources
+        ]
+
+    def start(self) -> QueuePoller:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def _poll(self, function: str, queue_url: str, batch_size: int) -> None:
+        while not self._stop.is_set():
+            try:
+                messages = self._sqs.receive_message(
+                    QueueUrl=queue_url, MaxNumberOfMessages=min(batch_size, 10), WaitTimeSeconds=1,
+                    VisibilityTimeout=LOCAL_VISIBILITY_SECONDS,
+                ).get("Messages", [])  # fmt: skip
+                if messages:
+                    self._deliver(function, queue_url, messages)
+            except Exception:
+                if not self._stop.is_set():
+                    logger.exception("polling %s failed", queue_url)
+                    self._stop.wait(1)
+
+    def _deliver(self, function: str, queue_url: str, messages: list[dict[str, Any]]) -> None:
+        try:
+            result = self._pool.invoke(function, _sqs_event(messages, queue_url, self._region)) or {}
+        except Exception as exc:  # the whole batch failed: every message comes back
+            logger.error("%s failed on a batch of %d: %s", function, len(messages), exc)
+            return
+        failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        for message in done:
+            self._sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+    def close(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=3)

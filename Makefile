@@ -15,7 +15,7 @@ VENV_SAM := .venv-sam
 PY       := $(VENV)/bin/python
 SAM      := $(VENV_SAM)/bin/sam
 
-.PHONY: help serve test lint format validate build unit integration e2e bench clean
+.PHONY: help serve test lint format validate build unit integration e2e bench clean ops
 
 help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
@@ -63,3 +63,6 @@ bench: $(VENV)/.installed
 
 clean:
 	rm -rf .aws-sam .local .pytest_cache .ruff_cache
+
+ops: $(VENV)/.installed
+	PYTHONPATH=layers/common $(PY) -m ops $(ARGS)

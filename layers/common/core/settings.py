@@ -31,6 +31,14 @@ class PlanLimits(BaseModel):
     api_keys: bool
 
 
+# decisions.md's defaults. "Multi-workspace" (API keys allowed) means a limit above one.
+PLAN_LIMITS = {
+    "free": PlanLimits(workspaces=1, api_keys=False),
+    "pro": PlanLimits(workspaces=5, api_keys=True),
+    "business": PlanLimits(workspaces=50, api_keys=True),
+}
+
+
 class Settings(BaseModel):
     main_table: str = Field(alias="MAIN_TABLE")
     api_keys_table: str = Field(alias="API_KEYS_TABLE")
@@ -71,11 +79,7 @@ class Settings(BaseModel):
 
     @property
     def plans(self) -> dict[str, PlanLimits]:
-        return {
-            "free": PlanLimits(workspaces=1, api_keys=False),
-            "pro": PlanLimits(workspaces=5, api_keys=True),
-            "business": PlanLimits(workspaces=50, api_keys=True),
-        }
+        return PLAN_LIMITS
 
 
 @cache

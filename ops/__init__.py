@@ -1,0 +1,1 @@
+"""Operator commands (not an API): set a user's plan, grant credits."""

@@ -1,0 +1,85 @@
+"""Operator commands against the local runner or a deployed stack.
+
+    make ops ARGS="set-plan --email ava@example.com --plan pro"           # local runner (.local/runner.json)
+    make ops ARGS="grant --email ava@example.com --credits 500 --ref-id invoice-42"
+    make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
+
+A grant is a ``topup`` ledger entry and happens at most once per ``--ref-id`` (default:
+a new id), so re-running a command after a timeout never doubles credits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.ids import new_id
+from core.repositories.ledger import LedgerRepository
+from core.repositories.users import UserRepository
+from core.settings import PLAN_LIMITS
+
+LOCAL_STATE = Path(__file__).resolve().parent.parent / ".local"
+
+
+def _local(state_dir: Path) -> tuple[Any, dict[str, str]]:
+    import boto3
+
+    from local.template import Stack, load
+
+    runner = json.loads((state_dir / "runner.json").read_text())
+    credentials = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}  # moto accepts anything
+    session = boto3.session.Session(region_name=runner["region"], **credentials)
+    stack = Stack(load())
+    tables = {"main": stack.physical_name("MainTable"), "ledger": stack.physical_name("LedgerTable")}
+    return session.client("dynamodb", endpoint_url=runner["awsEndpoint"]), tables
+
+
+def _deployed(stack: str) -> tuple[Any, dict[str, str]]:
+    import boto3
+
+    described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in described.get("Outputs", [])}
+    return boto3.client("dynamodb"), {"main": outputs["MainTableName"], "ledger": outputs["LedgerTableName"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ops", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--stack", help="a deployed stack name (default: the local runner)")
+    parser.add_argument("--state-dir", type=Path, default=LOCAL_STATE, help="the local runner's state directory")
+    commands = parser.add_subparsers(dest="command", required=True)
+    plan = commands.add_parser("set-plan", help="set a user's plan")
+    plan.add_argument("--email", required=True)
+    plan.add_argument("--plan", required=True, choices=list(PLAN_LIMITS))
+    grant = commands.add_parser("grant", help="grant credits (a topup ledger entry)")
+    grant.add_argument("--email", required=True)
+    grant.add_argument("--credits", type=int, required=True)
+    grant.add_argument("--ref-id", default=None, help="idempotency reference (default: a new id)")
+    grant.add_argument("--description", default="Operator top-up")
+    args = parser.parse_args(argv)
+
+    dynamodb, tables = _deployed(args.stack) if args.stack else _local(args.state_dir)
+    users = UserRepository(dynamodb, tables["main"])
+    user = users.find_by_email(args.email)
+    if user is None:
+        print(f"no user with e-mail {args.email} (they sign in once first)", file=sys.stderr)
+        return 1
+    if args.command == "set-plan":
+        users.set_plan(user.id, args.plan)
+        print(json.dumps({"userId": user.id, "plan": args.plan}))
+        return 0
+    if args.credits <= 0:
+        print("--credits must be a positive whole number", file=sys.stderr)
+        return 2
+    ref_id = args.ref_id or new_id("top")
+    applied = LedgerRepository(dynamodb, tables["ledger"]).grant(
+        user.id, args.credits, "topup", ref_id, args.description
+    )
+    print(json.dumps({"userId": user.id, "credits": args.credits, "refId": ref_id, "applied": applied}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The management plane over real HTTP: sign-in by magic link, the portal JWT, workspaces, keys, purge, ops."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import boto3
+import pytest
+
+from core.auth.api_keys import is_well_formed
+from local.template import ROOT, Stack, load
+from tests.e2e.conftest import LocalService
+
+pytestmark = pytest.mark.e2e
+
+
+def sign_in(service: LocalService, email: str) -> tuple[str, str]:
+    """Magic link → outbox → verify → session cookie → portal JWT. Returns (cookie, jwt)."""
+    outbox = service.state_dir / "outbox"
+    before = set(outbox.glob("*.json")) if outbox.exists() else set()
+    body = json.dumps({"email": email}).encode()
+    sent = service.request("POST", f"{service.portal}/api/auth/magic-link", body=body)
+    assert (sent.status, sent.json()) == (202, {"sent": True})
+    (mail,) = set(outbox.glob("*.json")) - before
+    message = json.loads(mail.read_text())
+    assert message["to"] == email and message["link"] in message["text"]
+    token = parse_qs(urlsplit(message["link"]).query)["token"][0]
+    verified = service.request(
+        "POST", f"{service.portal}/api/auth/magic-link/verify", body=json.dumps({"token": token}).encode()
+    )
+    assert verified.status == 200 and verified.json()["user"]["email"] == email
+    cookie = verified.header("set-cookie")
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+    session = cookie.split(";", 1)[0]
+    minted = service.request("POST", f"{service.portal}/api/auth/api-token", headers={"Cookie": session})
+    assert minted.status == 200
+    return session, minted.json()["token"]
+
+
+def portal(service: LocalService, method: str, path: str, jwt: str, body: dict | None = None, **headers: str):
+    data = json.dumps(body).encode() if body is not None else None
+    return service.request(
+        method, service.portal + path, headers={"Authorization": f"Bearer {jwt}"} | headers, body=data
+    )
+
+
+def test_sign_in_refresh_and_logout(service: LocalService) -> None:
+    cookie, jwt = sign_in(service, "new.person@example.org")
+    account = portal(service, "GET", "/api/user/account", jwt).json()
+    assert account["email"] == "new.person@example.org" and account["workspaceId"] is None
+    refreshed = portal(service, "POST", "/api/auth/refresh", jwt)
+    assert refreshed.status == 200 and refreshed.json()["token"] != jwt
+    out = service.request("POST", f"{service.portal}/api/auth/logout", headers={"Cookie": cookie})
+    assert out.status == 200 and "Max-Age=0" in out.header("set-cookie")
+    for token in (jwt, refreshed.json()["token"]):
+        assert portal(service, "GET", "/api/workspaces", token).status == 401
+    assert portal(service, "POST", "/api/auth/refresh", jwt).json()["code"] == "UNAUTHORIZED"
+
+
+def test_credentials_are_not_interchangeable(service: LocalService) -> None:
+    _, jwt = sign_in(service, "cross@example.org")
+    key = service.demo["workspaces"][0]["key"]
+    assert portal(service, "GET", "/api/workspaces", key).json()["code"] == "UNAUTHORIZED"
+    assert service.brain_get("/v1/agent/_whoami", jwt).status == 401
+
+
+def test_workspace_keys_and_deletion_with_background_purge(service: LocalService) -> None:
+    _, jwt = sign_in(service, "owner.e2e@example.org")
+    ops = [sys.executable, "-m", "ops", "--state-dir", str(service.state_dir)]
+    env = {"PYTHONPATH": f"{ROOT / 'layers' / 'common'}:{ROOT}", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([*ops, "set-plan", "--email", "owner.e2e@example.org", "--plan", "pro"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(done.stdout)["plan"] == "pro"
+
+    created = portal(service, "POST", "/api/workspaces", jwt, {"name": "E2E Shop"}, **{"Idempotency-Key": "e2e-1"})
+    assert created.status == 201
+    workspace = created.json()["workspace"]
+    again = portal(service, "POST", "/api/workspaces", jwt, {"name": "E2E Shop"}, **{"Idempotency-Key": "e2e-1"})
+    assert again.json() == created.json()
+    assert [w["id"] for w in portal(service, "GET", "/api/workspaces", jwt).json()] == [workspace["id"]]
+
+    minted = portal(service, "POST", f"/api/workspaces/{workspace['id']}/keys", jwt, {"name": "site", "rateLimit": 50})
+    assert minted.status == 201
+    key = minted.json()["key"]
+    assert is_well_formed(key["key"]) and key["prefix"] == key["key"][:12] and key["rateLimit"] == 50
+    whoami = service.brain_get("/v1/agent/_whoami", key["key"])
+    assert whoami.json() == {"workspaceId": workspace["id"], "apiKeyId": key["id"]}
+    assert whoami.header("ratelimit-limit") == "50"
+    listed = portal(service, "GET", f"/api/workspaces/{workspace['id']}/keys", jwt).json()["keys"]
+    assert [k["id"] for k in listed] == [key["id"]] and "key" not in listed[0]
+
+    revoked = portal(service, "DELETE", f"/api/workspaces/{workspace['id']}/keys/{key['id']}", jwt)
+    assert (revoked.status, revoked.json()) == (200, {})
+    assert service.brain_get("/v1/agent/_whoami", key["key"]).status == 401
+
+    s3 = _s3(service)
+    bucket = Stack(load()).physical_name("ContentBucket")
+    for n in range(30):
+        s3.put_object(Bucket=bucket, Key=f"workspaces/{workspace['id']}/assets/{n}.txt", Body=b"x")
+    deleted = portal(service, "DELETE", f"/api/workspaces/{workspace['id']}", jwt)
+    assert (deleted.status, deleted.json()) == (200, {"deleted": True})
+    assert portal(service, "GET", f"/api/workspaces/{workspace['id']}", jwt).status == 404
+    deadline = time.monotonic() + 30
+    while s3.list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{workspace['id']}/").get("KeyCount"):
+        assert time.monotonic() < deadline, "the background purge did not empty the prefix"
+        time.sleep(0.2)
+
+
+def test_operator_grant_is_idempotent_by_reference(service: LocalService) -> None:
+    sign_in(service, "credits@example.org")
+    ops = [
+        sys.executable,
+        "-m",
+        "ops",
+        "--state-dir",
+        str(service.state_dir),
+        "grant",
+        "--email",
+        "credits@example.org",
+    ]
+    env = {"PYTHONPATH": f"{ROOT / 'layers' / 'common'}:{ROOT}", "PATH": "/usr/bin:/bin"}
+    runs = [subprocess.run([*ops, "--credits", "25", "--ref-id", "inv-1"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, check=True) for _ in range(2)]  # fmt: skip
+    assert [json.loads(r.stdout)["applied"] for r in runs] == [True, False]
+
+
+def test_portal_preflight_allows_the_portal_origin_with_credentials(service: LocalService) -> None:
+    reply = service.request("OPTIONS", f"{service.portal}/api/workspaces", headers={
+        "Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST",
+    })  # fmt: skip
+    assert reply.status == 200
+    assert reply.header("access-control-allow-origin") == "http://localhost:5173"
+    assert reply.header("access-control-allow-credentials") == "true"
+
+
+def _s3(service: LocalService):
+    runner = json.loads((service.state_dir / "runner.json").read_text())
+    return boto3.client(
+        "s3", endpoint_url=runner["awsEndpoint"], region_name=runner["region"],
+        aws_access_key_id="local", aws_secret_access_key="local",
+    )  # fmt: skip

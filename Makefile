@@ -60,6 +60,7 @@ unit integration e2e: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) bench/cold_import.py
 	$(PY) bench/round_trip.py
+	PYTHONPATH=layers/common:. $(PY) bench/purge.py
 
 clean:
 	rm -rf .aws-sam .local .pytest_cache .ruff_cache

@@ -35,7 +35,8 @@ def _path_for(route: Route) -> tuple[str, dict[str, str]]:
 
 def sample_event(route: Route, method: str | None = None) -> dict[str, Any]:
     path, params = _path_for(route)
-    method = method or ("POST" if route.method == "ANY" else route.method)
+    # An ANY route (the 405 fallback) only ever sees methods no other route takes: none uses PATCH.
+    method = method or ("PATCH" if route.method == "ANY" else route.method)
     headers = [
         ("Host", "localhost"),
         ("Accept", "application/json"),

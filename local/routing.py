@@ -28,14 +28,14 @@ def _segment_match(pattern: str, path: str) -> tuple[tuple[int, ...], dict[str, 
         if part.startswith("{") and part.endswith("+}"):
             if i >= len(have):
                 return None
-            params[part[1:-2]] = "/".join(have[i:])
+            params[part[1:-2]] = unquote("/".join(have[i:]))
             return (*rank, 2), params
         if i >= len(have):
             return None
         if part.startswith("{"):
-            params[part[1:-1]] = have[i]
+            params[part[1:-1]] = unquote(have[i])  # API Gateway decodes path parameters once
             rank.append(1)
-        elif part == have[i]:
+        elif part == unquote(have[i]):
             rank.append(0)
         else:
             return None
@@ -69,7 +69,7 @@ def proxy_event(
 ) -> dict[str, Any]:
     """The REST API (v1) proxy event API Gateway builds for this request."""
     target = urlsplit(raw_target)
-    path = unquote(target.path)
+    path = target.path  # a REST API passes the path as the client sent it (still percent-encoded)
     query = parse_qsl(target.query, keep_blank_values=True)
     multi_headers: dict[str, list[str]] = {}
     for name, value in headers:

@@ -18,49 +18,23 @@ from core.repositories.agents import AgentRepository
 from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.dynamo import from_item
 from local.demo import load_demo
+from local.emulator import create_resources
+from tests.conftest import FAKE_AWS
+from tests.support.lambdas import invoke, sample_event, stack, with_request
 
-TABLES = {"main_table": "main", "api_keys_table": "api-keys", "ledger_table": "ledger", "bucket": "content"}
+# The physical names template.yaml's resources get in the local stack (the same ones the functions are given).
+MAIN, API_KEYS, LEDGER, BUCKET = (
+    stack().physical_name(r) for r in ("MainTable", "ApiKeysTable", "LedgerTable", "ContentBucket")
+)
+TABLES = {"main_table": MAIN, "api_keys_table": API_KEYS, "ledger_table": LEDGER, "bucket": BUCKET}
 ALLOWED = {"projects", "workflows", "config", "assets", "meta", "wrapper", "brands", "media", "public"}
 RFC3339_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png", "mp4": "video/mp4", "md": "text/markdown"}
 
 
-def _create_resources(db: Any, s3: Any) -> None:
-    """The tables and bucket as template.yaml declares them."""
-
-    def attrs(*names: str) -> list[dict[str, str]]:
-        return [{"AttributeName": n, "AttributeType": "S"} for n in names]
-
-    def key(hash_name: str, range_name: str | None = None) -> list[dict[str, str]]:
-        return [{"AttributeName": hash_name, "KeyType": "HASH"}] + (
-            [{"AttributeName": range_name, "KeyType": "RANGE"}] if range_name else []
-        )
-
-    def index(name: str, hash_name: str, range_name: str) -> dict[str, Any]:
-        return {"IndexName": name, "KeySchema": key(hash_name, range_name), "Projection": {"ProjectionType": "ALL"}}
-
-    common = {"BillingMode": "PAY_PER_REQUEST"}
-    db.create_table(
-        TableName="main",
-        AttributeDefinitions=attrs("pk", "sk", "gsi1pk", "gsi1sk"),
-        KeySchema=key("pk", "sk"),
-        GlobalSecondaryIndexes=[index("gsi1", "gsi1pk", "gsi1sk")],
-        **common,
-    )
-    db.create_table(
-        TableName="api-keys",
-        AttributeDefinitions=attrs("keyHash", "workspaceId", "createdAt"),
-        KeySchema=key("keyHash"),
-        GlobalSecondaryIndexes=[index("byWorkspace", "workspaceId", "createdAt")],
-        **common,
-    )
-    db.create_table(TableName="ledger", AttributeDefinitions=attrs("pk", "sk"), KeySchema=key("pk", "sk"), **common)
-    s3.create_bucket(Bucket="content")
-
-
 def _query(db: Any, pk: str) -> list[dict[str, Any]]:
     request: dict[str, Any] = {
-        "TableName": "main",
+        "TableName": MAIN,
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": pk}},
     }
@@ -74,16 +48,13 @@ def _query(db: Any, pk: str) -> list[dict[str, Any]]:
 def env(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Load the demo once for the module (the cold media encode is the slow part)."""
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in {
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_MAX_ATTEMPTS": "1",
-        }.items():
+        for name, value in FAKE_AWS.items():
             mp.setenv(name, value)
+        mp.delenv("AWS_ENDPOINT_URL", raising=False)
+        mp.delenv("AWS_PROFILE", raising=False)
         with mock_aws():
             db, s3 = boto3.client("dynamodb"), boto3.client("s3")
-            _create_resources(db, s3)
+            create_resources(stack(), db, s3, secrets=boto3.client("secretsmanager"), sqs=boto3.client("sqs"))
             cache = tmp_path_factory.mktemp("demo") / "media-cache"
             workspaces = load_demo(db, s3, cache_dir=cache, **TABLES)
             yield {"db": db, "s3": s3, "cache": cache, "workspaces": workspaces}
@@ -97,15 +68,15 @@ def _workspace_rows(env: Any, ws: dict[str, Any]) -> dict[str, list[dict[str, An
 
 
 def _head(env: Any, key: str) -> dict[str, Any]:
-    return env["s3"].head_object(Bucket="content", Key=key)
+    return env["s3"].head_object(Bucket=BUCKET, Key=key)
 
 
 def _body(env: Any, key: str) -> bytes:
-    return env["s3"].get_object(Bucket="content", Key=key)["Body"].read()
+    return env["s3"].get_object(Bucket=BUCKET, Key=key)["Body"].read()
 
 
 def _published_agent(env: Any, ws: dict[str, Any]) -> tuple[AgentRecord, list[PostRecord]]:
-    agent = AgentRepository(env["db"], "main").get_agent(ws["id"], ws["agents"][0]["id"])
+    agent = AgentRepository(env["db"], MAIN).get_agent(ws["id"], ws["agents"][0]["id"])
     assert agent is not None
     posts = [PostRecord.model_validate(r) for r in _query(env["db"], f"AGENT#{agent.id}#POSTS")]
     return agent, posts
@@ -133,13 +104,13 @@ def test_workspaces_have_distinct_owners_members_and_plans(env: Any) -> None:
 
 
 def test_raw_keys_are_well_formed_and_only_their_hash_is_stored(env: Any) -> None:
-    repo = ApiKeyRepository(env["db"], "api-keys")
+    repo = ApiKeyRepository(env["db"], API_KEYS)
     for ws in env["workspaces"]:
         assert is_well_formed(ws["key"])
         record = repo.get_by_hash(hash_key(ws["key"]))
         assert record is not None and record.workspace_id == ws["id"]
         assert record.prefix == display_prefix(ws["key"]) and record.revoked_at is None
-        stored = env["db"].scan(TableName="api-keys")["Items"]
+        stored = env["db"].scan(TableName=API_KEYS)["Items"]
         assert ws["key"] not in json.dumps(stored)
 
 
@@ -147,7 +118,7 @@ def test_first_owner_has_1000_credits_and_second_none(env: Any) -> None:
     balances = []
     for ws in env["workspaces"][:2]:
         owner_id = _workspace_rows(env, ws)["WS"][0]["ownerId"]
-        item = env["db"].get_item(TableName="ledger", Key={"pk": {"S": f"ACCT#{owner_id}"}, "sk": {"S": "BALANCE"}})
+        item = env["db"].get_item(TableName=LEDGER, Key={"pk": {"S": f"ACCT#{owner_id}"}, "sk": {"S": "BALANCE"}})
         balances.append(from_item(item["Item"])["available"] if "Item" in item else 0)
     assert balances == [1000, 0]
 
@@ -173,7 +144,7 @@ def test_published_agents_have_a_rich_feed(env: Any) -> None:
             else:
                 assert post.pages == []
         # The repository's own read sees the same data: capped, filtered, newest first.
-        repo = AgentRepository(env["db"], "main")
+        repo = AgentRepository(env["db"], MAIN)
         assert len(repo.list_feed(agent.id, channel=None, category=None, limit=120)) == 120
         feed = repo.list_feed(agent.id, channel="instagram", category=None, limit=120)
         assert len(feed) == 120 and all("instagram" in p.channels and p.published for p in feed)
@@ -222,7 +193,7 @@ def test_items_objects_and_documents(env: Any) -> None:
         items = [ItemRecord.model_validate(r) for r in _query(env["db"], f"AGENT#{agent.id}#ITEMS")]
         assert len(items) >= 8 and any(not i.active for i in items)
         assert len({i.kind for i in items}) >= 4 and len({i.origin for i in items}) >= 2
-        active = AgentRepository(env["db"], "main").list_active_items(agent.id)
+        active = AgentRepository(env["db"], MAIN).list_active_items(agent.id)
         assert {i.id for i in active} == {i.id for i in items if i.active}
         for item in items:
             head = _head(env, f"workspaces/{ws['id']}/{item.r2_key}")
@@ -230,7 +201,7 @@ def test_items_objects_and_documents(env: Any) -> None:
         wrap, site = json.loads(agent.wrap_json or ""), json.loads(agent.site_json or "")
         assert wrap["layout"] and wrap["greeting"] and wrap["theme"]["primary"].startswith("#")
         assert site["pages"] and site["nav"] and site["sections"]
-        workflow = AgentRepository(env["db"], "main").get_workflow(ws["id"], agent.active_workflow_id)
+        workflow = AgentRepository(env["db"], MAIN).get_workflow(ws["id"], agent.active_workflow_id)
         assert isinstance(workflow, WorkflowRecord)
         suggestions = json.loads(workflow.suggestions_json or "")
         assert suggestions and all(s["title"] and s["prompt"] for s in suggestions)
@@ -239,7 +210,7 @@ def test_items_objects_and_documents(env: Any) -> None:
 def test_draft_agent_has_nothing_published_but_a_few_posts(env: Any) -> None:
     ws = env["workspaces"][0]
     assert len(ws["agents"]) >= 2
-    draft = AgentRepository(env["db"], "main").get_agent(ws["id"], ws["agents"][1]["id"])
+    draft = AgentRepository(env["db"], MAIN).get_agent(ws["id"], ws["agents"][1]["id"])
     assert draft is not None and draft.wrap_json is None and draft.site_json is None
     assert 0 < len(_query(env["db"], f"AGENT#{draft.id}#POSTS")) < 50
 
@@ -247,7 +218,7 @@ def test_draft_agent_has_nothing_published_but_a_few_posts(env: Any) -> None:
 def test_objects_under_allowlisted_and_private_prefixes(env: Any) -> None:
     for ws in env["workspaces"]:
         prefix = f"workspaces/{ws['id']}/"
-        pages = env["s3"].get_paginator("list_objects_v2").paginate(Bucket="content", Prefix=prefix)
+        pages = env["s3"].get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
         keys = [o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", [])]
         tops = {k.split("/", 1)[0] for k in keys}
         assert tops >= ALLOWED and {"conversations", "billing", "private"} <= tops
@@ -262,3 +233,17 @@ def test_reload_makes_fresh_ids_and_reuses_the_media_cache(env: Any) -> None:
     assert {p.name: p.stat().st_mtime_ns for p in env["cache"].iterdir()} == before
     assert not {ws["id"] for ws in again} & {ws["id"] for ws in env["workspaces"]}
     assert not {ws["key"] for ws in again} & {ws["key"] for ws in env["workspaces"]}
+
+
+def test_demo_keys_and_agents_work_through_the_handlers(env: Any) -> None:
+    """The demo is read by the real handlers: its tables are the template's, so the functions find them."""
+    for ws in env["workspaces"]:
+        auth = {"Authorization": f"Bearer {ws['key']}"}
+        whoami = invoke("BrainWhoAmIFunction", with_request(sample_event("BrainWhoAmIFunction"), headers=auth))
+        assert whoami.status == 200 and whoami.json()["workspaceId"] == ws["id"]
+        agent_id = ws["agents"][0]["id"]
+        event = with_request(sample_event("BrainFeedFunction"), path_parameters={"agentId": agent_id}, headers=auth)
+        feed = invoke("BrainFeedFunction", event).json()
+        assert len(feed) == 120 and all("instagram" in p["channels"] for p in feed)
+        event = with_request(sample_event("BrainItemsFunction"), path_parameters={"agentId": agent_id}, headers=auth)
+        assert invoke("BrainItemsFunction", event).status == 200

@@ -138,6 +138,25 @@ class Seeder:
         self._agents.put_agent(agent)
         return agent
 
+    def workflow(
+        self, ws: WorkspaceRecord, *, suggestions: Any = None, workflow_id: str | None = None
+    ) -> WorkflowRecord:
+        """A workflow of ``ws`` (not made any agent's active one)."""
+        workflow = WorkflowRecord(
+            id=workflow_id or new_id("wf"),
+            workspace_id=ws.id,
+            name="Extra",
+            suggestions_json=None if suggestions is None else _text(suggestions),
+        )
+        self._agents.put_workflow(workflow)
+        return workflow
+
+    def activate(self, agent: AgentRecord, workflow_id: str) -> AgentRecord:
+        """Point ``agent`` at another workflow (which need not exist)."""
+        updated = agent.model_copy(update={"active_workflow_id": workflow_id})
+        self._agents.put_agent(updated)
+        return updated
+
     def posts(self, agent_id: str, count: int, **fields: Any) -> list[PostRecord]:
         """``count`` posts with ``createdAt`` ascending by index; ``fields`` may be callables of the index."""
         posts = []

@@ -83,9 +83,7 @@ def _boundary_for(authenticate: Authenticate | None, allow_origin: Callable[[], 
             response = next_middleware(app)
         except DomainError as error:
             response = error_response(error)
-        except ValidationError as error:
-            response = error_response(validation_failed(error))
-        except Exception:
+        except Exception:  # incl. a ValidationError from a stored record: the service's fault, not the caller's
             logger.exception("unhandled error")
             response = error_response(DomainError())
         for name, value in (
@@ -104,16 +102,20 @@ def validation_failed(error: ValidationError) -> ValidationFailed:
     return ValidationFailed(f"{field}: {first.get('msg', 'invalid value')}")
 
 
-def _make_resolver(authenticate: Authenticate | None, allow_origin: Callable[[], str]) -> APIGatewayRestResolver:
+def _make_resolver(
+    authenticate: Authenticate | None, allow_origin: Callable[[], str], *, fallback: bool = False
+) -> APIGatewayRestResolver:
     app = APIGatewayRestResolver()
     app.use(middlewares=[_boundary_for(authenticate, allow_origin)])
 
     @app.not_found
     def _unmatched(_: NotFoundError) -> Response:
         # API Gateway sends a known path with an unrouted method to the fallback's
-        # ``ANY`` on that path, and everything else to its ``/{proxy+}``.
+        # ``ANY`` on that path, and everything else to its ``/{proxy+}``. In a route's
+        # own function, a path its pattern cannot match (odd characters) is simply unknown.
         resource = app.current_event.resource
-        return error_response(MethodNotAllowed() if resource and resource != "/{proxy+}" else NotFound())
+        known_path = fallback and resource and resource != "/{proxy+}"
+        return error_response(MethodNotAllowed() if known_path else NotFound())
 
     return app
 
@@ -143,7 +145,7 @@ def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
 
 def fallback_api() -> APIGatewayRestResolver:
     """No routes and no credential: answers 404/405 for whatever API Gateway did not route."""
-    return _make_resolver(None, lambda: _plane_origin(get_settings().api_plane))
+    return _make_resolver(None, lambda: _plane_origin(get_settings().api_plane), fallback=True)
 
 
 def _plane_origin(plane: str) -> str:
@@ -167,7 +169,10 @@ def parse_body[M: BaseModel](app: APIGatewayRestResolver, model: type[M]) -> M:
         raise ValidationFailed("body: must be valid JSON") from exc
     if not isinstance(data, dict):
         raise ValidationFailed("body: must be a JSON object")
-    return model.model_validate(data)
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise validation_failed(error) from error
 
 
 def header(app: APIGatewayRestResolver, name: str) -> str | None:

@@ -20,7 +20,8 @@ class Record(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
     def attributes(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        """Top-level ``None`` fields are omitted (so ``attribute_not_exists`` means unset); nested nulls are kept."""
+        return {k: v for k, v in self.model_dump(mode="json", by_alias=True).items() if v is not None}
 
 
 class UserRecord(Record):

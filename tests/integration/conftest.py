@@ -1,0 +1,38 @@
+"""Fixtures of the read-plane integration tests: a tenant seeded with the ids events/*.json carry, and a rival."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from core.models.records import AgentRecord, WorkspaceRecord
+from local.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
+from tests.support.seed import Seeder
+
+
+@dataclass(frozen=True)
+class Tenant:
+    ws: WorkspaceRecord
+    key: str
+    agent: AgentRecord
+
+
+@pytest.fixture
+def seed(aws) -> Seeder:
+    return Seeder(aws.dynamodb)
+
+
+@pytest.fixture
+def tenant(seed: Seeder) -> Tenant:
+    """Workspace, key and agent with exactly the SAMPLE_* ids, so the sample events replay as they are."""
+    ws = seed.workspace(seed.user("owner@example.com", plan="pro"), workspace_id=SAMPLE_WORKSPACE_ID)
+    key = seed.api_key(ws.id, raw=SAMPLE_KEY, key_id=SAMPLE_API_KEY_ID)
+    return Tenant(ws, key, seed.agent(ws, agent_id=SAMPLE_AGENT_ID))
+
+
+@pytest.fixture
+def rival(seed: Seeder) -> Tenant:
+    """A second workspace with its own key and agent (for tenant isolation)."""
+    ws = seed.workspace(seed.user("rival@example.com", plan="pro"), "Rival")
+    return Tenant(ws, seed.api_key(ws.id), seed.agent(ws, slug="rival"))

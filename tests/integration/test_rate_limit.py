@@ -1,0 +1,145 @@
+"""Per-key rate limit over every read-plane call (decisions.md): 429 RATE_LIMITED with Retry-After and RateLimit-*."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from core import aws as core_aws
+from core import deps
+from core.auth.api_keys import hash_key
+from core.repositories.api_keys import ApiKeyRepository
+from core.repositories.dynamo import from_item
+from core.repositories.rate_limits import RateLimitRepository
+from core.services.key_auth import KeyAuthenticator
+from core.settings import get_settings
+from local.events import SAMPLE_KEY
+from tests.integration.helpers import RFC3339_MS, call, error_of, ok_json
+from tests.support.lambdas import stack
+from tests.support.seed import Seeder
+
+WHOAMI = "BrainWhoAmIFunction"
+WINDOW_START = 1_800_000_000.0  # a multiple of 60: the first second of a rate-limit window
+RATE_LIMITED = {"error": "Rate limit exceeded", "code": "RATE_LIMITED"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = WINDOW_START
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(aws, monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The handlers' key authenticator, exactly as deps builds it, but on a clock the test moves."""
+    clock = Clock()
+
+    @cache
+    def key_authenticator() -> KeyAuthenticator:
+        settings = get_settings()
+        return KeyAuthenticator(
+            ApiKeyRepository(core_aws.dynamodb(), settings.api_keys_table),
+            RateLimitRepository(core_aws.dynamodb(), settings.rate_limits_table),
+            settings.default_key_rate_limit,
+            clock=clock,
+        )
+
+    monkeypatch.setattr(deps, "key_authenticator", key_authenticator)
+    return clock
+
+
+def rate_headers(result) -> tuple[str | None, ...]:
+    return tuple(result.header(h) for h in ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"))
+
+
+def key_record(aws, raw: str) -> dict:
+    item = aws.dynamodb.get_item(TableName=stack().physical_name("ApiKeysTable"), Key={"keyHash": {"S": hash_key(raw)}})
+    return from_item(item["Item"])
+
+
+def test_fourth_request_in_the_window_is_429(tenant, seed: Seeder, clock: Clock) -> None:
+    key = seed.api_key(tenant.ws.id, rate_limit=3)
+    clock.now = WINDOW_START + 15.2
+    seen = [rate_headers(call(WHOAMI, key=key)) for _ in range(3)]
+    assert seen == [("3", "2", "45"), ("3", "1", "45"), ("3", "0", "45")]
+    refused = call(WHOAMI, key=key)
+    assert error_of(refused) == (429, RATE_LIMITED)
+    assert rate_headers(refused) == ("3", "0", "45")
+    assert refused.header("Retry-After") == "45"
+    assert refused.header("Access-Control-Allow-Origin") == "*"
+    assert "Retry-After" in (refused.header("Access-Control-Expose-Headers") or "")
+
+
+def test_retry_after_is_whole_seconds_and_at_least_one(tenant, seed: Seeder, clock: Clock) -> None:
+    key = seed.api_key(tenant.ws.id, rate_limit=1)
+    clock.now = WINDOW_START + 59.95
+    assert call(WHOAMI, key=key).status == 200
+    refused = call(WHOAMI, key=key)
+    assert refused.status == 429
+    assert refused.header("Retry-After") == refused.header("RateLimit-Reset") == "1"
+
+
+def test_the_limit_spans_every_read_plane_function(tenant, seed: Seeder, clock: Clock) -> None:
+    key = seed.api_key(tenant.ws.id, rate_limit=3)
+    for function in ("BrainAgentFunction", "BrainFeedFunction", "BrainWrapFunction"):
+        assert call(function, key=key).status == 200
+    for function in ("BrainItemsFunction", "BrainSiteFunction", "BrainSuggestionsFunction", WHOAMI):
+        assert error_of(call(function, key=key)) == (429, RATE_LIMITED)
+
+
+def test_refused_requests_are_not_counted_and_the_next_window_starts_fresh(tenant, seed: Seeder, clock: Clock) -> None:
+    key = seed.api_key(tenant.ws.id, rate_limit=2)
+    results = [call(WHOAMI, key=key).status for _ in range(5)]
+    assert results == [200, 200, 429, 429, 429]
+    clock.now = WINDOW_START + 60
+    assert rate_headers(call(WHOAMI, key=key)) == ("2", "1", "60")
+
+
+def test_other_keys_are_unaffected(tenant, rival, seed: Seeder, clock: Clock) -> None:
+    limited = seed.api_key(tenant.ws.id, rate_limit=1)
+    sibling = seed.api_key(tenant.ws.id, rate_limit=1)
+    assert [call(WHOAMI, key=limited).status for _ in range(2)] == [200, 429]
+    assert rate_headers(call(WHOAMI, key=sibling)) == ("1", "0", "60")
+    assert rate_headers(call(WHOAMI, key=rival.key)) == ("600", "599", "60")
+    assert rate_headers(call(WHOAMI)) == ("600", "599", "60")
+
+
+def test_unset_rate_limit_means_600_per_minute(tenant, aws, clock: Clock) -> None:
+    assert "rateLimit" not in key_record(aws, SAMPLE_KEY)
+    for n in range(1, 4):
+        assert rate_headers(call(WHOAMI)) == ("600", str(600 - n), "60")
+
+
+def test_default_limit_with_the_real_clock(tenant) -> None:
+    """No patched clock: what deps wires up is what the handlers use."""
+    result = call(WHOAMI)
+    limit, remaining, reset = rate_headers(result)
+    assert (limit, remaining) == ("600", "599") and 1 <= int(reset or 0) <= 60
+    assert ok_json(result)["workspaceId"] == tenant.ws.id
+
+
+def test_refused_credentials_are_not_rate_limited_responses(tenant, clock: Clock) -> None:
+    result = call(WHOAMI, headers={"Authorization": None})
+    assert result.status == 401 and result.header("Retry-After") is None
+
+
+def test_last_used_at_is_written_once_per_window(tenant, aws, clock: Clock) -> None:
+    assert "lastUsedAt" not in key_record(aws, SAMPLE_KEY)
+    assert call(WHOAMI).status == 200
+    first = key_record(aws, SAMPLE_KEY)["lastUsedAt"]
+    assert RFC3339_MS.match(first)
+    table = stack().physical_name("ApiKeysTable")
+    aws.dynamodb.update_item(
+        TableName=table,
+        Key={"keyHash": {"S": hash_key(SAMPLE_KEY)}},
+        UpdateExpression="SET lastUsedAt = :old",
+        ExpressionAttributeValues={":old": {"S": "2000-01-01T00:00:00.000Z"}},
+    )
+    assert call(WHOAMI).status == 200  # same window: no write
+    assert key_record(aws, SAMPLE_KEY)["lastUsedAt"] == "2000-01-01T00:00:00.000Z"
+    clock.now += 60
+    assert call(WHOAMI).status == 200  # first request of the next window: written again
+    assert key_record(aws, SAMPLE_KEY)["lastUsedAt"] >= first

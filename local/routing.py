@@ -57,6 +57,10 @@ def match(routes: list[Route], method: str, path: str) -> tuple[str | None, Matc
     return resource, Match(route, params) if route else None
 
 
+def _header(headers: list[tuple[str, str]], name: str) -> str:
+    return next((value for key, value in reversed(headers) if key.lower() == name), "")
+
+
 def proxy_event(
     method: str,
     raw_target: str,
@@ -103,7 +107,7 @@ def proxy_event(
             "requestId": request_id,
             "extendedRequestId": request_id,
             "requestTimeEpoch": int(time.time() * 1000),
-            "identity": {"sourceIp": source_ip, "userAgent": dict(headers).get("User-Agent", "")},
+            "identity": {"sourceIp": source_ip, "userAgent": _header(headers, "user-agent")},
             "domainName": "localhost",
             "apiId": "local",
         },

@@ -84,18 +84,34 @@ class Stack:
             if fn == "Ref":
                 return self._ref(arg)
             if fn == "Fn::GetAtt":
-                return f"arn:aws:local:{self.region}::{self.physical_name(arg[0])}"
+                return self._attribute(arg[0])
             if fn == "Fn::Sub":
-                text = arg if isinstance(arg, str) else arg[0]
-                return re.sub(r"\$\{([^}]+)\}", lambda m: str(self._ref(m.group(1).split(".")[0])), text)
+                text, variables = (arg, {}) if isinstance(arg, str) else (arg[0], self.resolve(arg[1]))
+                return re.sub(r"\$\{([^}!]+)\}", lambda m: str(self._sub_variable(m.group(1), variables)), text)
         if isinstance(value, dict):
             return {k: self.resolve(v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         return value
 
+    def _attribute(self, name: str) -> str:
+        return f"arn:aws:local:{self.region}::{self.physical_name(name)}"
+
+    def _sub_variable(self, name: str, variables: dict[str, Any]) -> str:
+        if name in variables:
+            return variables[name]
+        if "." in name and not name.startswith("AWS::"):  # ${Resource.Attribute} is a GetAtt
+            return self._attribute(name.split(".", 1)[0])
+        return self._ref(name)
+
     def _ref(self, name: str) -> str:
-        pseudo = {"AWS::StackName": self.stack_name, "AWS::Region": self.region, "AWS::URLSuffix": "localhost"}
+        pseudo = {
+            "AWS::StackName": self.stack_name,
+            "AWS::Region": self.region,
+            "AWS::URLSuffix": "localhost",
+            "AWS::Partition": "aws",
+            "AWS::AccountId": ACCOUNT_ID,
+        }
         if name in pseudo:
             return pseudo[name]
         if name in self.parameters:

@@ -16,11 +16,12 @@ app = portal_api()
 @app.post("/api/workspaces/<workspaceId>/keys")
 def mint_key(workspaceId: str):
     user_id = portal_caller(app).user_id
-    request = parse_body(app, MintKeyRequest)
     admin = deps.key_admin()
+    workspace = admin.require_manager(user_id, workspaceId)  # access (404/403) before the body (400)
+    request = parse_body(app, MintKeyRequest)
 
     def mint(replay_of: str | None) -> tuple[int, dict]:
-        key = admin.mint(user_id, workspaceId, request.name, request.rate_limit, replay_of)
+        key = admin.mint(user_id, workspaceId, request.name, request.rate_limit, replay_of, workspace)
         return 201, {"key": key.wire()}
 
     outcome = deps.idempotency().run(

@@ -44,8 +44,12 @@ def issue(secret: bytes, user_id: str, session_id: str, now: int | None = None) 
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
-def verify(token: str, secret: bytes) -> PortalClaims:
-    """Claims of a valid token; ``TokenExpired`` if only ``exp`` is wrong, else ``Unauthorized``."""
+def verify(token: str, secret: bytes, now: int | None = None) -> PortalClaims:
+    """Claims of a valid token; ``TokenExpired`` if only ``exp`` is wrong, else ``Unauthorized``.
+
+    Expiry is checked last, by hand: PyJWT checks ``exp`` before ``aud``/``iss``, which
+    would tell the holder of someone else's expired token to refresh it.
+    """
     import jwt
 
     try:
@@ -55,12 +59,14 @@ def verify(token: str, secret: bytes) -> PortalClaims:
             algorithms=["HS256"],  # never trust the token's own header
             issuer=ISSUER,
             audience=AUDIENCE,
-            options={"require": _REQUIRED_CLAIMS},
+            options={"require": _REQUIRED_CLAIMS, "verify_exp": False},
         )
-    except jwt.ExpiredSignatureError as exc:
-        raise TokenExpired() from exc
     except jwt.PyJWTError as exc:
         raise Unauthorized() from exc
     if not all(isinstance(claims[name], str) and claims[name] for name in ("sub", "sid", "jti")):
         raise Unauthorized()
+    if not all(isinstance(claims[name], int) and not isinstance(claims[name], bool) for name in ("iat", "exp")):
+        raise Unauthorized()
+    if claims["exp"] <= (int(time.time()) if now is None else now):
+        raise TokenExpired()
     return PortalClaims(claims["sub"], claims["sid"], claims["iat"], claims["exp"], claims["jti"])

@@ -129,7 +129,8 @@ class ErrorBody(ApiModel):
 
 
 class RequestModel(ApiModel):
-    model_config = ApiModel.model_config | {"strict": True, "str_strip_whitespace": True}
+    # Only the wire (camelCase) names are accepted: ``rate_limit`` is an unknown field, not an alias.
+    model_config = ApiModel.model_config | {"strict": True, "str_strip_whitespace": True, "validate_by_name": False}
 
 
 class MagicLinkRequest(RequestModel):

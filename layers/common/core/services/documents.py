@@ -15,13 +15,18 @@ from ..models.read_plane import SiteConfig, Suggestions, WrapConfig
 WRAP_LAYOUTS = ("chat", "feed", "grid", "split")
 
 
-def _load_object(text: str | None) -> dict[str, Any]:
+def _load(text: str | None) -> Any:
+    """The parsed document, or ``None`` when it cannot be read (including pathologically deep nesting)."""
     if not text:
-        return {}
+        return None
     try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return {}
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _load_object(text: str | None) -> dict[str, Any]:
+    value = _load(text)
     return value if isinstance(value, dict) else {}
 
 
@@ -51,12 +56,7 @@ def parse_site(text: str | None) -> SiteConfig:
 
 def parse_suggestions(text: str | None) -> Suggestions:
     """A workflow publishes either a bare list or ``{"suggestions": [...]}``."""
-    if not text:
-        return Suggestions()
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return Suggestions()
+    value = _load(text)
     if isinstance(value, dict):
         value = value.get("suggestions")
     return Suggestions(suggestions=value if isinstance(value, list) else [])

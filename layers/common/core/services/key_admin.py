@@ -10,7 +10,7 @@ from ..auth import api_keys
 from ..errors import ApiKeysNotAvailable, NotFound
 from ..ids import new_id, now_iso
 from ..models.management import ApiKey, MintedApiKey
-from ..models.records import ApiKeyRecord
+from ..models.records import ApiKeyRecord, WorkspaceRecord
 from ..repositories.api_keys import ApiKeyRepository
 from ..settings import PlanLimits
 from .workspaces import WorkspaceService
@@ -44,23 +44,34 @@ class KeyAdminService:
         self._workspaces.membership(workspace_id, user_id)
         return [self._view(k) for k in self._keys.list_for_workspace(workspace_id)]
 
-    def check_can_mint(self, user_id: str, workspace_id: str) -> None:
+    def require_manager(self, user_id: str, workspace_id: str) -> WorkspaceRecord:
+        """The workspace, if the caller is its owner or an admin (404 for strangers, 403 for members)."""
+        return self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+
+    def check_can_mint(self, user_id: str, workspace_id: str, workspace: WorkspaceRecord | None = None) -> None:
         """Owner or admin (403), and the workspace owner's plan must include keys (402)."""
-        workspace = self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+        workspace = workspace or self.require_manager(user_id, workspace_id)
         owner = self._workspaces.user(workspace.owner_id)
         if not self._plan_of(owner.plan).api_keys:
             raise ApiKeysNotAvailable("API keys need a multi-workspace plan")
 
     def mint(
-        self, user_id: str, workspace_id: str, name: str, rate_limit: int | None, replay_of: str | None
+        self,
+        user_id: str,
+        workspace_id: str,
+        name: str,
+        rate_limit: int | None,
+        replay_of: str | None,
+        workspace: WorkspaceRecord | None = None,
     ) -> MintedApiKey:
         """A new key; the raw value is in the response only.
 
+        ``workspace`` is the caller's already-checked workspace (``require_manager``), if any.
         With an ``Idempotency-Key`` (``replay_of``), the secret is derived from it with
         an HMAC under the service's secret, so a replayed response can carry the same
         raw key again without the raw key ever being stored.
         """
-        self.check_can_mint(user_id, workspace_id)
+        self.check_can_mint(user_id, workspace_id, workspace)
         raw = api_keys.generate(self.replay_secret(user_id, workspace_id, replay_of) if replay_of else None)
         record = ApiKeyRecord(
             id=new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,

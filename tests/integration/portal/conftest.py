@@ -1,0 +1,50 @@
+"""Fixtures of the management-plane integration tests (helpers live in ``support``)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import deps
+from tests.integration.portal.idp import CLIENT_ID, IdentityProviders
+from tests.integration.portal.support import Portal
+
+
+@pytest.fixture
+def portal(aws: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Portal:
+    """moto with the template's resources, mail written to ``tmp_path/outbox``."""
+    monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
+    monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
+    deps.reset()
+    return Portal(aws, tmp_path / "outbox")
+
+
+@pytest.fixture
+def atomic_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Serialise moto's request handling: each AWS call is atomic, as in AWS (moto itself takes no lock)."""
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.Lock()
+    original = BotocoreStubber.process_request
+
+    def process_request(self: BotocoreStubber, request: Any) -> Any:
+        with lock:
+            return original(self, request)
+
+    monkeypatch.setattr(BotocoreStubber, "process_request", process_request)
+    yield
+
+
+@pytest.fixture
+def idp(portal: Portal, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> IdentityProviders:
+    """Google and Apple sign-in configured against local JWKS files (no network)."""
+    providers = IdentityProviders(tmp_path)
+    for provider in ("google", "apple"):
+        monkeypatch.setenv(f"{provider.upper()}_JWKS_URL", providers.urls[provider])
+        monkeypatch.setenv(f"{provider.upper()}_CLIENT_IDS", f"another-client, {CLIENT_ID[provider]}")
+    deps.reset()
+    return providers

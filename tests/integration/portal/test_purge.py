@@ -1,0 +1,148 @@
+"""WorkspacePurgeFunction: a deleted workspace's objects, records and keys go; nothing else; resumable, idempotent."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Any
+
+import pytest
+
+from core.repositories import main_table
+from core.settings import get_settings
+from tests.integration.portal.support import Portal, Session, WorkerContext, sqs_event, take_purge_messages
+from tests.support.lambdas import handler_module
+from tests.support.seed import Seeder
+
+OBJECTS = 2_500
+
+
+def put_objects(portal: Portal, workspace_id: str, count: int) -> None:
+    for n in range(count):
+        folder = ("projects/prj_1/media", "assets", "conversations/t1", "private")[n % 4]
+        portal.aws.s3.put_object(Bucket=get_settings().content_bucket, Key=f"workspaces/{workspace_id}/{folder}/{n}",
+                                 Body=b"x")  # fmt: skip
+
+
+def objects_under(portal: Portal, prefix: str) -> int:
+    pages = portal.aws.s3.get_paginator("list_objects_v2").paginate(Bucket=get_settings().content_bucket, Prefix=prefix)
+    return sum(page.get("KeyCount", 0) for page in pages)
+
+
+def partition(portal: Portal, pk: str) -> list[dict[str, Any]]:
+    query = {"TableName": get_settings().main_table, "KeyConditionExpression": "pk = :pk",
+             "ExpressionAttributeValues": {":pk": {"S": pk}}}  # fmt: skip
+    return portal.aws.dynamodb.query(**query)["Items"]
+
+
+def key_rows(portal: Portal, workspace_id: str) -> list[dict[str, Any]]:
+    rows = portal.aws.dynamodb.scan(TableName=get_settings().api_keys_table)["Items"]
+    return [r for r in rows if r["workspaceId"]["S"] == workspace_id]
+
+
+def run_worker(messages: list[dict[str, Any]], context: WorkerContext | None = None) -> dict[str, Any]:
+    return handler_module("WorkspacePurgeFunction").lambda_handler(sqs_event(messages), context or WorkerContext())
+
+
+def seeded_workspace(portal: Portal, owner: Session, name: str, objects: int) -> dict[str, Any]:
+    """A workspace with a key, an agent with posts and items, a spare workflow and ``objects`` objects."""
+    ws = portal.create_workspace(owner, name)
+    portal.mint_key(owner, ws["id"])
+    seed, record = Seeder(portal.aws.dynamodb), portal.workspace_record(ws["id"])
+    agent = seed.agent(record, slug=f"agent-{name.lower()}")
+    seed.posts(agent.id, 30)
+    seed.items(agent.id, [{} for _ in range(5)])
+    seed.workflow(record)
+    put_objects(portal, ws["id"], objects)
+    return ws | {"agentId": agent.id}
+
+
+@pytest.fixture
+def doomed_and_kept(portal: Portal) -> tuple[Session, dict[str, Any], dict[str, Any]]:
+    owner = portal.sign_in("owner@example.com", plan="pro")
+    kept = seeded_workspace(portal, owner, "Kept", 40)
+    doomed = seeded_workspace(portal, owner, "Doomed", OBJECTS)
+    portal.aws.s3.put_object(Bucket=get_settings().content_bucket, Key=f"workspaces/{doomed['id']}x/edge", Body=b"")
+    deleted = portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": doomed["id"]})
+    assert deleted.json() == {"deleted": True}
+    return owner, doomed, kept
+
+
+def assert_purged(portal: Portal, ws: dict[str, Any]) -> None:
+    assert objects_under(portal, f"workspaces/{ws['id']}/") == 0
+    assert partition(portal, f"WS#{ws['id']}") == []
+    assert partition(portal, main_table.posts_partition(ws["agentId"])) == []
+    assert partition(portal, main_table.items_partition(ws["agentId"])) == []
+    assert partition(portal, f"PURGE#{ws['id']}") == []
+    assert key_rows(portal, ws["id"]) == []
+
+
+def assert_intact(portal: Portal, owner: Session, ws: dict[str, Any]) -> None:
+    assert objects_under(portal, f"workspaces/{ws['id']}/") == 40
+    assert objects_under(portal, f"workspaces/{ws['id']}x/") == 0
+    assert len(partition(portal, main_table.posts_partition(ws["agentId"]))) == 30
+    assert len(partition(portal, main_table.items_partition(ws["agentId"]))) == 5
+    assert len(key_rows(portal, ws["id"])) == 1
+    fetched = portal.call("PortalWorkspaceGetFunction", token=owner.token, params={"workspaceId": ws["id"]})
+    assert fetched.status == 200
+
+
+def test_purge_deletes_everything_of_the_workspace_and_nothing_else(portal: Portal, doomed_and_kept: Any) -> None:
+    owner, doomed, kept = doomed_and_kept
+    assert len(key_rows(portal, doomed["id"])) == 1 and objects_under(portal, f"workspaces/{doomed['id']}/") == OBJECTS
+    assert run_worker(take_purge_messages(portal.aws.sqs)) == {"batchItemFailures": []}
+    assert_purged(portal, doomed)
+    assert_intact(portal, owner, kept)
+    assert objects_under(portal, f"workspaces/{doomed['id']}x/") == 1  # a sibling prefix is not "under" it
+    assert take_purge_messages(portal.aws.sqs) == []
+    # twice is harmless, and the owner's DELETE now finds nothing
+    assert run_worker([{"MessageId": "m2", "ReceiptHandle": "r2", "Body": f'{{"workspaceId": "{doomed["id"]}"}}',
+                        "MD5OfBody": ""}]) == {"batchItemFailures": []}  # fmt: skip
+    assert take_purge_messages(portal.aws.sqs) == []
+    assert_intact(portal, owner, kept)
+    again = portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": doomed["id"]})
+    assert again.status == 404
+
+
+def test_a_pass_short_of_time_requeues_and_a_later_pass_finishes(
+    portal: Portal, doomed_and_kept: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    owner, doomed, kept = doomed_and_kept
+    calls = itertools.count()
+    short = WorkerContext(remaining=lambda: 900_000 if next(calls) < 1 else 0)
+    with caplog.at_level(logging.INFO, logger="purge"):
+        assert run_worker(take_purge_messages(portal.aws.sqs), short) == {"batchItemFailures": []}
+    (passed,) = [r for r in caplog.records if r.getMessage() == "purge pass"]
+    assert (passed.finished, passed.objects_deleted) == (False, 1000)  # type: ignore[attr-defined]
+    assert objects_under(portal, f"workspaces/{doomed['id']}/") == OBJECTS - 1000
+    assert len(partition(portal, f"PURGE#{doomed['id']}")) == 1
+    (requeued,) = take_purge_messages(portal.aws.sqs)
+    assert run_worker([requeued]) == {"batchItemFailures": []}
+    assert_purged(portal, doomed)
+    assert_intact(portal, owner, kept)
+    assert take_purge_messages(portal.aws.sqs) == []
+
+
+def test_no_time_at_all_still_makes_a_clean_requeue(portal: Portal) -> None:
+    owner = portal.sign_in("owner@example.com", plan="pro")
+    ws = seeded_workspace(portal, owner, "Tiny", 3)
+    portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": ws["id"]})
+    assert run_worker(take_purge_messages(portal.aws.sqs), WorkerContext(remaining=lambda: 0)) == {
+        "batchItemFailures": []}  # fmt: skip
+    assert objects_under(portal, f"workspaces/{ws['id']}/") == 3
+    assert run_worker(take_purge_messages(portal.aws.sqs)) == {"batchItemFailures": []}
+    assert_purged(portal, ws)
+
+
+def test_a_message_for_a_live_workspace_purges_nothing(portal: Portal) -> None:
+    owner = portal.sign_in("owner@example.com", plan="pro")
+    ws = seeded_workspace(portal, owner, "Alive", 40)
+    body = f'{{"workspaceId": "{ws["id"]}"}}'
+    assert run_worker([{"MessageId": "m", "ReceiptHandle": "r", "Body": body, "MD5OfBody": ""}]) == {
+        "batchItemFailures": []}  # fmt: skip
+    assert_intact(portal, owner, ws)
+
+
+def test_an_unreadable_message_is_reported_for_redelivery(portal: Portal) -> None:
+    messages = [{"MessageId": "bad-1", "ReceiptHandle": "r", "Body": "not json", "MD5OfBody": ""}]
+    assert run_worker(messages) == {"batchItemFailures": [{"itemIdentifier": "bad-1"}]}

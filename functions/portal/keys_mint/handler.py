@@ -21,7 +21,7 @@ def mint_key(workspaceId: str):
     request = parse_body(app, MintKeyRequest)
 
     def mint(replay_of: str | None) -> tuple[int, dict]:
-        key = admin.mint(user_id, workspaceId, request.name, request.rate_limit, replay_of, workspace)
+        key = admin.mint(user_id, workspaceId, request.name, request.rate_limit, replay_of, workspace=workspace)
         return 201, {"key": key.wire()}
 
     outcome = deps.idempotency().run(

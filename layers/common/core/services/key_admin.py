@@ -62,6 +62,7 @@ class KeyAdminService:
         name: str,
         rate_limit: int | None,
         replay_of: str | None,
+        *,
         workspace: WorkspaceRecord | None = None,
     ) -> MintedApiKey:
         """A new key; the raw value is in the response only.

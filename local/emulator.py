@@ -11,10 +11,35 @@ from .template import Stack
 _CREATE_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes")
 
 
+def make_dynamodb_atomic() -> None:
+    """Run moto's DynamoDB requests one at a time.
+
+    DynamoDB applies each request (a conditional update, a transaction) atomically;
+    moto takes no lock, so concurrent requests could interleave and, say, overspend a
+    balance that DynamoDB would protect. One lock restores DynamoDB's guarantee.
+    """
+    import threading
+
+    from moto.dynamodb.responses import DynamoHandler
+
+    if getattr(DynamoHandler.call_action, "atomic", False):
+        return
+    lock = threading.Lock()
+    original = DynamoHandler.call_action
+
+    def call_action(self: DynamoHandler) -> Any:
+        with lock:
+            return original(self)
+
+    call_action.atomic = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+
+
 def start_moto(host: str = "127.0.0.1", port: int = 0) -> tuple[Any, str]:
-    """Start moto's threaded server; returns it and its endpoint URL."""
+    """Start moto's threaded server (with atomic DynamoDB requests); returns it and its endpoint URL."""
     from moto.server import ThreadedMotoServer
 
+    make_dynamodb_atomic()
     server = ThreadedMotoServer(ip_address=host, port=port, verbose=False)
     server.start()
     bound_host, bound_port = server.get_host_and_port()

@@ -13,6 +13,7 @@ from .containers import ContainerPool
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
 from .queues import QueuePoller
+from .schedules import Scheduler
 from .template import Stack, load
 
 logger = logging.getLogger("local.runner")
@@ -78,6 +79,7 @@ def start(
     local_env = {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": str(state_dir / "outbox"), "COOKIE_SECURE": "false"}
     pool = ContainerPool(stack.functions(), [str(p) for p in stack.layer_dirs()], base_env, overrides=local_env)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
+    schedules = Scheduler(stack, pool).start()
     portal = serve(ApiGateway(stack, "PortalApi", pool), host, portal_port)
     brain = serve(ApiGateway(stack, "BrainApi", pool), host, brain_port)
     runner = Runner(
@@ -85,7 +87,7 @@ def start(
         aws_endpoint=endpoint,
         portal_url=f"http://{host}:{portal.server_address[1]}",
         brain_url=f"http://{host}:{brain.server_address[1]}",
-        _closers=[moto.stop, pool.close, queues.close, portal.shutdown, brain.shutdown],
+        _closers=[moto.stop, pool.close, queues.close, schedules.close, portal.shutdown, brain.shutdown],
     )
     if demo:
         from .demo import load_demo

@@ -4,8 +4,9 @@
     make ops ARGS="grant --email ava@example.com --credits 500 --ref-id invoice-42"
     make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
 
-A grant is a ``topup`` ledger entry and happens at most once per ``--ref-id`` (default:
-a new id), so re-running a command after a timeout never doubles credits.
+A grant is a ``topup`` ledger entry (or ``--type refund|adjustment``) and happens at most
+once per ``--ref-id`` (default: a new id), so re-running a command after a timeout never
+doubles credits.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from core.ids import new_id
+from core.models.ledger import Outcome
 from core.repositories.ledger import LedgerRepository
 from core.repositories.users import UserRepository
 from core.settings import PLAN_LIMITS
@@ -53,9 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     plan = commands.add_parser("set-plan", help="set a user's plan")
     plan.add_argument("--email", required=True)
     plan.add_argument("--plan", required=True, choices=list(PLAN_LIMITS))
-    grant = commands.add_parser("grant", help="grant credits (a topup ledger entry)")
+    grant = commands.add_parser("grant", help="grant credits (a topup, refund or adjustment ledger entry)")
     grant.add_argument("--email", required=True)
     grant.add_argument("--credits", type=int, required=True)
+    grant.add_argument("--type", default="topup", choices=["topup", "refund", "adjustment"], help="the entry's refType")
     grant.add_argument("--ref-id", default=None, help="idempotency reference (default: a new id)")
     grant.add_argument("--description", default="Operator top-up")
     args = parser.parse_args(argv)
@@ -74,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         print("--credits must be a positive whole number", file=sys.stderr)
         return 2
     ref_id = args.ref_id or new_id("top")
-    applied = LedgerRepository(dynamodb, tables["ledger"]).grant(
-        user.id, args.credits, "topup", ref_id, args.description
+    outcome = LedgerRepository(dynamodb, tables["ledger"]).grant(
+        user.id, args.credits, args.type, ref_id, args.description
     )
+    applied = outcome is Outcome.APPLIED
     print(json.dumps({"userId": user.id, "credits": args.credits, "refId": ref_id, "applied": applied}))
     return 0
 

@@ -50,13 +50,14 @@ class Aws:
 
 @pytest.fixture
 def aws() -> Iterator[Aws]:
-    """moto, with every table and bucket of template.yaml created in it."""
+    """moto, with every table and bucket of template.yaml created in it (DynamoDB requests atomic, as in AWS)."""
     from moto import mock_aws
 
+    from local.emulator import create_resources, make_dynamodb_atomic
+
+    make_dynamodb_atomic()
     with mock_aws():
         import boto3
-
-        from local.emulator import create_resources
 
         clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
         create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)

@@ -110,8 +110,9 @@ def test_workspace_keys_and_deletion_with_background_purge(service: LocalService
         time.sleep(0.2)
 
 
-def test_operator_grant_is_idempotent_by_reference(service: LocalService) -> None:
-    sign_in(service, "credits@example.org")
+def test_operator_grants_show_in_balance_and_history(service: LocalService) -> None:
+    """``python -m ops grant`` against the runner, then the credit endpoints over HTTP."""
+    _, jwt = sign_in(service, "credits@example.org")
     ops = [
         sys.executable,
         "-m",
@@ -123,9 +124,39 @@ def test_operator_grant_is_idempotent_by_reference(service: LocalService) -> Non
         "credits@example.org",
     ]
     env = {"PYTHONPATH": f"{ROOT / 'layers' / 'common'}:{ROOT}", "PATH": "/usr/bin:/bin"}
-    runs = [subprocess.run([*ops, "--credits", "25", "--ref-id", "inv-1"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, check=True) for _ in range(2)]  # fmt: skip
-    assert [json.loads(r.stdout)["applied"] for r in runs] == [True, False]
+
+    def grant(*args: str) -> dict:
+        run = subprocess.run([*ops, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+        return json.loads(run.stdout)
+
+    assert [grant("--credits", "25", "--ref-id", "inv-1")["applied"] for _ in range(2)] == [True, False]
+    assert grant("--credits", "5", "--type", "refund", "--ref-id", "inv-1")["applied"] is True
+    balance = portal(service, "GET", "/api/credits/balance", jwt)
+    assert (balance.status, balance.header("content-type")) == (200, "application/json; charset=utf-8")
+    assert balance.json() == {
+        "balance": {"available": 30, "held": 0, "total": 30},
+        "unit": "credits",
+        "usdCents": {"available": 30, "held": 0, "total": 30},
+    }
+    page = portal(service, "GET", "/api/credits/history?limit=1&offset=1", jwt).json()
+    assert (page["total"], page["limit"], page["offset"]) == (2, 1, 1)
+    assert [(e["refType"], e["amountCredits"], e["refId"]) for e in page["entries"]] == [("topup", 25, "inv-1")]
+    refunds = portal(service, "GET", "/api/credits/history?refType=refund", jwt).json()
+    assert [e["amountCredits"] for e in refunds["entries"]] == [5] and refunds["total"] == 1
+    bad = portal(service, "GET", "/api/credits/history?limit=500", jwt)
+    assert (bad.status, bad.json()["code"]) == (400, "VALIDATION_ERROR")
+
+
+def test_demo_owner_has_the_granted_credits(service: LocalService) -> None:
+    first, second = service.demo["workspaces"][:2]
+    _, jwt = sign_in(service, first["ownerEmail"])
+    assert portal(service, "GET", "/api/credits/balance", jwt).json()["balance"] == {
+        "available": 1000, "held": 0, "total": 1000,
+    }  # fmt: skip
+    (topup,) = portal(service, "GET", "/api/credits/history", jwt).json()["entries"]
+    assert (topup["refType"], topup["amountCredits"]) == ("topup", 1000)
+    _, other = sign_in(service, second["ownerEmail"])
+    assert portal(service, "GET", "/api/credits/history", other).json()["total"] == 0
 
 
 def test_portal_preflight_allows_the_portal_origin_with_credentials(service: LocalService) -> None:

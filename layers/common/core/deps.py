@@ -24,6 +24,7 @@ from .settings import PlanLimits, get_settings
 if TYPE_CHECKING:  # management-plane modules are imported lazily: read-plane cold starts stay lean
     from .mail import Mailer
     from .repositories.users import UserRepository
+    from .services.credits import CreditService
     from .services.idempotency import Idempotency
     from .services.identity import IdentityService
     from .services.key_admin import KeyAdminService
@@ -134,6 +135,19 @@ def key_admin() -> KeyAdminService:
 
 
 @cache
+def credits() -> CreditService:
+    from .repositories.ledger import LedgerRepository
+    from .services.credits import CreditService
+
+    settings = get_settings()
+    return CreditService(
+        LedgerRepository(aws.dynamodb(), settings.ledger_table),
+        usd_cents_per_credit=settings.credit_usd_cents,
+        hold_seconds=settings.hold_seconds,
+    )
+
+
+@cache
 def idempotency() -> Idempotency:
     from .repositories.idempotency import IdempotencyRepository
     from .services.idempotency import Idempotency
@@ -162,5 +176,5 @@ def reset() -> None:
     global _secret  # noqa: PLW0603
     _secret = None
     for cached in (api_keys, key_authenticator, read_plane, users, identity, mailer, workspaces, key_admin,
-                   idempotency, purge, get_settings, aws.client):  # fmt: skip
+                   idempotency, purge, credits, get_settings, aws.client):  # fmt: skip
         cached.cache_clear()

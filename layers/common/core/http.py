@@ -175,6 +175,14 @@ def parse_body[M: BaseModel](app: APIGatewayRestResolver, model: type[M]) -> M:
         raise validation_failed(error) from error
 
 
+def parse_query[M: BaseModel](app: APIGatewayRestResolver, model: type[M]) -> M:
+    """The query string as ``model``; 400 VALIDATION_ERROR naming the parameter when it is not."""
+    try:
+        return model.model_validate(app.current_event.query_string_parameters or {})
+    except ValidationError as error:
+        raise validation_failed(error) from error
+
+
 def header(app: APIGatewayRestResolver, name: str) -> str | None:
     return next((v for k, v in (app.current_event.headers or {}).items() if k.lower() == name.lower()), None)
 

@@ -47,6 +47,8 @@ class Settings(BaseModel):
     content_bucket: str = Field(alias="CONTENT_BUCKET")
     default_key_rate_limit: int = Field(600, alias="DEFAULT_KEY_RATE_LIMIT", ge=1)
     credit_usd_cents: int = Field(1, alias="CREDIT_USD_CENTS", ge=0)
+    # A hold not settled or released by then (its container died) is finished by the sweeper.
+    hold_seconds: int = Field(900, alias="HOLD_SECONDS", ge=60)
     max_body_bytes: int = Field(256 * 1024, alias="MAX_BODY_BYTES", ge=1)
     # Read-plane responses are public to any page holding a key, so any origin may call it.
     brain_allow_origin: str = Field("*", alias="BRAIN_ALLOW_ORIGIN")

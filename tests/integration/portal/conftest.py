@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,22 +19,6 @@ def portal(aws: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Portal:
     monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
     deps.reset()
     return Portal(aws, tmp_path / "outbox")
-
-
-@pytest.fixture
-def atomic_moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Serialise moto's request handling: each AWS call is atomic, as in AWS (moto itself takes no lock)."""
-    from moto.core.botocore_stubber import BotocoreStubber
-
-    lock = threading.Lock()
-    original = BotocoreStubber.process_request
-
-    def process_request(self: BotocoreStubber, request: Any) -> Any:
-        with lock:
-            return original(self, request)
-
-    monkeypatch.setattr(BotocoreStubber, "process_request", process_request)
-    yield
 
 
 @pytest.fixture

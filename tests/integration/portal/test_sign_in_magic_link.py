@@ -107,7 +107,7 @@ def test_token_is_valid_until_its_fifteen_minutes_are_over(portal: Portal, monke
     assert portal.verify(token).status == 200
 
 
-def test_concurrent_verifications_of_one_token_sign_in_once(portal: Portal, atomic_moto: None) -> None:
+def test_concurrent_verifications_of_one_token_sign_in_once(portal: Portal) -> None:
     token = portal.request_link("race@example.com")
     portal.call("PortalAccountFunction")  # warm the shared clients before the threads start
 
@@ -121,7 +121,7 @@ def test_concurrent_verifications_of_one_token_sign_in_once(portal: Portal, atom
     assert len({r.json()["user"]["id"] for r in results if r.status == 200}) == 1
 
 
-def test_concurrent_first_sign_ins_of_one_address_make_one_user(portal: Portal, atomic_moto: None) -> None:
+def test_concurrent_first_sign_ins_of_one_address_make_one_user(portal: Portal) -> None:
     tokens = [portal.request_link("newcomer@example.com") for _ in range(6)]
 
     def verify(token: str):

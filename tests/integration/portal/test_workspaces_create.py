@@ -107,7 +107,7 @@ def test_body_is_checked_before_the_plan(portal: Portal) -> None:
     assert_error(create(portal, owner, {"name": ""}), 400, "VALIDATION_ERROR")
 
 
-def test_concurrent_creates_stop_exactly_at_the_plan_limit(portal: Portal, atomic_moto: None) -> None:
+def test_concurrent_creates_stop_exactly_at_the_plan_limit(portal: Portal) -> None:
     owner = portal.sign_in("racer@example.com", plan="pro")
     listed(portal, owner)  # warm the shared clients and the secret
 
@@ -163,7 +163,7 @@ def test_malformed_idempotency_key_is_400(portal: Portal, key: str) -> None:
     assert listed(portal, owner) == []
 
 
-def test_concurrent_retries_with_one_idempotency_key_create_one_workspace(portal: Portal, atomic_moto: None) -> None:
+def test_concurrent_retries_with_one_idempotency_key_create_one_workspace(portal: Portal) -> None:
     owner = portal.sign_in("impatient@example.com", plan="pro")
     listed(portal, owner)
 

@@ -110,6 +110,13 @@ class CreditLedgerEntry(ApiModel):
     created_at: str
 
 
+class CreditHistory(ApiModel):
+    entries: list[CreditLedgerEntry]
+    total: int
+    limit: int
+    offset: int
+
+
 class Account(ApiModel):
     id: str
     email: str
@@ -152,6 +159,16 @@ class CreateWorkspaceRequest(RequestModel):
 class MintKeyRequest(RequestModel):
     name: str = Field(min_length=1, max_length=64)
     rate_limit: int | None = Field(default=None, ge=1, le=100_000)
+
+
+class CreditHistoryQuery(ApiModel):
+    """``GET /api/credits/history`` query: strings from the URL, so numbers are parsed (lax), then range-checked."""
+
+    model_config = ApiModel.model_config | {"extra": "ignore", "validate_by_name": False}
+
+    limit: int = Field(50, ge=1, le=200)
+    offset: int = Field(0, ge=0)
+    ref_type: RefType | None = None
 
 
 class TokenResponse(ApiModel):

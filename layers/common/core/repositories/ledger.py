@@ -1,72 +1,194 @@
-"""The credit ledger: one balance item and immutable entries per account. See docs/data-model.md."""
+"""The credit ledger: per account, a balance item, immutable entries and outstanding holds. See docs/ledger.md.
+
+Every change of a balance is one DynamoDB transaction that also writes what justifies
+it (an entry, a hold, or a reference marker), so balance, holds and entries always
+agree. Conditions keep ``available`` from going below zero and make every write
+happen at most once per reference id: a retried call changes nothing.
+"""
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from typing import Any
 
+from ..errors import InsufficientCredits
 from ..ids import new_id, now_iso
-from ..models.management import RefType
-from .dynamo import to_item, translate_errors
+from ..models.ledger import BalanceRecord, HoldRecord, Outcome
+from ..models.management import CreditLedgerEntry, RefType
+from .dynamo import StorageUnavailable, from_item, query_all, to_item, translate_errors
+from .ledger_items import HOLD_SHARDS, LedgerItems, balance_sk, hold_sk, key, marker_sk
 
-
-def _account(account_id: str) -> str:
-    return f"ACCT#{account_id}"
+EXPIRING_HOLDS_INDEX = "expiringHolds"
+CONFLICT_ATTEMPTS = 6
+FAILED = "ConditionalCheckFailed"
+_KEYS = ("pk", "sk")
 
 
 class LedgerRepository:
-    def __init__(self, client: Any, table: str):
+    def __init__(self, client: Any, table: str, sleep: Callable[[float], None] = time.sleep):
         self._db = client
         self._table = table
+        self._sleep = sleep
+        self._items = LedgerItems(table)
 
-    def grant(self, account_id: str, amount: int, ref_type: RefType, ref_id: str, description: str) -> bool:
-        """Add ``amount`` credits with one ledger entry, at most once per (refType, refId).
+    # --- reads
 
-        One transaction: the balance update, the entry, and a marker item whose
-        ``attribute_not_exists`` condition makes a retried grant a no-op. Returns
-        whether this call applied the grant.
-        """
+    def balance(self, account_id: str) -> BalanceRecord:
+        item = self._get(account_id, balance_sk()) or {}
+        by_type = {k.split(":", 1)[1]: v for k, v in item.items() if k.startswith("entries:")}
+        return BalanceRecord.model_validate(item | {"entriesByType": by_type})
+
+    def get_hold(self, account_id: str, ref_id: str) -> HoldRecord | None:
+        item = self._get(account_id, hold_sk(ref_id))
+        return HoldRecord.model_validate(item) if item else None
+
+    def entries(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> list[CreditLedgerEntry]:
+        """Entries newest first, the ``take`` after the first ``skip`` (of ``ref_type`` only, if given)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :entry)",
+            "ExpressionAttributeValues": to_item({":pk": f"ACCT#{account_id}", ":entry": "ENTRY#"}),
+            "ScanIndexForward": False,
+            "ConsistentRead": True,
+        }
+        if ref_type is None:
+            request["Limit"] = skip + take  # without a filter, read no more than the page needs
+        else:
+            request["FilterExpression"] = "refType = :type"
+            request["ExpressionAttributeValues"] |= to_item({":type": ref_type})
+        found = query_all(self._db, request, limit=skip + take)[skip:]
+        return [CreditLedgerEntry.model_validate({k: v for k, v in e.items() if k not in _KEYS}) for e in found]
+
+    def expired_holds(self, now: str, limit: int = 100) -> list[HoldRecord]:
+        """Holds whose ``expiresAt`` has passed (the index is eventually consistent: callers re-check)."""
+        found: list[HoldRecord] = []
+        for shard in range(HOLD_SHARDS):
+            request = {
+                "TableName": self._table,
+                "IndexName": EXPIRING_HOLDS_INDEX,
+                "KeyConditionExpression": "holdShard = :shard AND expiresAt <= :now",
+                "ExpressionAttributeValues": to_item({":shard": f"HOLDS#{shard}", ":now": now}),
+            }
+            found += [HoldRecord.model_validate(i) for i in query_all(self._db, request, limit=limit - len(found))]
+            if len(found) >= limit:
+                break
+        return found
+
+    # --- writes
+
+    def grant(self, account_id: str, amount: int, ref_type: RefType, ref_id: str, description: str) -> Outcome:
+        """Add ``amount`` credits with one entry, at most once per (``ref_type``, ``ref_id``)."""
         if amount <= 0:
             raise ValueError("a grant adds a positive amount")
-        created_at = now_iso()
-        entry_id = new_id("led")
-        pk = _account(account_id)
-        entry = {
-            "pk": pk,
-            "sk": f"ENTRY#{created_at}#{entry_id}",
-            "id": entry_id,
-            "accountId": account_id,
-            "amountCredits": amount,
-            "refType": ref_type,
-            "refId": ref_id,
-            "description": description,
-            "createdAt": created_at,
-        }
-        marker = {"pk": pk, "sk": f"REF#{ref_type}#{ref_id}", "entryId": entry_id}
-        with translate_errors("TransactWriteItems"):
+        entry = _entry(account_id, amount, ref_type, ref_id, description)
+        codes = self._transact([
+            self._items.put_marker(account_id, ref_type, ref_id, outcome="granted", at=entry.created_at),
+            self._items.put_entry(entry),
+            self._items.update_balance(account_id, entry.created_at, available=amount, entry_type=ref_type),
+        ])  # fmt: skip
+        return Outcome.APPLIED if codes is None else Outcome.ALREADY_DONE
+
+    def reserve(self, hold: HoldRecord) -> Outcome:
+        """Move ``hold.amount`` from available to held; ``InsufficientCredits`` if available cannot cover it."""
+        if hold.amount <= 0:
+            raise ValueError("a hold reserves a positive amount")
+        codes = self._transact([
+            self._items.put_hold(hold),
+            self._items.unused_reference(hold.account_id, hold.ref_type, hold.ref_id),
+            self._items.update_balance(
+                hold.account_id, hold.created_at, available=-hold.amount, held=hold.amount, cover=hold.amount
+            ),
+        ])  # fmt: skip
+        if codes is None:
+            return Outcome.APPLIED
+        if FAILED in codes[:2]:  # this reference is held, or was settled or released, already
+            return Outcome.ALREADY_DONE
+        raise InsufficientCredits()
+
+    def settle(
+        self, account_id: str, ref_type: RefType, ref_id: str, charge: int | None = None, description: str | None = None
+    ) -> Outcome:
+        """Charge a hold (all of it, or ``charge`` ≤ its amount) as one entry; the rest goes back to available."""
+        hold = self.get_hold(account_id, ref_id)
+        if hold is None:
+            return self._absent(account_id, ref_type, ref_id)
+        charge = hold.amount if charge is None else charge
+        if not 0 < charge <= hold.amount:
+            raise ValueError("a settlement charges between 1 and the held amount")
+        entry = _entry(account_id, -charge, hold.ref_type, ref_id, description or hold.description)
+        codes = self._transact([
+            self._items.delete_hold(hold),
+            self._items.put_marker(account_id, hold.ref_type, ref_id, outcome="settled", at=entry.created_at),
+            self._items.put_entry(entry),
+            self._items.update_balance(
+                account_id, entry.created_at, available=hold.amount - charge, held=-hold.amount,
+                entry_type=hold.ref_type,
+            ),
+        ])  # fmt: skip
+        return Outcome.APPLIED if codes is None else Outcome.ALREADY_DONE
+
+    def release(self, account_id: str, ref_type: RefType, ref_id: str) -> Outcome:
+        """Return a hold to available, with no entry (nothing was charged)."""
+        hold = self.get_hold(account_id, ref_id)
+        if hold is None:
+            return self._absent(account_id, ref_type, ref_id)
+        at = now_iso()
+        codes = self._transact([
+            self._items.delete_hold(hold),
+            self._items.put_marker(account_id, hold.ref_type, ref_id, outcome="released", at=at),
+            self._items.update_balance(account_id, at, available=hold.amount, held=-hold.amount),
+        ])  # fmt: skip
+        return Outcome.APPLIED if codes is None else Outcome.ALREADY_DONE
+
+    def mark_streamed(self, account_id: str, ref_id: str) -> bool:
+        """Record that the held work delivered something (so an abandoned hold is charged, not released)."""
+        with translate_errors("UpdateItem"):
             try:
-                self._db.transact_write_items(
-                    TransactItems=[
-                        {
-                            "Put": {
-                                "TableName": self._table,
-                                "Item": to_item(marker),
-                                "ConditionExpression": "attribute_not_exists(pk)",
-                            }
-                        },
-                        {"Put": {"TableName": self._table, "Item": to_item(entry)}},
-                        {
-                            "Update": {
-                                "TableName": self._table,
-                                "Key": to_item({"pk": pk, "sk": "BALANCE"}),
-                                "UpdateExpression": "ADD available :amount SET updatedAt = :at",
-                                "ExpressionAttributeValues": to_item({":amount": amount, ":at": created_at}),
-                            }
-                        },
-                    ]
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=key(account_id, hold_sk(ref_id)),
+                    UpdateExpression="SET streamed = :yes",
+                    ConditionExpression="attribute_exists(pk)",
+                    ExpressionAttributeValues=to_item({":yes": True}),
                 )
-            except self._db.exceptions.TransactionCanceledException as exc:
-                reasons = exc.response.get("CancellationReasons", [])
-                if reasons and reasons[0].get("Code") == "ConditionalCheckFailed":
-                    return False
-                raise
+            except self._db.exceptions.ConditionalCheckFailedException:
+                return False
         return True
+
+    # --- plumbing
+
+    def _get(self, account_id: str, sk: str) -> dict[str, Any] | None:
+        with translate_errors("GetItem"):
+            item = self._db.get_item(TableName=self._table, Key=key(account_id, sk), ConsistentRead=True).get("Item")
+        return from_item(item) if item else None
+
+    def _absent(self, account_id: str, ref_type: RefType, ref_id: str) -> Outcome:
+        """Why there is no hold: it was settled or released before (a retry), or it never existed."""
+        marker = self._get(account_id, marker_sk(ref_type, ref_id))
+        return Outcome.ALREADY_DONE if marker else Outcome.NOTHING_HELD
+
+    def _transact(self, items: list[dict[str, Any]]) -> list[str] | None:
+        """Commit ``items`` atomically: ``None``, or each item's cancellation code if a condition failed.
+
+        A conflict with a concurrent transaction on the same items is retried, with jittered backoff.
+        """
+        for attempt in range(CONFLICT_ATTEMPTS):
+            with translate_errors("TransactWriteItems"):
+                try:
+                    self._db.transact_write_items(TransactItems=items)
+                    return None
+                except self._db.exceptions.TransactionCanceledException as exc:
+                    codes = [r.get("Code") or "None" for r in exc.response.get("CancellationReasons", [])]
+            if FAILED in codes:
+                return codes
+            self._sleep(random.uniform(0, 0.02 * 2**attempt))  # noqa: S311 - jitter, not a secret
+        raise StorageUnavailable("The ledger is busy; try again")
+
+
+def _entry(account_id: str, amount: int, ref_type: RefType, ref_id: str, description: str) -> CreditLedgerEntry:
+    return CreditLedgerEntry(
+        id=new_id("led"), account_id=account_id, amount_credits=amount, ref_type=ref_type, ref_id=ref_id,
+        description=description, created_at=now_iso(),
+    )  # fmt: skip

@@ -20,8 +20,17 @@ SAMPLE_KEY = "sk_ws_000000000000000000000000000000000000000000g0gJl6Z"  # genera
 SAMPLE_WORKSPACE_ID = "ws_01JD0SAMPLE0WORKSPACE00000"
 SAMPLE_API_KEY_ID = "key_01JD0SAMPLE0APIKEY0000000"
 SAMPLE_AGENT_ID = "prj_01JD0SAMPLE0AGENT000000000"
-SAMPLE_PARAMS = {"agentId": SAMPLE_AGENT_ID, "proxy": "v1/agent/unknown/route"}
+SAMPLE_PARAMS = {"agentId": SAMPLE_AGENT_ID, "proxy": "v1/agent/unknown/route", "path": "assets/logo.png"}
 SAMPLE_QUERIES = {"/v1/agent/{agentId}/feed": "?channel=instagram"}
+SAMPLE_BODIES = {
+    "/v1/agent/{agentId}/chat": {
+        "prompt": "What do you have for a rainy day?",
+        "client": "v1_3f9a2c7e5b1d4e8fa6c0b2d4",
+        "threadKey": "thr_sample",
+        "history": [],
+        "section": "menu",
+    }
+}
 
 
 def _path_for(route: Route) -> tuple[str, dict[str, str]]:
@@ -45,20 +54,25 @@ def sample_event(route: Route, method: str | None = None) -> dict[str, Any]:
         ("User-Agent", "curl/8.5.0"),
     ]
     target = path + SAMPLE_QUERIES.get(route.path, "")
-    event = proxy_event(method, target, headers, b"", Match(route, params), stage="live", source_ip="203.0.113.7")
+    body = json.dumps(SAMPLE_BODIES[route.path]).encode() if route.path in SAMPLE_BODIES else b""
+    if body:
+        headers.append(("Content-Type", "application/json"))
+    event = proxy_event(method, target, headers, body, Match(route, params), stage="live", source_ip="203.0.113.7")
     event["requestContext"] |= {"requestId": "00000000-0000-4000-8000-000000000000", "requestTimeEpoch": 0}
     event["requestContext"]["extendedRequestId"] = event["requestContext"]["requestId"]
     return event
 
 
 def sample_events(stack: Stack) -> dict[Path, dict[str, Any]]:
-    """``events/<FunctionLogicalId>.json``, from each function's most specific route.
+    """``events/<FunctionLogicalId>.json``, from each function's most specific route (an explicit method over
+    ``ANY``, then the route with the most path parameters; the catch-all ``/{proxy+}`` last).
 
     Named like the function so ``sam local invoke F -e events/F.json`` reads naturally.
     """
     out: dict[Path, dict[str, Any]] = {}
     for api in ("BrainApi", "PortalApi"):
-        for route in sorted(stack.routes(api), key=lambda r: (r.path.count("+"), r.method == "ANY", r.path)):
+        ranked = sorted(stack.routes(api), key=lambda r: (r.path == "/{proxy+}", r.method == "ANY", -r.path.count("{")))
+        for route in ranked:
             out.setdefault(EVENTS_DIR / f"{route.function}.json", sample_event(route))
     return out
 

@@ -9,7 +9,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .containers import ContainerPool, InvocationFailed
+from .containers import ContainerPool, InvocationFailed, StreamedResponse
 from .routing import match, proxy_event
 from .template import Stack
 
@@ -31,6 +31,7 @@ class ApiGateway:
         self.cors = props.get("Cors")
         self.responses = props.get("GatewayResponses", {})
         self.pool = pool
+        self.streaming = {name for name, spec in stack.functions().items() if spec.streaming}
 
     def _gateway_response(self, kind: str, status: int, fallback: str) -> tuple[int, dict[str, str], bytes]:
         spec = self.responses.get(kind) or self.responses.get("DEFAULT_5XX" if status >= 500 else "DEFAULT_4XX") or {}
@@ -54,7 +55,7 @@ class ApiGateway:
 
     def handle(
         self, method: str, target: str, headers: list[tuple[str, str]], body: bytes, source_ip: str
-    ) -> tuple[int, dict[str, str] | list[tuple[str, str]], bytes]:
+    ) -> tuple[int, dict[str, str] | list[tuple[str, str]], bytes] | StreamedResponse:
         path = target.split("?", 1)[0]
         resource, found = match(self.routes, method, path)
         if resource is not None and method == "OPTIONS" and self.cors:
@@ -65,6 +66,8 @@ class ApiGateway:
             return self._gateway_response("REQUEST_TOO_LARGE", 413, "Request Too Long")
         event = proxy_event(method, target, headers, body, found, stage=self.stage, source_ip=source_ip)
         try:
+            if found.route.function in self.streaming:  # ResponseTransferMode: RESPONSE_STREAM
+                return self.pool.invoke_stream(found.route.function, event)
             result = self.pool.invoke(found.route.function, event)
         except InvocationFailed as exc:
             logger.error("%s failed: %s", found.route.function, exc)
@@ -86,13 +89,15 @@ def serve(gateway: ApiGateway, host: str, port: int) -> ThreadingHTTPServer:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # a streamed chunk leaves at once, not after the last one's ACK
 
         def _dispatch(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
-            status, headers, payload = gateway.handle(
-                self.command, self.path, list(self.headers.items()), body, self.client_address[0]
-            )
+            reply = gateway.handle(self.command, self.path, list(self.headers.items()), body, self.client_address[0])
+            if isinstance(reply, StreamedResponse):
+                return self._stream(reply)
+            status, headers, payload = reply
             self.send_response(status)
             items = headers.items() if isinstance(headers, dict) else headers
             names = set()
@@ -104,6 +109,33 @@ def serve(gateway: ApiGateway, host: str, port: int) -> ThreadingHTTPServer:
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(payload)
+            return None
+
+        def _stream(self, response: StreamedResponse) -> None:
+            """Status and headers as soon as the prelude is in, then each chunk as the function produces it."""
+            try:
+                self.send_response(response.status)
+                for name, value in response.headers:
+                    self.send_header(name, value)
+                has_body = self.command != "HEAD" and response.status not in (204, 304)
+                # Without the function's own Content-Length, the body is framed by chunked encoding.
+                chunked = has_body and all(name.lower() != "content-length" for name, _ in response.headers)
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for chunk in response.chunks:  # read to the end even without a body: the function finishes
+                    if has_body:
+                        self.wfile.write(b"%x\r\n%b\r\n" % (len(chunk), chunk) if chunked else chunk)
+                if chunked:
+                    self.wfile.write(b"0\r\n\r\n")
+            except InvocationFailed as exc:  # after the prelude: the client sees the body end abruptly
+                logger.error("%s failed mid-stream: %s", gateway.name, exc)
+                self.close_connection = True
+            except OSError:  # the client went away; closing the response aborts the invocation
+                logger.info("%s: client disconnected mid-stream", gateway.name)
+                self.close_connection = True
+            finally:
+                response.close()
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _dispatch
 

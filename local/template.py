@@ -59,6 +59,7 @@ class FunctionSpec:
     timeout: int
     memory: int
     environment: dict[str, str] = field(default_factory=dict)
+    streaming: bool = False  # an Api event streams its response (runs core.runtime, not local.worker)
 
 
 class Stack:
@@ -137,6 +138,11 @@ class Stack:
                 timeout=int(props.get("Timeout", 3)),
                 memory=int(props.get("MemorySize", 128)),
                 environment={k: str(v) for k, v in env.items()},
+                streaming=any(
+                    event["Type"] == "Api"
+                    and event.get("Properties", {}).get("ResponseTransferMode") == "RESPONSE_STREAM"
+                    for event in res["Properties"].get("Events", {}).values()
+                ),
             )
         return specs
 

@@ -31,11 +31,11 @@ def as_function(monkeypatch: pytest.MonkeyPatch):
     return apply
 
 
-def brain_fallback(resource: str, path: str, method: str, **params: str):
+def brain_fallback(resource: str, request_path: str, method: str, **params: str):
     event = sample_event(BRAIN)
     event["resource"] = event["requestContext"]["resourcePath"] = resource
     event["pathParameters"] = params or None
-    event["path"] = path
+    event["path"] = request_path
     return invoke(BRAIN, with_request(event, method=method))
 
 
@@ -48,12 +48,16 @@ def test_sample_event_known_path_wrong_method_is_405(as_function) -> None:
 
 def test_every_known_brain_path_with_a_wrong_method_is_405(as_function) -> None:
     as_function(BRAIN)
-    known = sorted({r.path for r in stack().routes("BrainApi") if r.function != BRAIN})
-    assert len(known) == 7
+    routes = [r for r in stack().routes("BrainApi") if r.function != BRAIN]
+    known = sorted({r.path for r in routes})
+    assert len(known) == 10
+    samples = {"agentId": "prj_x", "path": "assets/x.png"}
     for resource in known:
-        path = resource.replace("{agentId}", "prj_x")
-        for method in ("POST", "PUT", "PATCH", "DELETE"):
-            result = brain_fallback(resource, path, method, **({"agentId": "prj_x"} if "{" in resource else {}))
+        params = {k: v for k, v in samples.items() if f"{{{k}" in resource}
+        path = resource.replace("{agentId}", "prj_x").replace("{path+}", "assets/x.png")
+        taken = {r.method for r in routes if r.path == resource}
+        for method in {"POST", "PUT", "PATCH", "DELETE"} - taken:
+            result = brain_fallback(resource, path, method, **params)
             assert error_of(result) == (405, METHOD_NOT_ALLOWED), (method, resource)
 
 

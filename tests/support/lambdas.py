@@ -10,6 +10,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from core.streaming import StreamBody, body_chunks
 from local.events import EVENTS_DIR
 from local.template import FunctionSpec, Stack, load
 
@@ -61,6 +62,53 @@ def invoke(logical_id: str, event: dict[str, Any]) -> HttpResult:
     for name, values in (raw.get("multiValueHeaders") or {}).items():
         headers[name] = ", ".join(values)
     return HttpResult(status=raw["statusCode"], headers=headers, body=raw.get("body") or "")
+
+
+@dataclass(frozen=True)
+class StreamedResult:
+    """What a streaming function sent: status, headers and the body chunks as produced."""
+
+    status: int
+    headers: dict[str, str]
+    chunks: list[bytes]
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(self.chunks)
+
+    def header(self, name: str) -> str | None:
+        return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def lines(self) -> list[dict[str, Any]]:
+        """The NDJSON events, each line a JSON object ending in a newline."""
+        assert self.body.endswith(b"\n"), self.body[-200:]
+        return [json.loads(line) for line in self.body.split(b"\n")[:-1]]
+
+
+def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None = None) -> StreamedResult:
+    """Invoke a streaming function and drain its body as ``core.runtime`` does (closing it however it ends).
+
+    ``read``: stop after that many chunks, as when the reader goes away mid-stream.
+    """
+    spec = stack().functions()[logical_id]
+    entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
+    raw = entry(event, LambdaContext(function_name=logical_id))
+    chunks: list[bytes] = []
+    try:
+        for chunk in body_chunks(raw):
+            chunks.append(chunk)
+            if read is not None and len(chunks) >= read:
+                break
+    finally:
+        if isinstance(raw.get("body"), StreamBody):
+            raw["body"].close()
+    headers = dict(raw.get("headers") or {})
+    for name, values in (raw.get("multiValueHeaders") or {}).items():
+        headers[name] = ", ".join(values)
+    return StreamedResult(status=raw["statusCode"], headers=headers, chunks=chunks)
 
 
 def sample_event(logical_id: str) -> dict[str, Any]:

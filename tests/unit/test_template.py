@@ -153,7 +153,9 @@ def test_brain_api_routes_each_read_endpoint_to_its_function() -> None:
     for path, function in READ_ENDPOINTS.items():
         assert gets.get(path) == function, path
     anys = {r.path: r.function for r in routes if r.method == "ANY"}
-    assert anys == dict.fromkeys([*READ_ENDPOINTS, "/{proxy+}"], "BrainFallbackFunction")
+    served = {r.path for r in routes if r.function != "BrainFallbackFunction"}
+    assert set(READ_ENDPOINTS) | {"/v1/agent/{agentId}/chat", "/v1/r2/{path+}", "/v1/r2"} == served
+    assert anys == dict.fromkeys([*served, "/{proxy+}"], "BrainFallbackFunction")
     assert all(r.api == "BrainApi" for r in routes)
 
 

@@ -25,3 +25,12 @@ def dynamodb() -> Any:
 
 def s3() -> Any:
     return client("s3")
+
+
+@cache
+def bedrock_runtime() -> Any:
+    """Bedrock's streaming client: the gap between two events of a reply may be long, so a longer read timeout."""
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client("bedrock-runtime", config=Config(connect_timeout=2, read_timeout=60))

@@ -22,12 +22,15 @@ from .services.read_plane import ReadPlaneService
 from .settings import PlanLimits, get_settings
 
 if TYPE_CHECKING:  # management-plane modules are imported lazily: read-plane cold starts stay lean
+    from .chat.model import ChatModel
     from .mail import Mailer
     from .repositories.users import UserRepository
+    from .services.chat import ChatService
     from .services.credits import CreditService
     from .services.idempotency import Idempotency
     from .services.identity import IdentityService
     from .services.key_admin import KeyAdminService
+    from .services.media import MediaService
     from .services.purge import PurgeService
     from .services.workspaces import WorkspaceService
 
@@ -52,6 +55,49 @@ def key_authenticator() -> KeyAuthenticator:
 @cache
 def read_plane() -> ReadPlaneService:
     return ReadPlaneService(AgentRepository(aws.dynamodb(), get_settings().main_table))
+
+
+@cache
+def media() -> MediaService:
+    from .repositories.content import ObjectReader
+    from .services.media import MediaService
+
+    settings = get_settings()
+    return MediaService(ObjectReader(aws.s3(), settings.content_bucket), settings.r2_cache_control)
+
+
+@cache
+def chat_model() -> ChatModel:
+    settings = get_settings()
+    if settings.chat_model == "offline":
+        from .chat.offline import OfflineModel
+
+        return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000)
+    from .chat.bedrock import BedrockModel
+
+    return BedrockModel(aws.bedrock_runtime(), settings.bedrock_model_id)
+
+
+@cache
+def chat() -> ChatService:
+    from .repositories.conversations import ConversationStore
+    from .repositories.workspaces import WorkspaceRepository
+    from .services.chat import ChatService
+    from .services.rate_limit import FixedWindowLimiter
+
+    settings = get_settings()
+    return ChatService(
+        agents=AgentRepository(aws.dynamodb(), settings.main_table),
+        workspaces=WorkspaceRepository(aws.dynamodb(), settings.main_table),
+        limiter=FixedWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
+        credits=credits(),
+        model=chat_model,
+        conversations=ConversationStore(aws.s3(), settings.content_bucket),
+        price=settings.chat_credits_per_turn,
+        visitor_limit=settings.chat_visitor_turns_per_minute,
+        max_tokens=settings.chat_max_tokens,
+        keepalive_seconds=settings.chat_keepalive_seconds,
+    )
 
 
 # --- management plane
@@ -176,5 +222,6 @@ def reset() -> None:
     global _secret  # noqa: PLW0603
     _secret = None
     for cached in (api_keys, key_authenticator, read_plane, users, identity, mailer, workspaces, key_admin,
-                   idempotency, purge, credits, get_settings, aws.client):  # fmt: skip
+                   idempotency, purge, credits, media, chat_model, chat, get_settings, aws.client,
+                   aws.bedrock_runtime):  # fmt: skip
         cached.cache_clear()

@@ -69,6 +69,10 @@ class PayloadTooLarge(DomainError):
     status, code, message = 413, "PAYLOAD_TOO_LARGE", "Request body too large"
 
 
+class RangeNotSatisfiable(DomainError):
+    status, code, message = 416, "RANGE_NOT_SATISFIABLE", "Requested range not satisfiable"
+
+
 class RateLimited(DomainError):
     status, code, message = 429, "RATE_LIMITED", "Rate limit exceeded"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
@@ -24,16 +24,32 @@ from pydantic import BaseModel, ValidationError
 from . import deps
 from .errors import DomainError, MethodNotAllowed, NotFound, PayloadTooLarge, ValidationFailed
 from .services.key_auth import WorkspaceCaller
+from .settings import get_settings
+from .streaming import StreamBody
 
 if TYPE_CHECKING:
     from .services.identity import PortalCaller
-from .settings import get_settings
 
 logger = logging.getLogger(__name__)
 
 JSON = "application/json; charset=utf-8"
 EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Content-Range"
 Authenticate = Callable[[APIGatewayRestResolver], dict[str, str]]
+
+
+def _serialize(value: Any) -> Any:
+    """The resolver's serializer: JSON for plain data; a ``StreamBody`` passes through for the runtime to stream."""
+    if isinstance(value, StreamBody):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def stream_response(
+    status: int, headers: dict[str, str], chunks: Iterable[bytes] | None, content_type: str | None = None
+) -> Response:
+    """A response whose body is produced chunk by chunk (functions with ``ResponseTransferMode: RESPONSE_STREAM``)."""
+    body = StreamBody(chunks) if chunks is not None else None
+    return Response(status_code=status, content_type=content_type, body=body, headers=headers)
 
 
 def json_response(
@@ -99,13 +115,14 @@ def validation_failed(error: ValidationError) -> ValidationFailed:
     """A 400 whose message names the first offending field."""
     first = error.errors()[0]
     field = ".".join(str(part) for part in first.get("loc", ())) or "body"
-    return ValidationFailed(f"{field}: {first.get('msg', 'invalid value')}")
+    message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    return ValidationFailed(f"{field}: {message}")
 
 
 def _make_resolver(
     authenticate: Authenticate | None, allow_origin: Callable[[], str], *, fallback: bool = False
 ) -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver()
+    app = APIGatewayRestResolver(serializer=_serialize)
     app.use(middlewares=[_boundary_for(authenticate, allow_origin)])
 
     @app.not_found

@@ -50,6 +50,9 @@ class Settings(BaseModel):
     # A hold not settled or released by then (its container died) is finished by the sweeper.
     hold_seconds: int = Field(900, alias="HOLD_SECONDS", ge=60)
     max_body_bytes: int = Field(256 * 1024, alias="MAX_BODY_BYTES", ge=1)
+    # Media is fetched with a bearer key: caches outside the browser must not keep it (an object's own
+    # Cache-Control metadata, set at upload, wins).
+    r2_cache_control: str = Field("private, max-age=3600", alias="R2_CACHE_CONTROL")
     # Read-plane responses are public to any page holding a key, so any origin may call it.
     brain_allow_origin: str = Field("*", alias="BRAIN_ALLOW_ORIGIN")
     portal_allow_origin: str = Field("http://localhost:5173", alias="PORTAL_ALLOW_ORIGIN")
@@ -72,6 +75,16 @@ class Settings(BaseModel):
     google_jwks_url: str = Field("https://www.googleapis.com/oauth2/v3/certs", alias="GOOGLE_JWKS_URL")
     apple_jwks_url: str = Field("https://appleid.apple.com/auth/keys", alias="APPLE_JWKS_URL")
     purge_queue_url: str = Field("", alias="PURGE_QUEUE_URL")
+
+    # --- chat
+    chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")
+    bedrock_model_id: str = Field("amazon.nova-lite-v1:0", alias="BEDROCK_MODEL_ID")
+    chat_credits_per_turn: int = Field(1, alias="CHAT_CREDITS_PER_TURN", ge=1)
+    chat_visitor_turns_per_minute: int = Field(20, alias="CHAT_VISITOR_TURNS_PER_MINUTE", ge=1)
+    chat_max_tokens: int = Field(1024, alias="CHAT_MAX_TOKENS", ge=16, le=8192)
+    # A line every so often while the model is silent, so proxies and browsers keep the stream open.
+    chat_keepalive_seconds: float = Field(10.0, alias="CHAT_KEEPALIVE_SECONDS", gt=0)
+    offline_model_delay_ms: int = Field(30, alias="OFFLINE_MODEL_DELAY_MS", ge=0)
 
     model_config = {"populate_by_name": True, "frozen": True}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from .base import ApiModel
 
@@ -13,14 +13,17 @@ _MAX_HISTORY_CHARS = 32_000
 
 
 class HistoryEntry(ApiModel):
-    model_config = ApiModel.model_config | {"extra": "ignore"}
+    # Fields of history entries beyond ``content`` are the client's own (spec: not shown): kept if known, else ignored.
+    model_config = ApiModel.model_config | {"extra": "ignore", "strict": True, "validate_by_name": False}
 
     content: str
     role: Literal["user", "assistant"] | None = None
 
 
 class ChatRequest(ApiModel):
-    model_config = ApiModel.model_config | {"extra": "ignore", "str_strip_whitespace": False}
+    """The chat body: strict types and unknown fields refused, like every request body of the service."""
+
+    model_config = ApiModel.model_config | {"strict": True, "validate_by_name": False}
 
     prompt: str = Field(min_length=1, max_length=4000)
     client: str = Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")
@@ -34,20 +37,24 @@ class ChatRequest(ApiModel):
     def _trim_prompt(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
 
-    @field_validator("client")
+    @field_validator("client", mode="before")
     @classmethod
-    def _not_an_ip(cls, value: str) -> str:
-        try:
-            ipaddress.ip_address(value)
-        except ValueError:
-            return value
-        raise ValueError("must be a salted hash, not an IP address")
+    def _not_an_ip(cls, value: object) -> object:
+        """Checked first, so an address is told why it is refused (never stored, never logged)."""
+        if isinstance(value, str):
+            try:
+                ipaddress.ip_address(value)
+            except ValueError:
+                return value
+            raise ValueError("must be a salted hash of the visitor, not an IP address")
+        return value
 
-    @model_validator(mode="after")
-    def _history_budget(self) -> ChatRequest:
-        if sum(len(entry.content) for entry in self.history) > _MAX_HISTORY_CHARS:
-            raise ValueError(f"history: at most {_MAX_HISTORY_CHARS} characters in all")
-        return self
+    @field_validator("history")
+    @classmethod
+    def _history_budget(cls, value: list[HistoryEntry]) -> list[HistoryEntry]:
+        if sum(len(entry.content) for entry in value) > _MAX_HISTORY_CHARS:
+            raise ValueError(f"at most {_MAX_HISTORY_CHARS} characters in all")
+        return value
 
 
 class ChatStreamEvent(ApiModel):

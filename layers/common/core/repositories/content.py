@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from .dynamo import translate_errors
+from ..errors import NotFound, RangeNotSatisfiable
+from .dynamo import error_code, translate_errors
 
 DELETE_BATCH = 1000  # DeleteObjects' limit
 
@@ -37,3 +40,77 @@ class ContentRepository:
     def any_under(self, prefix: str) -> bool:
         with translate_errors("ListObjectsV2"):
             return bool(self._s3.list_objects_v2(Bucket=self._bucket, Prefix=prefix, MaxKeys=1).get("KeyCount"))
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    """An object (or the requested part of it) from S3; ``body`` is None for HEAD."""
+
+    content_type: str
+    content_length: int
+    etag: str
+    last_modified: datetime
+    cache_control: str | None
+    content_range: str | None = None
+    body: Any = None  # botocore StreamingBody: read in chunks, never whole
+
+    def chunks(self, size: int) -> Iterator[bytes]:
+        try:
+            yield from self.body.iter_chunks(chunk_size=size)
+        finally:
+            self.body.close()
+
+
+@dataclass(frozen=True)
+class NotModified:
+    etag: str
+    cache_control: str | None
+
+
+class ObjectReader:
+    """Reads single objects for the media proxy, with S3 doing the conditional and range logic."""
+
+    def __init__(self, client: Any, bucket: str):
+        self._s3 = client
+        self._bucket = bucket
+
+    def read(
+        self, key: str, *, byte_range: str | None, if_none_match: str | None, head: bool
+    ) -> StoredObject | NotModified:
+        """One GetObject (or HeadObject): ``NotFound``, ``RangeNotSatisfiable`` or ``NotModified`` as S3 decides."""
+        request: dict[str, Any] = {"Bucket": self._bucket, "Key": key}
+        if byte_range:
+            request["Range"] = byte_range
+        if if_none_match:
+            request["IfNoneMatch"] = if_none_match
+        try:
+            found = (self._s3.head_object if head else self._s3.get_object)(**request)
+        except Exception as exc:
+            return self._translate(exc, key)
+        return StoredObject(
+            content_type=found.get("ContentType") or "application/octet-stream",
+            content_length=found["ContentLength"],
+            etag=found["ETag"],
+            last_modified=found["LastModified"],
+            cache_control=found.get("CacheControl"),
+            content_range=found.get("ContentRange"),
+            body=found.get("Body"),
+        )
+
+    def _translate(self, exc: Exception, key: str) -> NotModified:
+        code = error_code(exc)
+        headers = (getattr(exc, "response", None) or {}).get("ResponseMetadata", {}).get("HTTPHeaders", {})
+        if code in ("304", "NotModified"):
+            return NotModified(etag=headers.get("etag", ""), cache_control=headers.get("cache-control"))
+        # Without s3:ListBucket (the media proxy has none), S3 answers a missing key with 403.
+        if code in ("NoSuchKey", "404", "NotFound", "AccessDenied", "403"):
+            raise NotFound("Object not found") from exc
+        if code == "InvalidRange":
+            size = (getattr(exc, "response", None) or {}).get("Error", {}).get("ActualObjectSize")
+            raise RangeNotSatisfiable(headers={"Content-Range": f"bytes */{size or self._size(key)}"}) from exc
+        with translate_errors("GetObject"):
+            raise exc
+
+    def _size(self, key: str) -> int:
+        with translate_errors("HeadObject"):
+            return self._s3.head_object(Bucket=self._bucket, Key=key)["ContentLength"]

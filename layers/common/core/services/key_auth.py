@@ -7,34 +7,19 @@ UpdateItem on the rate-limit counter, and (at most once a minute per key) the
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..auth import api_keys
 from ..auth.bearer import bearer_token
-from ..errors import RateLimited, Unauthorized
+from ..errors import Unauthorized
 from ..ids import now_iso
 from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.rate_limits import RateLimitRepository
+from .rate_limit import FixedWindowLimiter, RateStatus
 
 VAGUE_MESSAGE = "Invalid or missing API key"
-WINDOW_SECONDS = 60
-
-
-@dataclass(frozen=True)
-class RateStatus:
-    limit: int
-    remaining: int
-    reset_seconds: int
-
-    def headers(self) -> dict[str, str]:
-        return {
-            "RateLimit-Limit": str(self.limit),
-            "RateLimit-Remaining": str(self.remaining),
-            "RateLimit-Reset": str(self.reset_seconds),
-        }
 
 
 @dataclass(frozen=True)
@@ -53,9 +38,8 @@ class KeyAuthenticator:
         clock: Callable[[], float] = time.time,
     ):
         self._keys = keys
-        self._limits = limits
+        self._limiter = FixedWindowLimiter(limits, clock)
         self._default_rate_limit = default_rate_limit
-        self._clock = clock
 
     def authenticate(self, headers: Mapping[str, str] | None) -> WorkspaceCaller:
         raw = bearer_token(headers)
@@ -70,14 +54,7 @@ class KeyAuthenticator:
         return WorkspaceCaller(workspace_id=record.workspace_id, api_key_id=record.id, rate=rate)
 
     def _count_request(self, key_id: str, key_hash: str, limit: int) -> RateStatus:
-        now = self._clock()
-        window = int(now // WINDOW_SECONDS)
-        window_end = (window + 1) * WINDOW_SECONDS
-        reset = max(1, math.ceil(window_end - now))
-        hits = self._limits.hit(f"key#{key_id}#{window}", limit, expires_at=window_end + WINDOW_SECONDS)
-        if hits is None:
-            status = RateStatus(limit=limit, remaining=0, reset_seconds=reset)
-            raise RateLimited(headers=status.headers() | {"Retry-After": str(reset)})
-        if hits == 1:  # first request of this key in this window: keeps lastUsedAt within a minute
+        status = self._limiter.take(f"key#{key_id}", limit)
+        if status.count == 1:  # first request of this key in this window: keeps lastUsedAt within a minute
             self._keys.touch_last_used(key_hash, now_iso())
-        return RateStatus(limit=limit, remaining=max(0, limit - hits), reset_seconds=reset)
+        return status

@@ -1,0 +1,24 @@
+"""POST /v1/agent/{agentId}/chat: the agent's reply as NDJSON, streamed (ResponseTransferMode: RESPONSE_STREAM).
+
+Refusals (400, 404, 429, 402) are plain JSON errors before anything is streamed or
+billed; after ``start``, a failure is a final ``error`` event. The workspace's owner
+pays for the turn, once, if any reply text was streamed.
+"""
+
+from core import deps
+from core.http import brain_api, parse_body, stream_response, workspace_caller
+from core.models.chat import ChatRequest
+
+app = brain_api()
+NDJSON = "application/x-ndjson"
+
+
+@app.post("/v1/agent/<agentId>/chat")
+def chat(agentId: str):
+    request = parse_body(app, ChatRequest)
+    turn = deps.chat().start(workspace_caller(app).workspace_id, agentId, request)
+    return stream_response(200, {"Cache-Control": "no-store"}, turn.events(), content_type=NDJSON)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,29 @@
+"""GET|HEAD /v1/r2/{path+}: a workspace object, streamed (ResponseTransferMode: RESPONSE_STREAM).
+
+``path`` is relative to the key's workspace and must start with an allowlisted prefix.
+Honours one ``Range`` (206, or 416 when unsatisfiable) and ``If-None-Match`` (304).
+"""
+
+from core import deps
+from core.http import brain_api, header, stream_response, workspace_caller
+from core.services.media import object_path
+
+app = brain_api()
+
+
+@app.get("/v1/r2.*")  # a regex: the key may span many segments (API Gateway's {path+})
+@app.head("/v1/r2.*")
+def get_object():
+    head = app.current_event.http_method == "HEAD"
+    reply = deps.media().fetch(
+        workspace_caller(app).workspace_id,
+        object_path(app.current_event.path),
+        range_header=header(app, "Range"),
+        if_none_match=header(app, "If-None-Match"),
+        head=head,
+    )
+    return stream_response(reply.status, reply.headers, reply.body)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

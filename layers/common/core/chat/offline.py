@@ -1,0 +1,160 @@
+"""A ``ChatModel`` for local runs and tests: no network, no randomness.
+
+It answers the visitor's last message from ``request.context`` alone: the items,
+posts and section text sharing the most words with the question are named in a
+short reply in the agent's voice, streamed a few words at a time.
+
+Test hooks: markers in the visitor's last message that let tests exercise failure
+and keep-alive paths end to end through the real local runner:
+
+- ``[[offline-error]]``: raises ``ModelError("MODEL_UNAVAILABLE")`` after two deltas.
+- ``[[offline-error-before]]``: raises ``ModelError("MODEL_UNAVAILABLE")`` before any delta.
+- ``[[offline-slow]]``: sleeps 1.5 s before the first delta.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from time import sleep
+
+from .model import (
+    AgentContext,
+    ContextItem,
+    ContextPost,
+    ModelError,
+    ModelRequest,
+    TextDelta,
+    Usage,
+    estimate_tokens,
+    request_chars,
+)
+
+ERROR_MIDWAY = "[[offline-error]]"
+ERROR_BEFORE = "[[offline-error-before]]"
+SLOW = "[[offline-slow]]"
+SLOW_SECONDS = 1.5
+WORDS_PER_DELTA = 3
+MAX_CITED = 3
+
+_MARKER = re.compile(r"\[\[offline-[a-z-]+\]\]")
+_WORD = re.compile(r"[^\W_]+")  # runs of letters and digits, in any script
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_STOP_TEXT = (
+    "about again all also and any are been but can could did does for from get give had has have hello here hey "
+    "how into its just know let like many more much need not our out please some tell than thank thanks that "
+    "the their them then there these they this those was want were what whats when where which who why will "
+    "with would yes you your yours"
+)
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+class OfflineModel:
+    def __init__(self, delay_seconds: float = 0.03) -> None:
+        if delay_seconds < 0:
+            raise ValueError("delay_seconds must not be negative")
+        self._delay = delay_seconds
+
+    def stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
+        last = request.messages[-1] if request.messages else None
+        prompt = last.text if last and last.role == "user" else ""
+        if ERROR_BEFORE in prompt:
+            raise ModelError("MODEL_UNAVAILABLE")
+        answer = compose_answer(request.context, _MARKER.sub(" ", prompt), first_turn=len(request.messages) <= 1)
+        if SLOW in prompt:
+            sleep(SLOW_SECONDS)
+        words = re.findall(r"\S+\s*", answer)
+        chunks = ["".join(words[i : i + WORDS_PER_DELTA]) for i in range(0, len(words), WORDS_PER_DELTA)]
+        for index, chunk in enumerate(chunks):
+            if index and self._delay:
+                sleep(self._delay)  # so that streaming is observable over HTTP
+            yield TextDelta(chunk)
+            if index == 1 and ERROR_MIDWAY in prompt:
+                raise ModelError("MODEL_UNAVAILABLE")
+        yield Usage(input_tokens=estimate_tokens(request_chars(request)), output_tokens=estimate_tokens(len(answer)))
+
+
+def compose_answer(context: AgentContext, prompt: str, *, first_turn: bool) -> str:
+    """A short reply in the agent's voice that cites the published material most relevant to ``prompt``."""
+    brand = context.brand_name
+    terms = _terms(prompt)
+    items = _ranked(terms, context.items, _item_text)[:MAX_CITED]
+    posts = _ranked(terms, context.posts, _post_text)[:MAX_CITED]
+    quote = _quote(terms, context.section_text or "")
+    parts = [f"Hi, I'm {context.agent_name}, {brand}'s assistant."] if first_turn else []
+    if not (items or posts or quote):
+        # Only content words can match: a bare greeting is not a question we failed to answer.
+        if terms:
+            parts.append(f"I couldn't find that in {brand}'s published material, so I'd rather not guess.")
+        return " ".join([*parts, *_overview(context)])
+    parts.append(f"Here's what I found in {brand}'s published material.")
+    if quote:
+        parts.append(f"The {context.section} section you're on says: “{quote}”")
+    elif context.section:
+        parts.append(f"You're on the {context.section} section.")
+    if items:
+        parts.append(f"Have a look at {_listing([_item_label(i) for i in items])}.")
+    if posts:
+        also = "also " if items else ""
+        parts.append(f"{brand} {also}posted about it: {_listing([_post_label(p) for p in posts])}.")
+    parts.append("Would you like more detail on any of these?")
+    return " ".join(parts)
+
+
+def _overview(context: AgentContext) -> list[str]:
+    """What the brand has published at all, when nothing matched the question."""
+    brand = context.brand_name
+    parts = [f"You're on the {context.section} section."] if context.section else []
+    cited = [_item_label(i) for i in context.items[:MAX_CITED]] + [_post_label(p) for p in context.posts[:MAX_CITED]]
+    if not cited:
+        return [*parts, f"{brand} hasn't published anything I can answer from yet. Can I help with something else?"]
+    more = ", among other things" if len(context.items) + len(context.posts) > len(cited) else ""
+    return [*parts, f"{brand} has published {_listing(cited)}{more}.", "Is there something there I can help you with?"]
+
+
+def _terms(text: str) -> set[str]:
+    """Lower-cased content words, with a plural ``s`` dropped so "events" finds "event"."""
+    words = (word for word in _WORD.findall(text.lower()) if len(word) > 2 and word not in _STOP_WORDS)
+    return {word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word for word in words}
+
+
+def _ranked[T](terms: set[str], candidates: Sequence[T], text: Callable[[T], str]) -> list[T]:
+    """Candidates sharing at least one term with ``terms``, most shared first; ties keep the given order."""
+    scores = [len(terms & _terms(text(candidate))) for candidate in candidates]
+    order = sorted(range(len(candidates)), key=lambda index: -scores[index])  # sorted() is stable
+    return [candidates[index] for index in order if scores[index]]
+
+
+def _quote(terms: set[str], text: str) -> str | None:
+    """The section's sentence most relevant to ``terms``, if any shares a word with them."""
+    sentences = [sentence.strip() for sentence in _SENTENCE.split(text) if sentence.strip()]
+    hits = _ranked(terms, sentences, str)
+    if not hits:
+        return None
+    # A matching heading says little by itself: quote the first full sentence from there on.
+    found = sentences.index(hits[0])
+    words = next((s for s in sentences[found:] if len(s.split()) >= 4), hits[0]).split()
+    return " ".join(words[:40]) + ("…" if len(words) > 40 else "")
+
+
+def _item_text(item: ContextItem) -> str:
+    return f"{item.name} {item.folder} {item.kind}"
+
+
+def _post_text(post: ContextPost) -> str:
+    return f"{post.title or ''} {post.caption or ''} {post.category or ''}"
+
+
+def _item_label(item: ContextItem) -> str:
+    return f"“{' '.join(item.name.split())}” ({item.kind})"
+
+
+def _post_label(post: ContextPost) -> str:
+    words = (post.title or "").split() or (post.caption or "").split()
+    text = " ".join(words[:8]).rstrip(",;:") + "…" if len(words) > 8 else " ".join(words)
+    label = f"“{text}”" if text else f"a {post.kind} post from {post.created_at[:10]}"
+    return f"{label} ({post.category})" if post.category else label
+
+
+def _listing(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]

@@ -1,0 +1,46 @@
+"""Stored chat turns, for workspaces with ``storeConversations``: one S3 object per turn.
+
+Under ``workspaces/<id>/conversations/<agentId>/<threadKey>/<turnId>.json``: inside the
+workspace's prefix, so deleting the workspace purges them, and outside the read
+plane's allowlist, so no workspace key can read them back through ``/v1/r2``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .dynamo import translate_errors
+
+RESUMED_TURNS = 6  # a resumed thread brings back its last six turns (twelve messages)
+
+
+def _thread_prefix(workspace_id: str, agent_id: str, thread_key: str) -> str:
+    return f"workspaces/{workspace_id}/conversations/{agent_id}/{thread_key}/"
+
+
+class ConversationStore:
+    def __init__(self, client: Any, bucket: str):
+        self._s3 = client
+        self._bucket = bucket
+
+    def save(self, workspace_id: str, agent_id: str, thread_key: str, turn: dict[str, Any]) -> None:
+        key = _thread_prefix(workspace_id, agent_id, thread_key) + f"{turn['turnId']}.json"
+        with translate_errors("PutObject"):
+            self._s3.put_object(
+                Bucket=self._bucket, Key=key, Body=json.dumps(turn).encode(), ContentType="application/json"
+            )
+
+    def recent(self, workspace_id: str, agent_id: str, thread_key: str) -> list[tuple[str, str]]:
+        """The thread's last turns as (role, text) messages, oldest first (turn ids sort by time)."""
+        prefix = _thread_prefix(workspace_id, agent_id, thread_key)
+        keys: list[str] = []
+        with translate_errors("ListObjectsV2"):
+            for page in self._s3.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix):
+                keys += [o["Key"] for o in page.get("Contents", [])]
+        messages: list[tuple[str, str]] = []
+        for key in sorted(keys)[-RESUMED_TURNS:]:
+            with translate_errors("GetObject"):
+                turn = json.loads(self._s3.get_object(Bucket=self._bucket, Key=key)["Body"].read())
+            messages += [("user", turn["prompt"]), ("assistant", turn["reply"])]
+        return messages

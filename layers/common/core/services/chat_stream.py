@@ -1,0 +1,148 @@
+"""One chat turn as NDJSON: ``start``, ``delta``…, then ``done`` or a final ``error``; billed exactly once.
+
+The credits were held before the first byte (``ChatService.start``). Here the turn is
+marked delivered with its first text, then settled if any text reached the visitor
+(also when the visitor went away mid-stream: closing the generator runs ``finally``),
+or released if none did. A crash in between leaves the hold to the sweeper, which
+settles or releases it by the same rule.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..chat.model import ChatModel, ModelError, ModelRequest, TextDelta, Usage
+from ..models.ledger import HoldRecord
+from .credits import CreditService
+
+logger = logging.getLogger(__name__)
+KEEPALIVE = object()
+
+
+def ndjson(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+def with_keepalive[T](source: Iterator[T], seconds: float) -> Iterator[T | object]:
+    """``source``'s items, and ``KEEPALIVE`` whenever it has been silent for ``seconds``.
+
+    ``source`` is drained by a thread of its own (a blocked ``next`` cannot be timed out),
+    which stops at its next item once the consumer is gone and closes ``source`` itself.
+    """
+    handoff: queue.Queue[tuple[str, Any]] = queue.Queue()
+    gone = threading.Event()
+
+    def pump() -> None:
+        try:
+            for item in source:
+                if gone.is_set():
+                    break
+                handoff.put(("item", item))
+            handoff.put(("end", None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            handoff.put(("error", exc))
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+    threading.Thread(target=pump, name="chat-model", daemon=True).start()
+    try:
+        while True:
+            try:
+                kind, value = handoff.get(timeout=seconds)
+            except queue.Empty:
+                yield KEEPALIVE
+                continue
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        gone.set()
+
+
+class ChatStream:
+    def __init__(
+        self,
+        *,
+        turn_id: str,
+        thread_key: str,
+        hold: HoldRecord,
+        model: ChatModel,
+        request: ModelRequest,
+        credits: CreditService,
+        keepalive_seconds: float,
+        on_reply: Callable[[str, Usage | None], None] | None = None,
+    ):
+        self.turn_id = turn_id
+        self.thread_key = thread_key
+        self._hold = hold
+        self._model = model
+        self._request = request
+        self._credits = credits
+        self._keepalive = keepalive_seconds
+        self._on_reply = on_reply
+        self._delivered = False
+        self._billed = False
+
+    def events(self) -> Iterator[bytes]:
+        reply: list[str] = []
+        usage: Usage | None = None
+        try:
+            yield ndjson({"type": "start", "threadKey": self.thread_key, "turnId": self.turn_id})
+            try:
+                for event in with_keepalive(self._model.stream(self._request), self._keepalive):
+                    if event is KEEPALIVE:
+                        yield ndjson({"type": "keepalive"})
+                    elif isinstance(event, TextDelta) and event.text:
+                        self._deliver()
+                        reply.append(event.text)
+                        yield ndjson({"type": "delta", "text": event.text})
+                    elif isinstance(event, Usage):
+                        usage = event
+            except ModelError as error:
+                self._bill()
+                yield ndjson({"type": "error", "message": str(error), "code": error.code})
+                return
+            except Exception:
+                logger.exception("chat turn failed", extra={"turnId": self.turn_id})
+                self._bill()
+                yield ndjson({"type": "error", "message": "The reply could not be completed", "code": "INTERNAL_ERROR"})
+                return
+            self._bill()
+            if self._delivered and self._on_reply is not None:
+                self._on_reply("".join(reply), usage)
+            yield ndjson({"type": "done", "usage": self._usage(usage)})
+        finally:
+            self._bill()  # the visitor went away mid-stream: charge what was delivered, once
+
+    def _deliver(self) -> None:
+        if not self._delivered:
+            self._credits.mark_delivered(self._hold)  # from here on, even a crash bills this turn
+            self._delivered = True
+
+    def _bill(self) -> None:
+        if self._billed:
+            return
+        self._billed = True
+        try:
+            if self._delivered:
+                self._credits.settle(self._hold)
+            else:
+                self._credits.release(self._hold)
+        except Exception:  # the hold stays; the sweeper finishes it by the same rule
+            logger.exception("billing a chat turn failed", extra={"turnId": self.turn_id})
+
+    def _usage(self, usage: Usage | None) -> dict[str, int]:
+        return {
+            "inputTokens": usage.input_tokens if usage else 0,
+            "outputTokens": usage.output_tokens if usage else 0,
+            "credits": self._hold.amount if self._delivered else 0,
+        }

@@ -54,7 +54,7 @@ validate: $(VENV_SAM)/.installed
 build: $(VENV_SAM)/.installed
 	$(SAM) build
 
-unit integration e2e: $(VENV)/.installed
+unit integration e2e: $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest tests/$@
 
 bench: $(VENV)/.installed

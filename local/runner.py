@@ -75,8 +75,13 @@ def start(
     )
 
     base_env = AWS_ENV | {"AWS_ENDPOINT_URL": endpoint, "AWS_MAX_ATTEMPTS": "2"}
-    # What differs from AWS: mail goes to files, cookies work over plain http.
-    local_env = {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": str(state_dir / "outbox"), "COOKIE_SECURE": "false"}
+    # What differs from AWS: mail goes to files, cookies work over plain http, chat answers offline.
+    local_env = {
+        "MAIL_TRANSPORT": "outbox",
+        "OUTBOX_DIR": str(state_dir / "outbox"),
+        "COOKIE_SECURE": "false",
+        "CHAT_MODEL": "offline",
+    }
     pool = ContainerPool(stack.functions(), [str(p) for p in stack.layer_dirs()], base_env, overrides=local_env)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
     schedules = Scheduler(stack, pool).start()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from core.errors import InsufficientCredits
-from core.models.ledger import Outcome
+from core.models.ledger import HoldRecord, Outcome
 from core.repositories.dynamo import query_all
 from core.repositories.ledger import LedgerRepository
 from core.services.credits import CreditService
@@ -164,10 +164,17 @@ def test_holding_a_reference_twice_reserves_once(credits: CreditService, ledger:
     assert_consistent(aws, ledger)
 
 
-def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerRepository) -> None:
-    assert ledger.settle(ACCOUNT, "llm", "turn_unknown") is Outcome.NOTHING_HELD
-    assert ledger.release(ACCOUNT, "llm", "turn_unknown") is Outcome.NOTHING_HELD
+def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerRepository, aws: Any) -> None:
+    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
+    never_taken = HoldRecord(
+        account_id=ACCOUNT, ref_id="turn_unknown", ref_type="llm", amount=1, description="Chat turn",
+        created_at="2026-11-22T00:00:00.000Z", expires_at="2026-11-22T00:15:00.000Z",
+    )  # fmt: skip
+    assert ledger.settle(never_taken) is Outcome.NOTHING_HELD
+    assert ledger.release(never_taken) is Outcome.NOTHING_HELD
     assert ledger.mark_streamed(ACCOUNT, "turn_unknown") is False
+    assert ledger.balance(ACCOUNT).model_dump(include={"available", "held"}) == {"available": 10, "held": 0}
+    assert_consistent(aws, ledger)
 
 
 def test_the_sweeper_finishes_only_expired_holds(

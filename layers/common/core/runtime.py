@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from http.client import HTTPMessage
 from typing import Any, NoReturn
 
+from . import lambda_logging
 from .chunked import ChunkedPost, ReaderGone
 from .streaming import StreamBody, body_chunks, prelude
 
@@ -162,6 +163,7 @@ def handle_next(handler: Handler) -> None:
     if status != 200:
         raise RuntimeError(f"/invocation/next answered {status}")
     context = Context(headers)
+    lambda_logging.set_request_id(context.aws_request_id)
     # X-Ray (and Powertools' Tracer) read the current trace from the environment.
     if trace := headers.get("Lambda-Runtime-Trace-Id"):
         os.environ["_X_AMZN_TRACE_ID"] = trace
@@ -182,6 +184,7 @@ def handle_next(handler: Handler) -> None:
 
 
 def main() -> None:
+    lambda_logging.configure()
     handler = load_handler()
     while True:
         handle_next(handler)

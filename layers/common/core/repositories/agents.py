@@ -49,6 +49,10 @@ class AgentRepository:
             "ExpressionAttributeValues": to_item(values),
             "ScanIndexForward": False,
         }
+        if channel is None and category is None:
+            # Nearly every post is published: a page of ``limit`` posts is (almost always) the whole answer,
+            # read in one round trip without paying for a 1 MB page.
+            request["Limit"] = limit
         posts: list[PostRecord] = []
         with translate_errors("Query"):
             while len(posts) < limit:

@@ -107,40 +107,35 @@ class LedgerRepository:
             return Outcome.ALREADY_DONE
         raise InsufficientCredits()
 
-    def settle(
-        self, account_id: str, ref_type: RefType, ref_id: str, charge: int | None = None, description: str | None = None
-    ) -> Outcome:
-        """Charge a hold (all of it, or ``charge`` ≤ its amount) as one entry; the rest goes back to available."""
-        hold = self.get_hold(account_id, ref_id)
-        if hold is None:
-            return self._absent(account_id, ref_type, ref_id)
+    def settle(self, hold: HoldRecord, charge: int | None = None, description: str | None = None) -> Outcome:
+        """Charge ``hold`` (all of it, or ``charge`` ≤ its amount) as one entry; the rest goes back to available.
+
+        No read first: the transaction's condition (the hold still exists, with that amount) is the check.
+        """
         charge = hold.amount if charge is None else charge
         if not 0 < charge <= hold.amount:
             raise ValueError("a settlement charges between 1 and the held amount")
-        entry = _entry(account_id, -charge, hold.ref_type, ref_id, description or hold.description)
+        entry = _entry(hold.account_id, -charge, hold.ref_type, hold.ref_id, description or hold.description)
         codes = self._transact([
             self._items.delete_hold(hold),
-            self._items.put_marker(account_id, hold.ref_type, ref_id, outcome="settled", at=entry.created_at),
+            self._items.put_marker(hold.account_id, hold.ref_type, hold.ref_id, outcome="settled", at=entry.created_at),
             self._items.put_entry(entry),
             self._items.update_balance(
-                account_id, entry.created_at, available=hold.amount - charge, held=-hold.amount,
+                hold.account_id, entry.created_at, available=hold.amount - charge, held=-hold.amount,
                 entry_type=hold.ref_type,
             ),
         ])  # fmt: skip
-        return Outcome.APPLIED if codes is None else Outcome.ALREADY_DONE
+        return Outcome.APPLIED if codes is None else self._absent(hold)
 
-    def release(self, account_id: str, ref_type: RefType, ref_id: str) -> Outcome:
-        """Return a hold to available, with no entry (nothing was charged)."""
-        hold = self.get_hold(account_id, ref_id)
-        if hold is None:
-            return self._absent(account_id, ref_type, ref_id)
+    def release(self, hold: HoldRecord) -> Outcome:
+        """Return ``hold`` to available, with no entry (nothing was charged)."""
         at = now_iso()
         codes = self._transact([
             self._items.delete_hold(hold),
-            self._items.put_marker(account_id, hold.ref_type, ref_id, outcome="released", at=at),
-            self._items.update_balance(account_id, at, available=hold.amount, held=-hold.amount),
+            self._items.put_marker(hold.account_id, hold.ref_type, hold.ref_id, outcome="released", at=at),
+            self._items.update_balance(hold.account_id, at, available=hold.amount, held=-hold.amount),
         ])  # fmt: skip
-        return Outcome.APPLIED if codes is None else Outcome.ALREADY_DONE
+        return Outcome.APPLIED if codes is None else self._absent(hold)
 
     def mark_streamed(self, account_id: str, ref_id: str) -> bool:
         """Record that the held work delivered something (so an abandoned hold is charged, not released)."""
@@ -164,9 +159,9 @@ class LedgerRepository:
             item = self._db.get_item(TableName=self._table, Key=key(account_id, sk), ConsistentRead=True).get("Item")
         return from_item(item) if item else None
 
-    def _absent(self, account_id: str, ref_type: RefType, ref_id: str) -> Outcome:
-        """Why there is no hold: it was settled or released before (a retry), or it never existed."""
-        marker = self._get(account_id, marker_sk(ref_type, ref_id))
+    def _absent(self, hold: HoldRecord) -> Outcome:
+        """Why a hold could not be finished: it was settled or released before (a retry), or it never existed."""
+        marker = self._get(hold.account_id, marker_sk(hold.ref_type, hold.ref_id))
         return Outcome.ALREADY_DONE if marker else Outcome.NOTHING_HELD
 
     def _transact(self, items: list[dict[str, Any]]) -> list[str] | None:

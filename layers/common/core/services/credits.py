@@ -76,10 +76,10 @@ class CreditService:
         self._ledger.mark_streamed(hold.account_id, hold.ref_id)
 
     def settle(self, hold: HoldRecord, charge: int | None = None) -> Outcome:
-        return self._ledger.settle(hold.account_id, hold.ref_type, hold.ref_id, charge)
+        return self._ledger.settle(hold, charge)
 
     def release(self, hold: HoldRecord) -> Outcome:
-        return self._ledger.release(hold.account_id, hold.ref_type, hold.ref_id)
+        return self._ledger.release(hold)
 
     def sweep(self, batch: int = 100) -> SweepReport:
         """Finish every expired hold: settle the ones whose work delivered, release the rest."""

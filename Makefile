@@ -20,7 +20,7 @@ SAM      := $(VENV_SAM)/bin/sam
 help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
 	@echo "make test   - ruff, sam validate --lint, sam build and the whole test suite"
-	@echo "make bench  - cold-import and round-trip figures (see bench/)"
+	@echo "make bench  - cold import, round trips, purge, streaming memory, chat turn (see bench/)"
 
 $(VENV)/.installed: requirements-dev.txt layers/common/requirements.txt
 	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
@@ -61,6 +61,8 @@ bench: $(VENV)/.installed
 	$(PY) bench/cold_import.py
 	$(PY) bench/round_trip.py
 	PYTHONPATH=layers/common:. $(PY) bench/purge.py
+	$(PY) bench/stream_memory.py
+	$(PY) bench/chat_turn.py
 
 clean:
 	rm -rf .aws-sam .local .pytest_cache .ruff_cache

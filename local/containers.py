@@ -1,6 +1,6 @@
 """Emulated Lambda containers: a pool of worker processes per function.
 
-A buffered function runs in ``local.worker`` (a pipe protocol); a streaming one runs
+A buffered function runs in ``local.worker`` (a pipe protocol); a streaming one in
 the layer's ``stream-bootstrap`` (``core.runtime``, as on AWS) against its own local
 Runtime API (``local.runtime_api``).
 """
@@ -13,19 +13,13 @@ import select
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-from .runtime_api import Failed, Invocation, Prelude, RuntimeApi
+from .streaming_containers import InvocationFailed, StreamedResponse, StreamingContainer
 from .template import ROOT, FunctionSpec
 from .worker import read_frame, write_frame
 
 logger = logging.getLogger("local.containers")
-
-
-class InvocationFailed(Exception):
-    """The function raised, timed out or crashed: API Gateway answers 502 (or cuts a streamed body short)."""
 
 
 def _environment(spec: FunctionSpec, base_env: dict[str, str], overrides: dict[str, str] | None) -> dict[str, str]:
@@ -74,84 +68,6 @@ class Container:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-
-
-class StreamingContainer:
-    """Runs ``core.runtime`` through the layer's ``stream-bootstrap``, with the handler named as Lambda names it."""
-
-    def __init__(
-        self, spec: FunctionSpec, layer: str, env: dict[str, str], on_idle: Callable[[StreamingContainer], None]
-    ):
-        self.spec = spec
-        if not spec.environment.get("AWS_LAMBDA_EXEC_WRAPPER", "").endswith("/stream-bootstrap"):
-            # Locally it streams all the same; on AWS the managed runtime would buffer it, and fail.
-            logger.warning(
-                "%s streams, but has no AWS_LAMBDA_EXEC_WRAPPER=/opt/python/stream-bootstrap", spec.logical_id
-            )
-        arn = f"arn:aws:lambda:local:000000000000:function:{spec.logical_id}"
-        self.api = RuntimeApi(arn, on_idle=lambda: on_idle(self))
-        lambda_env = {
-            "AWS_LAMBDA_RUNTIME_API": self.api.address,
-            "_HANDLER": spec.handler,
-            "LAMBDA_TASK_ROOT": str(spec.code_uri),
-        }
-        self.process = subprocess.Popen(
-            ["/bin/sh", str(Path(layer) / "stream-bootstrap"), sys.executable], cwd=ROOT, env=env | lambda_env
-        )
-        self._watcher = threading.Thread(target=self._watch, name=f"watch-{spec.logical_id}", daemon=True)
-        self._watcher.start()
-
-    def _watch(self) -> None:
-        status = self.process.wait()
-        detail = f": {self.api.init_error}" if self.api.init_error else ""
-        self.api.retire(f"the runtime exited with status {status}{detail}")
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def invoke(self, event: dict[str, Any]) -> StreamedResponse:
-        """Returns once the prelude (status and headers) has arrived."""
-        invocation = Invocation(event, self.spec.timeout)
-        self.api.submit(invocation)
-        prelude = invocation.receive()
-        if not isinstance(prelude, Prelude):
-            self.close()
-            reason = prelude.reason if isinstance(prelude, Failed) else "no prelude"
-            raise InvocationFailed(f"{self.spec.logical_id}: {reason}")
-        return StreamedResponse(prelude, invocation, self)
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self._watcher.join()
-        self.api.close()
-
-
-class StreamedResponse:
-    """A function's response as it streams: ``status`` and ``headers`` at once, then ``chunks``."""
-
-    def __init__(self, prelude: Prelude, invocation: Invocation, container: StreamingContainer):
-        self.status = prelude.status
-        self.headers = prelude.headers
-        self.chunks: Iterator[bytes] = self._receive()
-        self._invocation = invocation
-        self._container = container
-        self._over = False
-
-    def _receive(self) -> Iterator[bytes]:
-        while isinstance(message := self._invocation.receive(), bytes):
-            yield message
-        self._over = True
-        if isinstance(message, Failed):  # after the prelude: the body just stops
-            self._container.close()  # a failed container is never reused
-            raise InvocationFailed(f"{self._container.spec.logical_id}: {message.reason}")
-
-    def close(self) -> None:
-        """If the body was not read to its end, the reader went away: abort the invocation."""
-        if not self._over:
-            self._invocation.abort()
 
 
 class ContainerPool:

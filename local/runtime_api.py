@@ -8,77 +8,21 @@ arrives is handed at once to the gateway thread waiting on the ``Invocation``.
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import json
 import logging
-import queue
-import socket
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, BinaryIO
+from typing import Any
+
+from .invocation import Failed, Invocation, Started, outcome, parse_prelude, read_chunks
 
 logger = logging.getLogger("local.runtime_api")
 API = "/2018-06-01/runtime"
 DELIMITER = b"\x00" * 8
-START_TIMEOUT = 30  # a cold start's imports, as for a buffered container
-MAX_LINE = 64 * 1024
-
-
-@dataclass(frozen=True)
-class Started:
-    deadline: float  # time.monotonic() by which the invocation must be over
-
-
-@dataclass(frozen=True)
-class Prelude:
-    status: int
-    headers: list[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class Failed:
-    reason: str
-
-
-# To the gateway, in order: Prelude, body chunks (bytes), then None (the end); or Failed at any point.
-Message = Started | Prelude | bytes | Failed | None
-
-
-class Invocation:
-    def __init__(self, event: dict[str, Any], timeout: int):
-        self.request_id = str(uuid.uuid4())
-        self.event = event
-        self.timeout = timeout
-        self.connection: socket.socket | None = None  # the response stream's, once it began
-        self._messages: queue.Queue[Message] = queue.Queue()
-        self._deadline: float | None = None
-
-    def put(self, message: Message) -> None:
-        self._messages.put(message)
-
-    def receive(self) -> Prelude | bytes | Failed | None:
-        """The next message; Failed once the function's timeout, counted from its dispatch, is up."""
-        while True:
-            wait = START_TIMEOUT if self._deadline is None else self._deadline - time.monotonic()
-            try:
-                message = self._messages.get(timeout=max(wait, 0))
-            except queue.Empty:
-                return Failed(f"timed out after {self.timeout}s" if self._deadline else "never dispatched")
-            if not isinstance(message, Started):
-                return message
-            self._deadline = message.deadline
-
-    def abort(self) -> None:
-        """The reader went away: break the response stream, so the function's next write fails."""
-        if self.connection is not None:
-            with contextlib.suppress(OSError):  # already closed
-                self.connection.shutdown(socket.SHUT_RDWR)  # also wakes the thread reading it
 
 
 class RuntimeApi:
@@ -169,44 +113,6 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def _chunks(stream: BinaryIO, trailers: dict[str, str]) -> Iterator[bytes]:
-    """A chunked body's chunks, each as soon as it has arrived; ``trailers`` is filled at the end."""
-
-    def line() -> bytes:
-        raw = stream.readline(MAX_LINE)
-        if not raw.endswith(b"\n"):
-            raise ValueError("the connection closed mid-body")
-        return raw.rstrip(b"\r\n")
-
-    while size := int(line().split(b";", 1)[0], 16):
-        data = stream.read(size)
-        if len(data) < size or line():
-            raise ValueError("truncated chunk")
-        yield data
-    while field := line():
-        name, _, value = field.decode("latin-1").partition(":")
-        trailers[name.strip().lower()] = value.strip()
-
-
-def _prelude(metadata: bytes) -> Prelude | Failed:
-    try:
-        meta = json.loads(metadata)
-        headers = list(meta.get("headers", {}).items())
-        headers += [(name, v) for name, values in meta.get("multiValueHeaders", {}).items() for v in values]
-        headers += [("Set-Cookie", cookie) for cookie in meta.get("cookies", [])]
-        return Prelude(int(meta["statusCode"]), [(str(k), str(v)) for k, v in headers])
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        return Failed(f"malformed prelude: {exc!r}")
-
-
-def _outcome(trailers: dict[str, str], streamed: bool) -> Failed | None:
-    """How a complete response stream ended: cleanly, or with the function error its trailers report."""
-    if error_type := trailers.get("lambda-runtime-function-error-type"):
-        error = json.loads(base64.b64decode(trailers.get("lambda-runtime-function-error-body") or "e30="))
-        return Failed(f"{error_type} after the response began: {error.get('errorMessage', '')}")
-    return None if streamed else Failed("the response ended before its prelude")
-
-
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -244,14 +150,14 @@ class _Handler(BaseHTTPRequestHandler):
         trailers: dict[str, str] = {}
         head, streamed = b"", False
         try:
-            for chunk in _chunks(self.rfile, trailers):
+            for chunk in read_chunks(self.rfile, trailers):
                 body = chunk
                 if not streamed:  # the prelude is JSON: its first NUL byte starts the delimiter
                     head += chunk
                     metadata, found, body = head.partition(DELIMITER)
                     if not found:
                         continue
-                    if isinstance(prelude := _prelude(metadata), Failed):
+                    if isinstance(prelude := parse_prelude(metadata), Failed):
                         self.server.api.retire(prelude.reason)
                     else:
                         invocation.put(prelude)
@@ -262,7 +168,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             invocation.put(Failed(f"the response stream broke: {exc}"))
             return None
-        if (failure := _outcome(trailers, streamed)) is not None:
+        if (failure := outcome(trailers, streamed)) is not None:
             self.server.api.retire(failure.reason)
         else:  # free before the gateway even sees the end, so the next request finds it warm
             self.server.api.release()

@@ -7,7 +7,6 @@ Runtime API (``local.runtime_api``).
 
 from __future__ import annotations
 
-import logging
 import os
 import select
 import subprocess
@@ -18,8 +17,6 @@ from typing import Any
 from .streaming_containers import InvocationFailed, StreamedResponse, StreamingContainer
 from .template import ROOT, FunctionSpec
 from .worker import read_frame, write_frame
-
-logger = logging.getLogger("local.containers")
 
 
 def _environment(spec: FunctionSpec, base_env: dict[str, str], overrides: dict[str, str] | None) -> dict[str, str]:

@@ -11,6 +11,7 @@ import functools
 import json
 import math
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
@@ -29,12 +30,21 @@ from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.rate_limits import RateLimitRepository
 from core.repositories.workspaces import WorkspaceRepository
 from core.services import rate_limit
+from core.services.credits import CreditService
 from core.services.key_auth import KeyAuthenticator
 from core.settings import get_settings
 from local.events import SAMPLE_KEY
 from tests.integration.helpers import AGENT_NOT_FOUND, JSON, RFC3339_MS, UNAUTHORIZED, call
 from tests.support.containers import Container
-from tests.support.lambdas import StreamedResult, invoke_streamed, sample_event, stack, with_request
+from tests.support.lambdas import (
+    LambdaContext,
+    StreamedResult,
+    handler_module,
+    invoke_streamed,
+    sample_event,
+    stack,
+    with_request,
+)
 from tests.support.ledger_checks import assert_consistent, entries, holds, ledger_items, ledger_repository
 from tests.support.seed import Seeder
 
@@ -373,55 +383,130 @@ def test_a_model_failure_after_text_ends_with_an_error_line_and_is_charged_once(
     assert_consistent(aws.dynamodb, funded.ws.owner_id)
 
 
+def test_an_unexpected_model_failure_is_an_internal_error_line(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Breaking:
+        def stream(self, request):
+            yield from OfflineModel(delay_seconds=0).stream(request)
+            raise RuntimeError("socket closed by botocore.internal.Thing")
+
+    monkeypatch.setattr(deps, "chat_model", cache(Breaking))
+    deps.reset()
+    start, *deltas, error = chat().lines()
+    assert deltas and all(d["type"] == "delta" for d in deltas)
+    assert (error["type"], error["code"]) == ("error", "INTERNAL_ERROR")
+    assert error["message"] and "botocore" not in error["message"] and "socket" not in error["message"]
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    assert_consistent(aws.dynamodb, funded.ws.owner_id)
+
+
+def test_a_turn_left_by_a_dead_container_is_billed_once_by_the_sweeper(funded, aws) -> None:
+    raw = handler_module(CHAT).lambda_handler(chat_event(), LambdaContext(function_name=CHAT))
+    chunks = iter(raw["body"])
+    start = json.loads(next(chunks))
+    assert json.loads(next(chunks))["type"] == "delta"
+    # The container freezes here, for longer than a hold lives: the sweeper finds the hold, marked delivered.
+    (hold,) = holds(aws.dynamodb, funded.ws.owner_id)
+    assert (hold["refId"], hold["amount"], hold["streamed"]) == (start["turnId"], 1, True)
+    later = CreditService(
+        ledger_repository(aws.dynamodb), usd_cents_per_credit=1, hold_seconds=900, clock=lambda: time.time() + 901
+    )
+    report = later.sweep()
+    assert (report.settled, report.released) == (1, 0)
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    # It thaws and the visitor has gone: its own settlement finds the turn already billed.
+    raw["body"].close()
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    assert balance(aws, funded.ws.owner_id) == (9, 0)
+    assert_consistent(aws.dynamodb, funded.ws.owner_id)
+
+
 # --- validation
 
 
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
+def with_fields(**fields: Any) -> dict[str, Any]:
+    return {"prompt": PROMPT, "client": CLIENT} | fields
+
+
+# (body, the field the message must name first), grouped so that each group costs one moto set-up.
+MALFORMED: dict[str, list[tuple[Any, str]]] = {
+    "prompt": [
         ({"client": CLIENT}, "prompt"),
-        ({"prompt": "", "client": CLIENT}, "prompt"),
-        ({"prompt": " \n\t ", "client": CLIENT}, "prompt"),
-        ({"prompt": "x" * 4001, "client": CLIENT}, "prompt"),
-        ({"prompt": 5, "client": CLIENT}, "prompt"),
-        ({"prompt": ["hi"], "client": CLIENT}, "prompt"),
-        ({"prompt": None, "client": CLIENT}, "prompt"),
+        (with_fields(prompt=""), "prompt"),
+        (with_fields(prompt=" \n\t "), "prompt"),
+        (with_fields(prompt="x" * 4001), "prompt"),
+        (with_fields(prompt=" " + "x" * 4001 + " "), "prompt"),
+        (with_fields(prompt=5), "prompt"),
+        (with_fields(prompt=["hi"]), "prompt"),
+        (with_fields(prompt=None), "prompt"),
+    ],
+    "client": [
         ({"prompt": PROMPT}, "client"),
-        ({"prompt": PROMPT, "client": "a" * 15}, "client"),
-        ({"prompt": PROMPT, "client": "a" * 129}, "client"),
-        ({"prompt": PROMPT, "client": "visitor hash 1234567"}, "client"),
-        ({"prompt": PROMPT, "client": "visitor/hash/1234567"}, "client"),
-        ({"prompt": PROMPT, "client": "visitör_hash_1234567"}, "client"),
-        ({"prompt": PROMPT, "client": 1234567890123456789}, "client"),
-        ({"prompt": PROMPT, "client": "203.0.113.7"}, "client"),
-        ({"prompt": PROMPT, "client": "2001:db8::1"}, "client"),
-        ({"prompt": PROMPT, "client": "2001:0db8:0000:0000:0000:ff00:0042:8329"}, "client"),
-        ({"prompt": PROMPT, "client": "::ffff:198.51.100.4"}, "client"),
-        ({"prompt": PROMPT, "client": CLIENT, "threadKey": "t" * 129}, "threadKey"),
-        ({"prompt": PROMPT, "client": CLIENT, "threadKey": "thr sample"}, "threadKey"),
-        ({"prompt": PROMPT, "client": CLIENT, "threadKey": "thr/../other"}, "threadKey"),
-        ({"prompt": PROMPT, "client": CLIENT, "threadKey": 7}, "threadKey"),
-        ({"prompt": PROMPT, "client": CLIENT, "history": [{"content": "hi"}] * 51}, "history"),
-        ({"prompt": PROMPT, "client": CLIENT, "history": [{"content": "x" * 16_001}] * 2}, "history"),
-        ({"prompt": PROMPT, "client": CLIENT, "history": [{"role": "user"}]}, "history.0.content"),
-        ({"prompt": PROMPT, "client": CLIENT, "history": [{"content": "a"}, {"content": 5}]}, "history.1.content"),
-        ({"prompt": PROMPT, "client": CLIENT, "history": ["just text"]}, "history.0"),
-        ({"prompt": PROMPT, "client": CLIENT, "history": {"content": "hi"}}, "history"),
-        ({"prompt": PROMPT, "client": CLIENT, "section": "s" * 129}, "section"),
-        ({"prompt": PROMPT, "client": CLIENT, "model": "gpt-5"}, "model"),
-        ({"prompt": PROMPT, "client": CLIENT, "thread_key": "thr_1"}, "thread_key"),
-        ({"prompt": PROMPT, "client": CLIENT, "brand_slug": "acme"}, "brand_slug"),
+        (with_fields(client="a" * 15), "client"),
+        (with_fields(client="a" * 129), "client"),
+        (with_fields(client="visitor hash 1234567"), "client"),
+        (with_fields(client="visitor/hash/1234567"), "client"),
+        (with_fields(client="visitör_hash_1234567"), "client"),
+        (with_fields(client="visitor.hash.1234567"), "client"),
+        (with_fields(client=1234567890123456789), "client"),
+        (with_fields(client=None), "client"),
+    ],
+    "client-ip": [
+        (with_fields(client="203.0.113.7"), "client"),
+        (with_fields(client="2001:db8::1"), "client"),
+        (with_fields(client="2001:0db8:0000:0000:0000:ff00:0042:8329"), "client"),
+        (with_fields(client="::ffff:198.51.100.4"), "client"),
+    ],
+    "threadKey": [
+        (with_fields(threadKey="t" * 129), "threadKey"),
+        (with_fields(threadKey="thr sample"), "threadKey"),
+        (with_fields(threadKey="thr/../other"), "threadKey"),
+        (with_fields(threadKey=""), "threadKey"),
+        (with_fields(threadKey=7), "threadKey"),
+    ],
+    "history": [
+        (with_fields(history=[{"content": "hi"}] * 51), "history"),
+        (with_fields(history=[{"content": "x" * 16_001}] * 2), "history"),
+        (with_fields(history=[{"role": "user"}]), "history.0.content"),
+        (with_fields(history=[{"content": "a"}, {"content": 5}]), "history.1.content"),
+        (with_fields(history=[{"content": None}]), "history.0.content"),
+        (with_fields(history=["just text"]), "history.0"),
+        (with_fields(history={"content": "hi"}), "history"),
+    ],
+    "other-fields": [
+        (with_fields(section="s" * 129), "section"),
+        (with_fields(section=3), "section"),
+        (with_fields(brandSlug="b" * 129), "brandSlug"),
+        (with_fields(model="gpt-5"), "model"),
+        (with_fields(thread_key="thr_1"), "thread_key"),
+        (with_fields(brand_slug="acme"), "brand_slug"),
+    ],
+    "body": [
         ('{"prompt": "hi", "client": ', "body"),
         ("not json at all", "body"),
         ("", "body"),
+        ("null", "body"),
         ('[{"prompt": "hi"}]', "body"),
         ('"a string"', "body"),
     ],
-)
-def test_a_malformed_request_is_400_naming_the_field(funded, aws, body: Any, field: str) -> None:
-    result = chat(body)
-    message = refused(result, 400, "VALIDATION_ERROR")["error"]
-    assert message.startswith(f"{field}: "), message
+}
+
+
+@pytest.mark.parametrize("group", MALFORMED)
+def test_a_malformed_request_is_400_naming_the_field(funded, aws, group: str) -> None:
+    wrong = []
+    for body, field in MALFORMED[group]:
+        result = chat(body)
+        answer = result.json() if result.header("Content-Type") == JSON else result.body
+        ok = result.status == 400 and isinstance(answer, dict) and set(answer) == {"error", "code"}
+        if not (ok and answer["code"] == "VALIDATION_ERROR" and answer["error"].startswith(f"{field}: ")):
+            wrong.append((str(body)[:80], field, result.status, answer))
+    assert wrong == []
+    assert_untouched(aws, funded.ws.owner_id, 10)
+
+
+def test_a_body_over_256_kib_is_413(funded, aws) -> None:
+    result = chat(with_fields(history=[{"content": "z" * 30_000}] * 9))
+    refused(result, 413, "PAYLOAD_TOO_LARGE")
     assert_untouched(aws, funded.ws.owner_id, 10)
 
 
@@ -585,7 +670,7 @@ def stored_turn(aws: Any, key: str) -> dict[str, Any]:
 def test_a_turn_is_stored_under_its_thread(storing, aws) -> None:
     lines, reply = streamed(chat(threadKey="thr_visit-1", section="menu"))
     turn_id, usage = lines[0]["turnId"], lines[-1]["usage"]
-    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/thr_visit-1/"
+    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/{CLIENT}/thr_visit-1/"
     (key,) = conversation_keys(aws, f"workspaces/{storing.ws.id}/conversations/")
     assert key == f"{prefix}{turn_id}.json"
     turn = stored_turn(aws, key)
@@ -593,13 +678,14 @@ def test_a_turn_is_stored_under_its_thread(storing, aws) -> None:
     assert (turn["client"], turn["section"]) == (CLIENT, "menu")
     assert turn["usage"] == {"inputTokens": usage["inputTokens"], "outputTokens": usage["outputTokens"]}
     assert (turn["turnId"], turn["threadKey"], turn["agentId"]) == (turn_id, "thr_visit-1", storing.agent.id)
+    assert turn["complete"] is True
     assert RFC3339_MS.match(turn["createdAt"])
 
 
 def test_a_turn_without_a_thread_key_is_stored_under_its_new_thread(storing, aws) -> None:
     lines, reply = streamed(chat())
     thread, turn_id = lines[0]["threadKey"], lines[0]["turnId"]
-    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/{thread}/"
+    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/{CLIENT}/{thread}/"
     assert conversation_keys(aws, prefix) == [f"{prefix}{turn_id}.json"]
     assert stored_turn(aws, f"{prefix}{turn_id}.json")["reply"] == reply
 
@@ -611,13 +697,27 @@ def test_nothing_is_stored_without_store_conversations(funded, aws, model: Recor
     assert model.requests[-1].messages == (Message("user", "And a linen shirt?"),)  # nothing to resume
 
 
-def test_failed_or_abandoned_turns_store_no_transcript(storing, aws) -> None:
+def test_turns_that_delivered_nothing_store_no_transcript(storing, aws) -> None:
     chat(threadKey="thr_x", prompt="[[offline-error-before]] rain jacket")
     chat(threadKey="thr_x", read=1)
     assert conversation_keys(aws, f"workspaces/{storing.ws.id}/conversations/") == []
 
 
-def test_a_second_turn_of_a_thread_resumes_it_on_the_server(storing, aws, model: RecordingModel) -> None:
+def test_charged_but_unfinished_turns_keep_what_was_delivered(storing, aws) -> None:
+    """A visitor who left after the first text, or a model that failed midway: billed, so kept (incomplete)."""
+    left = chat(threadKey="thr_left", read=2)
+    failed = chat(threadKey="thr_failed", prompt="[[offline-error]] rain jacket").lines()
+    assert failed[-1]["type"] == "error"
+    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/{CLIENT}/"
+    keys = conversation_keys(aws, prefix)
+    assert len(keys) == 2
+    turns = {stored_turn(aws, key)["threadKey"]: stored_turn(aws, key) for key in keys}
+    assert turns["thr_left"]["reply"] == left.lines()[1]["text"] and turns["thr_left"]["complete"] is False
+    delivered = "".join(line.get("text", "") for line in failed)
+    assert turns["thr_failed"]["reply"] == delivered != "" and turns["thr_failed"]["complete"] is False
+
+
+def test_a_second_turn_of_a_thread_resumes_it_on_the_server(storing, seed: Seeder, aws, model: RecordingModel) -> None:
     first, first_reply = streamed(chat(threadKey="thr_visit-2"))
     second, second_reply = streamed(chat(threadKey="thr_visit-2", prompt="And a linen shirt?"))
     assert model.requests[1].messages == (
@@ -628,11 +728,18 @@ def test_a_second_turn_of_a_thread_resumes_it_on_the_server(storing, aws, model:
     # The offline model greets only on the first turn of a conversation.
     assert first_reply.startswith("Hi, I'm") and not second_reply.startswith("Hi, I'm")
     assert "Linen summer shirt" in second_reply
-    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/thr_visit-2/"
+    prefix = f"workspaces/{storing.ws.id}/conversations/{storing.agent.id}/{CLIENT}/thr_visit-2/"
     assert conversation_keys(aws, prefix) == sorted(f"{prefix}{t[0]['turnId']}.json" for t in (first, second))
-    # A thread of another key is not resumed; history sent by the client wins over the stored thread.
+    # Another visitor naming the same thread key does not get this visitor's conversation.
+    streamed(chat(threadKey="thr_visit-2", prompt="Hello?", client=OTHER_CLIENT))
+    assert model.requests[-1].messages == (Message("user", "Hello?"),)
+    # Another thread, or the same thread key with another agent, starts afresh.
     streamed(chat(threadKey="thr_other", prompt="Hello?"))
     assert model.requests[-1].messages == (Message("user", "Hello?"),)
+    other_agent = seed.agent(storing.ws, slug="second")
+    streamed(chat(agent_id=other_agent.id, threadKey="thr_visit-2", prompt="Hello?"))
+    assert model.requests[-1].messages == (Message("user", "Hello?"),)
+    # History sent by the client wins over the stored thread.
     given = [{"role": "user", "content": "Q0"}, {"role": "assistant", "content": "A0"}]
     streamed(chat(threadKey="thr_visit-2", prompt="Q1", history=given))
     assert model.requests[-1].messages == (Message("user", "Q0"), Message("assistant", "A0"), Message("user", "Q1"))
@@ -640,7 +747,7 @@ def test_a_second_turn_of_a_thread_resumes_it_on_the_server(storing, aws, model:
 
 def test_stored_conversations_are_not_readable_through_r2(storing, aws) -> None:
     lines, _ = streamed(chat(threadKey="thr_visit-3"))
-    path = f"conversations/{storing.agent.id}/thr_visit-3/{lines[0]['turnId']}.json"
+    path = f"conversations/{storing.agent.id}/{CLIENT}/thr_visit-3/{lines[0]['turnId']}.json"
     assert conversation_keys(aws, f"workspaces/{storing.ws.id}/{path}")  # it is there
     for candidate, status, code in [
         (path, 403, "PREFIX_NOT_ALLOWED"),
@@ -665,6 +772,16 @@ def test_keepalive_lines_arrive_while_the_model_is_silent(funded, aws, monkeypat
     assert all(line == {"type": "keepalive"} for line in lines if line["type"] == "keepalive")
     assert ITEM in reply and "[[" not in reply
     assert llm_charges(aws, funded.ws.owner_id) == [(-1, lines[0]["turnId"])]
+
+
+def test_a_visitor_leaving_during_keepalives_is_not_charged(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "0.3")
+    deps.reset()
+    result = chat(prompt="[[offline-slow]] Do you have a rain jacket?", read=2)
+    start, keepalive = (json.loads(chunk) for chunk in result.chunks)
+    assert (start["type"], keepalive) == ("start", {"type": "keepalive"})
+    assert_untouched(aws, funded.ws.owner_id, 10)
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "released"
 
 
 # --- concurrency

@@ -1,8 +1,10 @@
 """Stored chat turns, for workspaces with ``storeConversations``: one S3 object per turn.
 
-Under ``workspaces/<id>/conversations/<agentId>/<threadKey>/<turnId>.json``: inside the
-workspace's prefix, so deleting the workspace purges them, and outside the read
-plane's allowlist, so no workspace key can read them back through ``/v1/r2``.
+Under ``workspaces/<id>/conversations/<agentId>/<client>/<threadKey>/<turnId>.json``: inside
+the workspace's prefix, so deleting the workspace purges them; outside the read plane's
+allowlist, so no workspace key can read them back through ``/v1/r2``; and under the
+visitor's ``client`` hash, so a thread resumes only for the visitor who had it (thread
+keys may be chosen by clients, and guessed).
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from .dynamo import translate_errors
 RESUMED_TURNS = 6  # a resumed thread brings back its last six turns (twelve messages)
 
 
-def _thread_prefix(workspace_id: str, agent_id: str, thread_key: str) -> str:
-    return f"workspaces/{workspace_id}/conversations/{agent_id}/{thread_key}/"
+def _thread_prefix(workspace_id: str, agent_id: str, client: str, thread_key: str) -> str:
+    return f"workspaces/{workspace_id}/conversations/{agent_id}/{client}/{thread_key}/"
 
 
 class ConversationStore:
@@ -24,16 +26,18 @@ class ConversationStore:
         self._s3 = client
         self._bucket = bucket
 
-    def save(self, workspace_id: str, agent_id: str, thread_key: str, turn: dict[str, Any]) -> None:
-        key = _thread_prefix(workspace_id, agent_id, thread_key) + f"{turn['turnId']}.json"
+    def save(self, workspace_id: str, turn: dict[str, Any]) -> None:
+        """Store ``turn`` (with its ``agentId``, ``client``, ``threadKey`` and ``turnId``)."""
+        prefix = _thread_prefix(workspace_id, turn["agentId"], turn["client"], turn["threadKey"])
+        key = f"{prefix}{turn['turnId']}.json"
         with translate_errors("PutObject"):
             self._s3.put_object(
                 Bucket=self._bucket, Key=key, Body=json.dumps(turn).encode(), ContentType="application/json"
             )
 
-    def recent(self, workspace_id: str, agent_id: str, thread_key: str) -> list[tuple[str, str]]:
-        """The thread's last turns as (role, text) messages, oldest first (turn ids sort by time)."""
-        prefix = _thread_prefix(workspace_id, agent_id, thread_key)
+    def recent(self, workspace_id: str, agent_id: str, client: str, thread_key: str) -> list[tuple[str, str]]:
+        """The visitor's thread's last turns as (role, text) messages, oldest first (turn ids sort by time)."""
+        prefix = _thread_prefix(workspace_id, agent_id, client, thread_key)
         keys: list[str] = []
         with translate_errors("ListObjectsV2"):
             for page in self._s3.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix):

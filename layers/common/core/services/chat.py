@@ -61,16 +61,15 @@ class ChatService:
         brand = self._brand(agent, request.brand_slug)
         self._limiter.take(f"visitor#{agent.id}#{request.client}", self._visitor_limit)
         thread_key = request.thread_key or new_id("thr")
-        model_request = self._model_request(workspace, agent, brand, request, thread_key)
+        model_request = self._model_request(workspace, agent, brand, request)
         turn_id = new_id("turn")
         hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}")
-
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip
 
-        def store(reply: str, usage: Usage | None) -> None:
+        def store(reply: str, usage: Usage | None, complete: bool) -> None:
             tokens = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens} if usage else None
-            self._store(workspace.id, agent.id, thread_key, transcript | {"reply": reply, "usage": tokens})
+            self._store(workspace.id, transcript | {"reply": reply, "usage": tokens, "complete": complete})
 
         return ChatStream(
             turn_id=turn_id, thread_key=thread_key, hold=hold, model=self._model(), request=model_request,
@@ -87,12 +86,11 @@ class ChatService:
         return brand
 
     def _model_request(
-        self, workspace: WorkspaceRecord, agent: AgentRecord, brand: BrandRecord | None, request: ChatRequest,
-        thread_key: str,
-    ) -> ModelRequest:  # fmt: skip
+        self, workspace: WorkspaceRecord, agent: AgentRecord, brand: BrandRecord | None, request: ChatRequest
+    ) -> ModelRequest:
         history: list[tuple[str | None, str]] = [(entry.role, entry.content) for entry in request.history]
-        if not history and request.thread_key and workspace.store_conversations:
-            history = list(self._conversations.recent(workspace.id, agent.id, thread_key))  # resume on the server
+        if not history and request.thread_key and workspace.store_conversations:  # resume it on the server
+            history = list(self._conversations.recent(workspace.id, agent.id, request.client, request.thread_key))
         items = self._agents.list_active_items(agent.id)
         posts = self._agents.list_feed(agent.id, channel=None, category=None, limit=CONTEXT_POSTS)
         context = build_context(agent, brand, items, posts, agent.site_json, request.section)
@@ -103,8 +101,8 @@ class ChatService:
             max_tokens=self._max_tokens,
         )
 
-    def _store(self, workspace_id: str, agent_id: str, thread_key: str, turn: dict[str, Any]) -> None:
+    def _store(self, workspace_id: str, turn: dict[str, Any]) -> None:
         try:
-            self._conversations.save(workspace_id, agent_id, thread_key, turn | {"createdAt": now_iso()})
+            self._conversations.save(workspace_id, turn | {"createdAt": now_iso()})
         except Exception:  # the visitor has their answer; a lost transcript must not fail the turn
             logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})

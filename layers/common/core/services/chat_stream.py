@@ -79,7 +79,7 @@ class ChatStream:
         request: ModelRequest,
         credits: CreditService,
         keepalive_seconds: float,
-        on_reply: Callable[[str, Usage | None], None] | None = None,
+        on_reply: Callable[[str, Usage | None, bool], None] | None = None,
     ):
         self.turn_id = turn_id
         self.thread_key = thread_key
@@ -90,11 +90,12 @@ class ChatStream:
         self._keepalive = keepalive_seconds
         self._on_reply = on_reply
         self._delivered = False
-        self._billed = False
+        self._finished = False
+        self._reply: list[str] = []
+        self._usage: Usage | None = None
 
     def events(self) -> Iterator[bytes]:
-        reply: list[str] = []
-        usage: Usage | None = None
+        complete = False
         try:
             yield ndjson({"type": "start", "threadKey": self.thread_key, "turnId": self.turn_id})
             try:
@@ -103,35 +104,35 @@ class ChatStream:
                         yield ndjson({"type": "keepalive"})
                     elif isinstance(event, TextDelta) and event.text:
                         self._deliver()
-                        reply.append(event.text)
+                        self._reply.append(event.text)
                         yield ndjson({"type": "delta", "text": event.text})
                     elif isinstance(event, Usage):
-                        usage = event
+                        self._usage = event
             except ModelError as error:
-                self._bill()
+                self._finish(complete)
                 yield ndjson({"type": "error", "message": str(error), "code": error.code})
                 return
             except Exception:
                 logger.exception("chat turn failed", extra={"turnId": self.turn_id})
-                self._bill()
+                self._finish(complete)
                 yield ndjson({"type": "error", "message": "The reply could not be completed", "code": "INTERNAL_ERROR"})
                 return
-            self._bill()
-            if self._delivered and self._on_reply is not None:
-                self._on_reply("".join(reply), usage)
-            yield ndjson({"type": "done", "usage": self._usage(usage)})
+            complete = True
+            self._finish(complete)
+            yield ndjson({"type": "done", "usage": self._usage_event()})
         finally:
-            self._bill()  # the visitor went away mid-stream: charge what was delivered, once
+            self._finish(complete)  # the visitor went away mid-stream: bill (and keep) what was delivered, once
 
     def _deliver(self) -> None:
         if not self._delivered:
             self._credits.mark_delivered(self._hold)  # from here on, even a crash bills this turn
             self._delivered = True
 
-    def _bill(self) -> None:
-        if self._billed:
+    def _finish(self, complete: bool) -> None:
+        """Once per turn: settle the hold if any text was delivered, else release it; keep the transcript."""
+        if self._finished:
             return
-        self._billed = True
+        self._finished = True
         try:
             if self._delivered:
                 self._credits.settle(self._hold)
@@ -139,8 +140,11 @@ class ChatStream:
                 self._credits.release(self._hold)
         except Exception:  # the hold stays; the sweeper finishes it by the same rule
             logger.exception("billing a chat turn failed", extra={"turnId": self.turn_id})
+        if self._delivered and self._on_reply is not None:
+            self._on_reply("".join(self._reply), self._usage, complete)
 
-    def _usage(self, usage: Usage | None) -> dict[str, int]:
+    def _usage_event(self) -> dict[str, int]:
+        usage = self._usage
         return {
             "inputTokens": usage.input_tokens if usage else 0,
             "outputTokens": usage.output_tokens if usage else 0,

@@ -1,0 +1,211 @@
+"""Chat over real HTTP: local API Gateway → the chat function's container → moto, with the offline model.
+
+These tests spend the demo owner's credits, which other e2e tests assert untouched, so
+this module runs its own local runner (``service`` below), started exactly as the
+session's one is. The offline model sleeps ~30 ms between deltas (``OFFLINE_MODEL_DELAY_MS``),
+so a streamed reply takes long enough to tell streaming from buffering.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from local.template import Stack, load
+from tests.e2e.conftest import LocalService
+from tests.e2e.test_portal_http import portal, sign_in
+from tests.support.local_service import local_service, moto_client
+
+pytestmark = pytest.mark.e2e
+
+JSON = "application/json; charset=utf-8"
+NDJSON = "application/x-ndjson"
+PROMPT = "Which events are coming up, and what did you launch recently?"
+POLL_SECONDS = 5
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
+    """A runner of this module's own (see the module docstring), with the demo data."""
+    with local_service(tmp_path_factory.mktemp("chat-state")) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def first(service: LocalService) -> dict[str, Any]:
+    return service.demo["workspaces"][0]
+
+
+@pytest.fixture(scope="module")
+def owner(service: LocalService, first: dict[str, Any]) -> dict[str, str]:
+    """The first workspace's owner, signed in: their portal JWT and user id."""
+    _, jwt = sign_in(service, first["ownerEmail"])
+    account = portal(service, "GET", "/api/user/account", jwt).json()
+    return {"jwt": jwt, "id": account["id"]}
+
+
+def address(service: LocalService) -> tuple[str, int]:
+    url = urlsplit(service.brain)
+    assert url.hostname and url.port
+    return url.hostname, url.port
+
+
+def post_chat(
+    service: LocalService, key: str, agent_id: str, body: dict[str, Any] | str
+) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    connection = http.client.HTTPConnection(*address(service), timeout=30)
+    payload = body if isinstance(body, str) else json.dumps(body)
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Origin": "https://brand.example"}
+    connection.request("POST", f"/v1/agent/{agent_id}/chat", body=payload.encode(), headers=headers)
+    return connection, connection.getresponse()
+
+
+def balance(service: LocalService, owner: dict[str, str]) -> dict[str, int]:
+    reply = portal(service, "GET", "/api/credits/balance", owner["jwt"])
+    assert reply.status == 200
+    return reply.json()["balance"]
+
+
+def llm_entries(service: LocalService, owner: dict[str, str]) -> list[dict[str, Any]]:
+    """The owner's ``llm`` ledger entries, read from the runner's moto."""
+    table = Stack(load()).physical_name("LedgerTable")
+    found = moto_client(service, "dynamodb").query(
+        TableName=table,
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :entry)",
+        ExpressionAttributeValues={":pk": {"S": f"ACCT#{owner['id']}"}, ":entry": {"S": "ENTRY#"}},
+        ConsistentRead=True,
+    )["Items"]
+    return [
+        {"amountCredits": int(i["amountCredits"]["N"]), "refId": i["refId"]["S"]}
+        for i in found
+        if i["refType"]["S"] == "llm"
+    ]
+
+
+def charges_of(service: LocalService, owner: dict[str, str], turn_id: str) -> list[int]:
+    return [e["amountCredits"] for e in llm_entries(service, owner) if e["refId"] == turn_id]
+
+
+def test_a_turn_streams_ndjson_line_by_line_and_costs_one_credit(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    agent = first["agents"][0]["id"]
+    warm_up = {"prompt": "Hello!", "client": "e2e_visitor_warming_up"}
+    connection, response = post_chat(service, first["key"], agent, warm_up)  # a cold container is no measure
+    assert (response.status, response.read().splitlines()[-1].startswith(b'{"type":"done"')) == (200, True)
+    connection.close()
+    before = balance(service, owner)
+    started = time.monotonic()
+    connection, response = post_chat(
+        service, first["key"], agent, {"prompt": PROMPT, "client": "e2e_visitor_streaming_1"}
+    )
+    assert response.status == 200
+    assert response.getheader("Content-Type") == NDJSON
+    assert response.getheader("Transfer-Encoding") == "chunked"
+    assert response.getheader("Content-Length") is None
+    assert response.getheader("Cache-Control") == "no-store"
+    assert response.getheader("Access-Control-Allow-Origin") == "*"
+    arrivals: list[tuple[float, dict[str, Any]]] = []
+    while raw := response.readline():
+        assert raw.endswith(b"\n"), raw
+        arrivals.append((time.monotonic() - started, json.loads(raw)))
+    connection.close()
+    lines = [line for _, line in arrivals]
+    kinds = [line["type"] for line in lines]
+    assert kinds[0] == "start" and kinds[-1] == "done" and set(kinds[1:-1]) <= {"delta", "keepalive"}
+    assert kinds.count("delta") >= 10, kinds
+    reply = "".join(line.get("text", "") for line in lines)
+    assert reply.startswith("Hi, I'm Northwind Barista, Northwind Coffee's assistant.")
+    assert lines[-1]["usage"]["credits"] == 1
+    # The first line is on the client long before the last one: streamed, not buffered.
+    first_at, last_at = arrivals[0][0], arrivals[-1][0]
+    assert last_at - first_at >= 0.25, (first_at, last_at)
+    assert first_at < 0.5 * last_at, (first_at, last_at)
+    # The owner paid exactly one credit, as one llm entry for this turn.
+    after = balance(service, owner)
+    assert after == {"available": before["available"] - 1, "held": 0, "total": before["total"] - 1}
+    assert charges_of(service, owner, lines[0]["turnId"]) == [-1]
+
+
+def test_each_turn_costs_the_owner_exactly_one_credit(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    agent = first["agents"][0]["id"]
+    before = balance(service, owner)["available"]
+    turn_ids = []
+    for n in range(3):
+        connection, response = post_chat(
+            service, first["key"], agent, {"prompt": "Hi!", "client": f"e2e_visitor_each_{n}"}
+        )
+        lines = [json.loads(line) for line in response.read().splitlines()]
+        connection.close()
+        assert (response.status, lines[-1]["type"]) == (200, "done")
+        turn_ids.append(lines[0]["turnId"])
+        assert balance(service, owner)["available"] == before - 1 - n
+    assert len(set(turn_ids)) == 3
+    assert all(charges_of(service, owner, t) == [-1] for t in turn_ids)
+
+
+def test_refusals_are_plain_json_and_free(service: LocalService, first: dict[str, Any], owner: dict[str, str]) -> None:
+    agent = first["agents"][0]["id"]
+    before = balance(service, owner)
+    cases = [
+        (agent, {"prompt": "   ", "client": "e2e_visitor_refused_1"}, 400, "VALIDATION_ERROR", "prompt: "),
+        (agent, {"prompt": "Hi", "client": "203.0.113.7"}, 400, "VALIDATION_ERROR", "client: "),
+        (agent, '{"prompt": ', 400, "VALIDATION_ERROR", "body: "),
+        ("prj_01JDNOSUCHAGENT0000000000", {"prompt": "Hi", "client": "e2e_visitor_refused_1"}, 404, "NOT_FOUND", ""),
+    ]
+    for agent_id, body, status, code, prefix in cases:
+        connection, response = post_chat(service, first["key"], agent_id, body)
+        payload = response.read()
+        connection.close()
+        assert (response.status, response.getheader("Content-Type")) == (status, JSON), payload
+        answer = json.loads(payload)
+        assert set(answer) == {"error", "code"} and answer["code"] == code
+        assert answer["error"].startswith(prefix)
+        assert response.getheader("Access-Control-Allow-Origin") == "*"
+    second = service.demo["workspaces"][1]
+    connection, response = post_chat(service, second["key"], agent, {"prompt": "Hi", "client": "e2e_visitor_refused_1"})
+    assert (response.status, json.loads(response.read())) == (404, {"error": "Agent not found", "code": "NOT_FOUND"})
+    connection.close()
+    assert balance(service, owner) == before
+
+
+def test_a_visitor_leaving_mid_stream_is_charged_exactly_once(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    agent = first["agents"][0]["id"]
+    before = balance(service, owner)["available"]
+    body = json.dumps({"prompt": PROMPT, "client": "e2e_visitor_leaving_1"}).encode()
+    host, port = address(service)
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(
+            f"POST /v1/agent/{agent}/chat HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            f"Authorization: Bearer {first['key']}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        received = b""
+        while b'"type":"delta"' not in received:
+            data = sock.recv(4096)
+            assert data, received
+            received += data
+    assert received.startswith(b"HTTP/1.1 200 ")
+    assert b'"type":"done"' not in received  # it really went away mid-stream
+    found = re.search(rb'"turnId":"([^"]+)"', received)
+    assert found, received
+    turn_id = found.group(1).decode()
+    deadline = time.monotonic() + POLL_SECONDS
+    while charges_of(service, owner, turn_id) == [] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert charges_of(service, owner, turn_id) == [-1]
+    current = balance(service, owner)
+    assert (current["available"], current["held"]) == (before - 1, 0)

@@ -814,3 +814,54 @@ def test_concurrent_turns_never_overspend(tenant, aws) -> None:
     assert balance(aws, tenant.ws.owner_id) == (0, 0)
     assert holds(aws.dynamodb, tenant.ws.owner_id) == []
     assert_consistent(aws.dynamodb, tenant.ws.owner_id)
+
+
+# --- turns that end early: never started, out of time, their hold swept
+
+
+def test_a_stream_closed_before_its_first_line_releases_the_hold(funded, aws) -> None:
+    """The runtime closes the body even when the reader left before the first byte: nothing stays held."""
+    raw = handler_module(CHAT).lambda_handler(chat_event(), LambdaContext(function_name=CHAT))
+    assert raw["statusCode"] == 200
+    assert balance(aws, funded.ws.owner_id) == (9, 1)  # held while the turn is pending
+    raw["body"].close()
+    assert_untouched(aws, funded.ws.owner_id, 10)
+
+
+def test_a_turn_out_of_time_ends_with_an_error_line_before_lambda_stops_it(funded, aws, monkeypatch) -> None:
+    """5 s are kept back from the invocation's time; with 5.3 s left the slow model gets 0.3 s."""
+    monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "10")
+    deps.reset()
+    event = chat_event(prompt="[[offline-slow]] rain jacket")
+    raw = handler_module(CHAT).lambda_handler(event, LambdaContext(function_name=CHAT, timeout_ms=5_300))
+    started = time.monotonic()
+    lines = [json.loads(chunk) for chunk in raw["body"]]
+    raw["body"].close()
+    assert time.monotonic() - started < 1.2  # not the model's 1.5 s of silence
+    assert [line["type"] for line in lines] == ["start", "error"]
+    assert lines[-1]["code"] == "MODEL_TIMEOUT" and lines[-1]["message"]
+    assert_untouched(aws, funded.ws.owner_id, 10)
+
+
+def test_a_turn_whose_hold_was_swept_stops_unpaid(funded, aws) -> None:
+    """If the sweeper released the hold (it expired), the turn must not deliver text for free."""
+    raw = handler_module(CHAT).lambda_handler(chat_event(), LambdaContext(function_name=CHAT))
+    body = iter(raw["body"])
+    start = json.loads(next(body))
+    (hold,) = holds(aws.dynamodb, funded.ws.owner_id)
+    ledger = ledger_repository(aws.dynamodb)
+    assert ledger.release(ledger.get_hold(funded.ws.owner_id, hold["refId"])).value == "applied"
+    rest = [json.loads(chunk) for chunk in body]
+    raw["body"].close()
+    assert [line["type"] for line in rest] == ["error"] and rest[0]["code"] == "MODEL_TIMEOUT"
+    assert llm_charges(aws, funded.ws.owner_id) == []
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "released"
+    assert_untouched(aws, funded.ws.owner_id, 10)
+
+
+def test_a_history_role_of_the_clients_own_is_accepted(funded, model: RecordingModel) -> None:
+    history = [{"role": "system", "content": "Q0"}, {"role": "Assistant", "content": "A0"}]
+    streamed(chat(history=history, prompt="Q1"))
+    assert model.requests[-1].messages == (
+        Message("user", "Q0"), Message("assistant", "A0"), Message("user", "Q1"),
+    )  # fmt: skip

@@ -250,3 +250,20 @@ def test_the_scheduled_sweeper_function_finishes_expired_holds(
     assert result == {"settled": 1, "released": 1}
     assert ledger.balance(ACCOUNT).model_dump(include={"available", "held"}) == {"available": 3, "held": 0}
     assert_consistent(aws, ledger)
+
+
+def test_a_hold_delivered_after_it_was_read_is_never_released(
+    credits: CreditService, ledger: LedgerRepository, clock: Clock, aws: Any
+) -> None:
+    """The sweeper read the hold undelivered; the turn's first text came just before its release."""
+    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
+    hold = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
+    stale = ledger.get_hold(ACCOUNT, "turn_1")
+    assert stale is not None and not stale.streamed
+    assert credits.mark_delivered(hold) is True
+    assert ledger.release(stale) is Outcome.NOTHING_HELD  # the condition saw the delivery
+    assert ledger.get_hold(ACCOUNT, "turn_1") is not None
+    clock.now += 901
+    assert (credits.sweep().settled, credits.balance(ACCOUNT).balance.total) == (1, 9)
+    assert credits.mark_delivered(hold) is False  # gone: a turn still running must stop
+    assert_consistent(aws, ledger)

@@ -26,6 +26,10 @@ class LambdaContext:
     memory_limit_in_mb: int = 512
     invoked_function_arn: str = "arn:aws:lambda:us-east-1:000000000000:function:test"
     aws_request_id: str = "00000000-0000-4000-8000-000000000000"
+    timeout_ms: int = 120_000
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.timeout_ms
 
 
 @dataclass(frozen=True)

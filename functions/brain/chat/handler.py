@@ -16,8 +16,9 @@ NDJSON = "application/x-ndjson"
 @app.post("/v1/agent/<agentId>/chat")
 def chat(agentId: str):
     request = parse_body(app, ChatRequest)
-    turn = deps.chat().start(workspace_caller(app).workspace_id, agentId, request)
-    return stream_response(200, {"Cache-Control": "no-store"}, turn.events(), content_type=NDJSON)
+    seconds_left = app.lambda_context.get_remaining_time_in_millis() / 1000
+    turn = deps.chat().start(workspace_caller(app).workspace_id, agentId, request, seconds_left=seconds_left)
+    return stream_response(200, {"Cache-Control": "no-store"}, turn, content_type=NDJSON)
 
 
 def lambda_handler(event, context):

@@ -33,4 +33,6 @@ def bedrock_runtime() -> Any:
     import boto3
     from botocore.config import Config
 
-    return boto3.client("bedrock-runtime", config=Config(connect_timeout=2, read_timeout=60))
+    # One retry at most: a visitor is waiting, and the turn has its own deadline.
+    retries = {"mode": "standard", "total_max_attempts": 2}
+    return boto3.client("bedrock-runtime", config=Config(connect_timeout=2, read_timeout=60, retries=retries))

@@ -117,10 +117,13 @@ def load_handler() -> Handler:
     return handler
 
 
-def _close_body(result: Any) -> None:
+def _close_body(result: Any, request_id: str) -> None:
     body = result.get("body") if isinstance(result, dict) else None
     if isinstance(body, StreamBody):
-        body.close()
+        try:
+            body.close()
+        except Exception as exc:  # the loop must live on: the next invocation would pay a cold start
+            _log(f"{request_id}: closing the response body failed", exc)
 
 
 def _pump(post: ChunkedPost, chunks: Iterator[bytes], request_id: str) -> list[tuple[str, str]]:
@@ -133,7 +136,8 @@ def _pump(post: ChunkedPost, chunks: Iterator[bytes], request_id: str) -> list[t
         raise
     except Exception as exc:
         _log(f"{request_id}: function error after the response began", exc)
-        document = json.dumps(_error_document(exc, stack=False)).encode()
+        # Lambda passes the trailers on to the caller: name the error's type, never its text (internals).
+        document = json.dumps(_error_document(exc, "The response failed", stack=False)).encode()
         return [
             ("Lambda-Runtime-Function-Error-Type", type(exc).__name__),
             ("Lambda-Runtime-Function-Error-Body", base64.b64encode(document).decode()),
@@ -180,7 +184,8 @@ def handle_next(handler: Handler) -> None:
             return
         _stream(context.aws_request_id, head, chunks)
     finally:
-        _close_body(result)  # always: a generator's ``finally`` releases resources and records usage
+        # Always: a generator's ``finally`` releases resources and records usage.
+        _close_body(result, context.aws_request_id)
 
 
 def main() -> None:

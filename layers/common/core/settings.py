@@ -47,8 +47,9 @@ class Settings(BaseModel):
     content_bucket: str = Field(alias="CONTENT_BUCKET")
     default_key_rate_limit: int = Field(600, alias="DEFAULT_KEY_RATE_LIMIT", ge=1)
     credit_usd_cents: int = Field(1, alias="CREDIT_USD_CENTS", ge=0)
-    # A hold not settled or released by then (its container died) is finished by the sweeper.
-    hold_seconds: int = Field(900, alias="HOLD_SECONDS", ge=60)
+    # A hold not settled or released by then (its container died) is finished by the sweeper. It must
+    # outlast the longest billed function (chat: 120 s), or a live turn's hold would be swept.
+    hold_seconds: int = Field(900, alias="HOLD_SECONDS", ge=300)
     max_body_bytes: int = Field(256 * 1024, alias="MAX_BODY_BYTES", ge=1)
     # Media is fetched with a bearer key: caches outside the browser must not keep it (an object's own
     # Cache-Control metadata, set at upload, wins).

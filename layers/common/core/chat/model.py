@@ -72,6 +72,7 @@ class ModelError(Exception):
         "MODEL_UNAVAILABLE": "The assistant is unavailable right now. Please try again in a moment.",
         "MODEL_BUSY": "The assistant is busy right now. Please try again in a moment.",
         "MODEL_REFUSED": "Sorry, the assistant can't help with that request.",
+        "MODEL_TIMEOUT": "The reply took too long and was stopped. Please try again.",
     }
 
     def __init__(self, code: str, message: str | None = None) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -17,7 +16,7 @@ class HistoryEntry(ApiModel):
     model_config = ApiModel.model_config | {"extra": "ignore", "strict": True, "validate_by_name": False}
 
     content: str
-    role: Literal["user", "assistant"] | None = None
+    role: str | None = None  # used when it is "user" or "assistant"; any other value is the client's own
 
 
 class ChatRequest(ApiModel):

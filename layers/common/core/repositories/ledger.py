@@ -128,10 +128,14 @@ class LedgerRepository:
         return Outcome.APPLIED if codes is None else self._absent(hold)
 
     def release(self, hold: HoldRecord) -> Outcome:
-        """Return ``hold`` to available, with no entry (nothing was charged)."""
+        """Return ``hold`` to available, with no entry (nothing was charged).
+
+        Only while its work has delivered nothing: a hold marked delivered is never released
+        (``NOTHING_HELD`` then, with the hold still there to settle).
+        """
         at = now_iso()
         codes = self._transact([
-            self._items.delete_hold(hold),
+            self._items.delete_hold(hold, undelivered=True),
             self._items.put_marker(hold.account_id, hold.ref_type, hold.ref_id, outcome="released", at=at),
             self._items.update_balance(hold.account_id, at, available=hold.amount, held=-hold.amount),
         ])  # fmt: skip

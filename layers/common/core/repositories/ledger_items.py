@@ -66,13 +66,19 @@ class LedgerItems:
         )
         return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
 
-    def delete_hold(self, hold: HoldRecord) -> dict[str, Any]:
+    def delete_hold(self, hold: HoldRecord, *, undelivered: bool = False) -> dict[str, Any]:
+        """Delete the hold as it was read; ``undelivered``: only if its work has delivered nothing since."""
+        condition = "attribute_exists(pk) AND amount = :amount"
+        values: dict[str, Any] = {":amount": hold.amount}
+        if undelivered:  # a release must never undo a hold whose work reached the customer meanwhile
+            condition += " AND (attribute_not_exists(streamed) OR streamed = :no)"
+            values[":no"] = False
         return {
             "Delete": {
                 "TableName": self._table,
                 "Key": key(hold.account_id, hold_sk(hold.ref_id)),
-                "ConditionExpression": "attribute_exists(pk) AND amount = :amount",
-                "ExpressionAttributeValues": to_item({":amount": hold.amount}),
+                "ConditionExpression": condition,
+                "ExpressionAttributeValues": to_item(values),
             }
         }
 

@@ -7,6 +7,7 @@ the credits hold (402). Only a turn that passed all four streams (``ChatStream``
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ from .rate_limit import FixedWindowLimiter
 
 logger = logging.getLogger(__name__)
 CONTEXT_POSTS = 12
+FINISH_SECONDS = 5  # kept back from the invocation's time: settle the turn and say so before Lambda stops it
 
 
 class ChatService:
@@ -53,7 +55,8 @@ class ChatService:
         self._max_tokens = max_tokens
         self._keepalive = keepalive_seconds
 
-    def start(self, workspace_id: str, agent_id: str, request: ChatRequest) -> ChatStream:
+    def start(self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float) -> ChatStream:
+        """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it)."""
         agent = self._agents.get_agent(workspace_id, agent_id)
         workspace = self._workspaces.get(workspace_id) if agent else None
         if agent is None or workspace is None:  # unknown, or another workspace's: the same answer
@@ -62,6 +65,7 @@ class ChatService:
         self._limiter.take(f"visitor#{agent.id}#{request.client}", self._visitor_limit)
         thread_key = request.thread_key or new_id("thr")
         model_request = self._model_request(workspace, agent, brand, request)
+        model = self._model()  # built before the hold: nothing after the hold can fail and strand it
         turn_id = new_id("turn")
         hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}")
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
@@ -72,8 +76,9 @@ class ChatService:
             self._store(workspace.id, transcript | {"reply": reply, "usage": tokens, "complete": complete})
 
         return ChatStream(
-            turn_id=turn_id, thread_key=thread_key, hold=hold, model=self._model(), request=model_request,
+            turn_id=turn_id, thread_key=thread_key, hold=hold, model=model, request=model_request,
             credits=self._credits, keepalive_seconds=self._keepalive,
+            deadline=time.monotonic() + seconds_left - FINISH_SECONDS,
             on_reply=store if workspace.store_conversations else None,
         )  # fmt: skip
 

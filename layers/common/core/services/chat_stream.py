@@ -13,6 +13,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,11 +29,13 @@ def ndjson(event: dict[str, Any]) -> bytes:
     return json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-def with_keepalive[T](source: Iterator[T], seconds: float) -> Iterator[T | object]:
-    """``source``'s items, and ``KEEPALIVE`` whenever it has been silent for ``seconds``.
+def with_keepalive[T](source: Iterator[T], seconds: float, deadline: float) -> Iterator[T | object]:
+    """``source``'s items, ``KEEPALIVE`` whenever it has been silent for ``seconds``, until ``deadline``.
 
     ``source`` is drained by a thread of its own (a blocked ``next`` cannot be timed out),
     which stops at its next item once the consumer is gone and closes ``source`` itself.
+    Past ``deadline`` (``time.monotonic()``) a ``ModelError("MODEL_TIMEOUT")`` ends it, so a
+    turn ends with an ``error`` line (and is billed) before Lambda's timeout would cut it mute.
     """
     handoff: queue.Queue[tuple[str, Any]] = queue.Queue()
     gone = threading.Event()
@@ -54,10 +57,14 @@ def with_keepalive[T](source: Iterator[T], seconds: float) -> Iterator[T | objec
     threading.Thread(target=pump, name="chat-model", daemon=True).start()
     try:
         while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ModelError("MODEL_TIMEOUT")
             try:
-                kind, value = handoff.get(timeout=seconds)
+                kind, value = handoff.get(timeout=min(seconds, left))
             except queue.Empty:
-                yield KEEPALIVE
+                if time.monotonic() < deadline:
+                    yield KEEPALIVE
                 continue
             if kind == "end":
                 return
@@ -79,6 +86,7 @@ class ChatStream:
         request: ModelRequest,
         credits: CreditService,
         keepalive_seconds: float,
+        deadline: float,
         on_reply: Callable[[str, Usage | None, bool], None] | None = None,
     ):
         self.turn_id = turn_id
@@ -88,18 +96,26 @@ class ChatStream:
         self._request = request
         self._credits = credits
         self._keepalive = keepalive_seconds
+        self._deadline = deadline
         self._on_reply = on_reply
         self._delivered = False
         self._finished = False
         self._reply: list[str] = []
         self._usage: Usage | None = None
 
-    def events(self) -> Iterator[bytes]:
+    def __iter__(self) -> Iterator[bytes]:
+        return self._events()
+
+    def close(self) -> None:
+        """The response is over, however it went; a stream closed before it began is released here."""
+        self._finish(complete=False)
+
+    def _events(self) -> Iterator[bytes]:
         complete = False
         try:
             yield ndjson({"type": "start", "threadKey": self.thread_key, "turnId": self.turn_id})
             try:
-                for event in with_keepalive(self._model.stream(self._request), self._keepalive):
+                for event in with_keepalive(self._model.stream(self._request), self._keepalive, self._deadline):
                     if event is KEEPALIVE:
                         yield ndjson({"type": "keepalive"})
                     elif isinstance(event, TextDelta) and event.text:
@@ -125,7 +141,9 @@ class ChatStream:
 
     def _deliver(self) -> None:
         if not self._delivered:
-            self._credits.mark_delivered(self._hold)  # from here on, even a crash bills this turn
+            # From here on even a crash bills this turn. A hold that is gone (swept) stops the turn, unpaid.
+            if not self._credits.mark_delivered(self._hold):
+                raise ModelError("MODEL_TIMEOUT")
             self._delivered = True
 
     def _finish(self, complete: bool) -> None:

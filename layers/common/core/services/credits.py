@@ -71,9 +71,12 @@ class CreditService:
         self._ledger.reserve(hold)
         return hold
 
-    def mark_delivered(self, hold: HoldRecord) -> None:
-        """The work delivered something: from now on an abandoned hold is charged, not released."""
-        self._ledger.mark_streamed(hold.account_id, hold.ref_id)
+    def mark_delivered(self, hold: HoldRecord) -> bool:
+        """The work delivers something: from now on an abandoned hold is charged, not released.
+
+        False if the hold is gone (it expired and was released): the work must stop, unpaid.
+        """
+        return self._ledger.mark_streamed(hold.account_id, hold.ref_id)
 
     def settle(self, hold: HoldRecord, charge: int | None = None) -> Outcome:
         return self._ledger.settle(hold, charge)
@@ -87,12 +90,14 @@ class CreditService:
         expired = self._ledger.expired_holds(_iso(self._clock()), limit=batch)
         for hold in expired:
             current = self._ledger.get_hold(hold.account_id, hold.ref_id)  # the index lags; the item is the truth
-            if current is None:
-                continue
-            if current.streamed:
+            if current is not None and not current.streamed:
+                if self.release(current) is Outcome.APPLIED:
+                    released += 1
+                    continue
+                # The release lost a race: the work delivered just now, or its own turn finished the hold.
+                current = self._ledger.get_hold(hold.account_id, hold.ref_id)
+            if current is not None and current.streamed:
                 settled += self.settle(current) is Outcome.APPLIED
-            else:
-                released += self.release(current) is Outcome.APPLIED
         # A full batch means more may wait; one that changed nothing (index lag) must not spin the caller.
         return SweepReport(settled=settled, released=released, more=len(expired) >= batch and settled + released > 0)
 

@@ -72,20 +72,9 @@ def count_aws_calls() -> list[collections.Counter]:
 
 
 def time_turns(turns: int) -> list[tuple[float, float, float]]:
-    import subprocess
+    from local.process import running
 
-    state = Path(tempfile.mkdtemp(prefix="bench-"))
-    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])}
-    env = {k: v for k, v in env.items() if not k.startswith("AWS_")}
-    command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--state-dir", str(state)]
-    command += ["--media-cache", str(ROOT / ".local" / "media-cache")]
-    runner = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while not (state / "demo.json").exists():
-            if runner.poll() is not None:
-                sys.exit("local runner exited")
-            time.sleep(0.1)
-        demo = json.loads((state / "demo.json").read_text())
+    with running(Path(tempfile.mkdtemp(prefix="bench-"))) as demo:
         ws = demo["workspaces"][0]
         url = urlsplit(demo["brainUrl"])
         path = f"/v1/agent/{ws['agents'][0]['id']}/chat"
@@ -105,9 +94,6 @@ def time_turns(turns: int) -> list[tuple[float, float, float]]:
             timings.append((first_line * 1000, first_text * 1000, (time.perf_counter() - start) * 1000))
             connection.close()
         return timings
-    finally:
-        runner.terminate()
-        runner.wait(timeout=60)
 
 
 def main() -> None:

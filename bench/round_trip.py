@@ -11,10 +11,7 @@ changes, not to predict AWS latency.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,6 +19,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]  # a script, not a test: make ``local`` importable when run by path
+
+from local.process import running  # noqa: E402
 
 
 def _get(url: str, key: str) -> float:
@@ -36,17 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=50)
     args = parser.parse_args()
-    state = Path(tempfile.mkdtemp(prefix="bench-"))
-    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])}
-    command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--state-dir", str(state)]
-    command += ["--media-cache", str(ROOT / ".local" / "media-cache")]
-    runner = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        while not (state / "demo.json").exists():
-            if runner.poll() is not None:
-                sys.exit("local runner exited")
-            time.sleep(0.1)
-        demo = json.loads((state / "demo.json").read_text())
+    with running(Path(tempfile.mkdtemp(prefix="bench-"))) as demo:
         ws = demo["workspaces"][0]
         agent = ws["agents"][0]["id"]
         paths = ["/v1/agent/_whoami"] + [f"/v1/agent/{agent}{s}" for s in ("", "/feed", "/items", "/wrap", "/site")]
@@ -58,9 +48,6 @@ def main() -> None:
             p95 = warm[min(len(warm) - 1, int(len(warm) * 0.95))]
             label = path.replace(agent, "{agentId}")
             print(f"{label:32} {cold:8.1f} {statistics.median(warm):8.1f} {p95:8.1f}")
-    finally:
-        runner.terminate()
-        runner.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -16,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from local.template import ROOT
-
-STARTUP_TIMEOUT = 120  # first run encodes the demo videos
+from local.process import moto_client, running
 
 
 @dataclass(frozen=True)
@@ -57,33 +51,22 @@ class LocalService:
         except urllib.error.HTTPError as err:
             return Reply(err.code, {k.lower(): v for k, v in err.headers.items()}, err.read())
 
+    def aws(self, name: str) -> Any:
+        """A boto3 client of this runner's moto, to look at what the service stored."""
+        return moto_client(self.state_dir, name)
+
     def brain_get(self, path: str, key: str | None, **headers: str) -> Reply:
         auth = {"Authorization": f"Bearer {key}"} if key else {}
         return self.request("GET", self.brain + path, headers=auth | headers)
 
 
+def started_service(state_dir: Path) -> Iterator[LocalService]:
+    """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts."""
+    with running(state_dir) as demo:
+        yield LocalService(demo, state_dir)
+
+
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
-    state_dir = tmp_path_factory.mktemp("local-state")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])
-    command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0"]
-    command += ["--state-dir", str(state_dir), "--media-cache", str(ROOT / ".local" / "media-cache")]
-    log = (state_dir / "runner.log").open("wb")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    demo_file = state_dir / "demo.json"
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while not demo_file.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("local runner did not start:\n" + (state_dir / "runner.log").read_text()[-4000:])
-        time.sleep(0.1)
-    try:
-        yield LocalService(json.loads(demo_file.read_text()), state_dir)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    """One runner for the session: tests that change what others read start their own (``started_service``)."""
+    yield from started_service(tmp_path_factory.mktemp("local-state"))

@@ -20,9 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from local.template import Stack, load
-from tests.e2e.conftest import LocalService
+from tests.e2e.conftest import LocalService, started_service
 from tests.e2e.test_portal_http import portal, sign_in
-from tests.support.local_service import local_service, moto_client
 
 pytestmark = pytest.mark.e2e
 
@@ -35,8 +34,7 @@ POLL_SECONDS = 5
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
     """A runner of this module's own (see the module docstring), with the demo data."""
-    with local_service(tmp_path_factory.mktemp("chat-state")) as started:
-        yield started
+    yield from started_service(tmp_path_factory.mktemp("chat-state"))
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +75,7 @@ def balance(service: LocalService, owner: dict[str, str]) -> dict[str, int]:
 def llm_entries(service: LocalService, owner: dict[str, str]) -> list[dict[str, Any]]:
     """The owner's ``llm`` ledger entries, read from the runner's moto."""
     table = Stack(load()).physical_name("LedgerTable")
-    found = moto_client(service, "dynamodb").query(
+    found = service.aws("dynamodb").query(
         TableName=table,
         KeyConditionExpression="pk = :pk AND begins_with(sk, :entry)",
         ExpressionAttributeValues={":pk": {"S": f"ACCT#{owner['id']}"}, ":entry": {"S": "ENTRY#"}},

@@ -8,7 +8,6 @@ import sys
 import time
 from urllib.parse import parse_qs, urlsplit
 
-import boto3
 import pytest
 
 from core.auth.api_keys import is_well_formed
@@ -97,7 +96,7 @@ def test_workspace_keys_and_deletion_with_background_purge(service: LocalService
     assert (revoked.status, revoked.json()) == (200, {})
     assert service.brain_get("/v1/agent/_whoami", key["key"]).status == 401
 
-    s3 = _s3(service)
+    s3 = service.aws("s3")
     bucket = Stack(load()).physical_name("ContentBucket")
     for n in range(30):
         s3.put_object(Bucket=bucket, Key=f"workspaces/{workspace['id']}/assets/{n}.txt", Body=b"x")
@@ -166,11 +165,3 @@ def test_portal_preflight_allows_the_portal_origin_with_credentials(service: Loc
     assert reply.status == 200
     assert reply.header("access-control-allow-origin") == "http://localhost:5173"
     assert reply.header("access-control-allow-credentials") == "true"
-
-
-def _s3(service: LocalService):
-    runner = json.loads((service.state_dir / "runner.json").read_text())
-    return boto3.client(
-        "s3", endpoint_url=runner["awsEndpoint"], region_name=runner["region"],
-        aws_access_key_id="local", aws_secret_access_key="local",
-    )  # fmt: skip

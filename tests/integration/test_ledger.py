@@ -13,10 +13,10 @@ import pytest
 
 from core.errors import InsufficientCredits
 from core.models.ledger import HoldRecord, Outcome
-from core.repositories.dynamo import query_all
 from core.repositories.ledger import LedgerRepository
 from core.services.credits import CreditService
 from core.settings import get_settings
+from tests.support.ledger_checks import assert_consistent, ledger_items
 
 ACCOUNT = "usr_01JDLEDGERTEST000000000000"
 
@@ -44,28 +44,6 @@ def credits(ledger: LedgerRepository, clock: Clock) -> CreditService:
     return CreditService(ledger, usd_cents_per_credit=1, hold_seconds=900, clock=clock)
 
 
-def items(aws: Any, account: str = ACCOUNT) -> list[dict[str, Any]]:
-    request = {
-        "TableName": get_settings().ledger_table,
-        "KeyConditionExpression": "pk = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": f"ACCT#{account}"}},
-    }
-    return query_all(aws.dynamodb, request)
-
-
-def assert_consistent(aws: Any, ledger: LedgerRepository, account: str = ACCOUNT) -> None:
-    stored = items(aws, account)
-    entries = [i for i in stored if i["sk"].startswith("ENTRY#")]
-    holds = [i for i in stored if i["sk"].startswith("HOLD#")]
-    balance = ledger.balance(account)
-    assert balance.available >= 0 and balance.held >= 0
-    assert balance.held == sum(h["amount"] for h in holds)
-    assert balance.available + balance.held == sum(e["amountCredits"] for e in entries)
-    assert balance.entries == len(entries)
-    for ref_type in {e["refType"] for e in entries}:
-        assert balance.entry_count(ref_type) == sum(e["refType"] == ref_type for e in entries)
-
-
 def test_a_new_account_has_nothing(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
     wire = credits.balance(ACCOUNT).wire()
     assert wire == {
@@ -74,7 +52,7 @@ def test_a_new_account_has_nothing(credits: CreditService, ledger: LedgerReposit
         "usdCents": {"available": 0, "held": 0, "total": 0},
     }
     assert ledger.entries(ACCOUNT, ref_type=None, skip=0, take=50) == []
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_a_grant_applies_once_per_reference(ledger: LedgerRepository, aws: Any) -> None:
@@ -86,7 +64,7 @@ def test_a_grant_applies_once_per_reference(ledger: LedgerRepository, aws: Any) 
     (refund, topup) = ledger.entries(ACCOUNT, ref_type=None, skip=0, take=10)
     assert (topup.amount_credits, topup.ref_type, topup.ref_id) == (100, "topup", "invoice-1")
     assert (refund.amount_credits, refund.ref_type) == (5, "refund")
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 @pytest.mark.parametrize("amount", [0, -5])
@@ -99,7 +77,7 @@ def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: Ledg
     ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 3, "Chat turn")
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 7, "held": 3, "total": 10}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
     assert credits.settle(hold) is Outcome.APPLIED
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 7, "held": 0, "total": 7}
     newest = ledger.entries(ACCOUNT, ref_type=None, skip=0, take=1)[0].wire()
@@ -107,7 +85,7 @@ def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: Ledg
         "id": newest["id"], "accountId": ACCOUNT, "amountCredits": -3, "refType": "llm", "refId": "turn_1",
         "description": "Chat turn", "createdAt": newest["createdAt"],
     }  # fmt: skip
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_a_partial_charge_returns_the_rest(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
@@ -116,7 +94,7 @@ def test_a_partial_charge_returns_the_rest(credits: CreditService, ledger: Ledge
     assert credits.settle(hold, charge=2) is Outcome.APPLIED
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 8, "held": 0, "total": 8}
     assert ledger.entries(ACCOUNT, ref_type="render", skip=0, take=5)[0].amount_credits == -2
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 @pytest.mark.parametrize("charge", [0, 6, -1])
@@ -137,7 +115,7 @@ def test_a_hold_that_cannot_be_covered_changes_nothing(credits: CreditService, l
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 2, "held": 0, "total": 2}
     with pytest.raises(InsufficientCredits):
         credits.hold("usr_never_granted", "llm", "turn_2", 1, "Chat turn")
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_settle_and_release_apply_once(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
@@ -153,7 +131,7 @@ def test_settle_and_release_apply_once(credits: CreditService, ledger: LedgerRep
     assert ledger.reserve(released) is Outcome.ALREADY_DONE
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 9, "held": 0, "total": 9}
     assert ledger.balance(ACCOUNT).entry_count("llm") == 1
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_holding_a_reference_twice_reserves_once(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
@@ -161,7 +139,7 @@ def test_holding_a_reference_twice_reserves_once(credits: CreditService, ledger:
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 4, "Chat turn")
     assert ledger.reserve(hold) is Outcome.ALREADY_DONE
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 6, "held": 4, "total": 10}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerRepository, aws: Any) -> None:
@@ -174,7 +152,7 @@ def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerRepository, aws
     assert ledger.release(never_taken) is Outcome.NOTHING_HELD
     assert ledger.mark_streamed(ACCOUNT, "turn_unknown") is False
     assert ledger.balance(ACCOUNT).model_dump(include={"available", "held"}) == {"available": 10, "held": 0}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_the_sweeper_finishes_only_expired_holds(
@@ -195,7 +173,7 @@ def test_the_sweeper_finishes_only_expired_holds(
     assert [e.ref_id for e in ledger.entries(ACCOUNT, ref_type="llm", skip=0, take=10)] == [delivered.ref_id]
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 8, "held": 1, "total": 9}
     assert (credits.sweep().settled, credits.sweep().released) == (0, 0)  # a second run changes nothing
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_a_hold_finished_while_the_sweeper_looks_is_left_alone(
@@ -207,7 +185,7 @@ def test_a_hold_finished_while_the_sweeper_looks_is_left_alone(
     credits.settle(hold)  # the turn finished just in time
     assert (credits.sweep().settled, credits.sweep().released) == (0, 0)
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 9, "held": 0, "total": 9}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_the_sweeper_works_through_many_expired_holds(
@@ -220,13 +198,13 @@ def test_the_sweeper_works_through_many_expired_holds(
     reports = [credits.sweep(batch=10) for _ in range(4)]
     assert [(r.released, r.more) for r in reports] == [(10, True), (10, True), (5, False), (0, False)]
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 30, "held": 0, "total": 30}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_holds_are_indexed_by_shard_and_expiry(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
     ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
-    (hold,) = [i for i in items(aws) if i["sk"].startswith("HOLD#")]
+    (hold,) = [i for i in ledger_items(aws.dynamodb, ACCOUNT) if i["sk"].startswith("HOLD#")]
     assert hold["holdShard"].startswith("HOLDS#") and hold["expiresAt"].endswith("Z")
     table = aws.dynamodb.describe_table(TableName=get_settings().ledger_table)["Table"]
     assert [i["IndexName"] for i in table["GlobalSecondaryIndexes"]] == ["expiringHolds"]
@@ -249,7 +227,7 @@ def test_the_scheduled_sweeper_function_finishes_expired_holds(
     result = handler_module("CreditHoldSweeperFunction").lambda_handler({"source": "aws.scheduler"}, context)
     assert result == {"settled": 1, "released": 1}
     assert ledger.balance(ACCOUNT).model_dump(include={"available", "held"}) == {"available": 3, "held": 0}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_a_hold_delivered_after_it_was_read_is_never_released(
@@ -266,4 +244,4 @@ def test_a_hold_delivered_after_it_was_read_is_never_released(
     clock.now += 901
     assert (credits.sweep().settled, credits.balance(ACCOUNT).balance.total) == (1, 9)
     assert credits.mark_delivered(hold) is False  # gone: a turn still running must stop
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)

@@ -17,7 +17,8 @@ from core.models.ledger import Outcome
 from core.repositories.ledger import LedgerRepository
 from core.services.credits import CreditService
 from core.settings import get_settings
-from tests.integration.test_ledger import ACCOUNT, assert_consistent
+from tests.integration.test_ledger import ACCOUNT
+from tests.support.ledger_checks import assert_consistent
 
 THREADS = 50
 
@@ -54,11 +55,11 @@ def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
     assert len(holds) == 20
     assert all(isinstance(r, InsufficientCredits) for r in results if isinstance(r, Exception))
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 0, "held": 20, "total": 20}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
     assert race(lambda n: credits.settle(holds[n]), count=20) == [Outcome.APPLIED] * 20
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 0, "held": 0, "total": 0}
     assert ledger.balance(ACCOUNT).entry_count("llm") == 20
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_retried_settlements_of_one_hold_charge_once(
@@ -70,7 +71,7 @@ def test_retried_settlements_of_one_hold_charge_once(
     assert outcomes.count(Outcome.APPLIED) == 1 and outcomes.count(Outcome.ALREADY_DONE) == 19
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 3, "held": 0, "total": 3}
     assert [e.ref_id for e in ledger.entries(ACCOUNT, ref_type="llm", skip=0, take=10)] == ["turn_1"]
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_a_settlement_racing_a_release_finishes_the_hold_one_way(
@@ -82,14 +83,14 @@ def test_a_settlement_racing_a_release_finishes_the_hold_one_way(
     assert outcomes.count(Outcome.APPLIED) == 1
     charged = ledger.balance(ACCOUNT).entry_count("llm")
     assert credits.balance(ACCOUNT).balance.total == 5 - charged
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_retried_grants_of_one_reference_credit_once(ledger: LedgerRepository, aws: Any) -> None:
     outcomes = race(lambda _: ledger.grant(ACCOUNT, 100, "topup", "invoice-7", "Top-up"), count=20)
     assert outcomes.count(Outcome.APPLIED) == 1
     assert ledger.balance(ACCOUNT).available == 100
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)
 
 
 def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
@@ -114,4 +115,4 @@ def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerReposi
     assert all(isinstance(r, InsufficientCredits) for r in results if not isinstance(r, str))
     expected = 30 + 2 * done.count("granted") - 2 * done.count("settle") - done.count("partial")
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": expected, "held": 0, "total": expected}
-    assert_consistent(aws, ledger)
+    assert_consistent(aws.dynamodb, ACCOUNT)

@@ -45,27 +45,30 @@ class HttpResult:
         return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
 
 
+def load_handler_module(logical_id: str, module_name: str | None = None) -> ModuleType:
+    """Import a function's handler file, as a container does (every handler is ``handler.py``, so each
+    copy gets a name of its own; a fresh ``module_name`` is a fresh container, resolver included)."""
+    spec: FunctionSpec = stack().functions()[logical_id]
+    module, _ = spec.handler.rsplit(".", 1)
+    path = spec.code_uri / f"{module.replace('.', '/')}.py"
+    loader = importlib.util.spec_from_file_location(module_name or f"handler_{logical_id}", path)
+    assert loader is not None and loader.loader is not None
+    loaded = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(loaded)
+    return loaded
+
+
 @cache
 def handler_module(logical_id: str) -> ModuleType:
-    """Import a function's handler file under a unique module name (every handler is ``handler.py``)."""
-    spec: FunctionSpec = stack().functions()[logical_id]
-    module_name, _ = spec.handler.rsplit(".", 1)
-    path = spec.code_uri / f"{module_name.replace('.', '/')}.py"
-    loader = importlib.util.spec_from_file_location(f"handler_{logical_id}", path)
-    assert loader is not None and loader.loader is not None
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
-    return module
+    """The function's handler, imported once: one warm container for the whole test session."""
+    return load_handler_module(logical_id)
 
 
 def invoke(logical_id: str, event: dict[str, Any]) -> HttpResult:
     spec = stack().functions()[logical_id]
     entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
     raw = entry(event, LambdaContext(function_name=logical_id))
-    headers = dict(raw.get("headers") or {})
-    for name, values in (raw.get("multiValueHeaders") or {}).items():
-        headers[name] = ", ".join(values)
-    return HttpResult(status=raw["statusCode"], headers=headers, body=raw.get("body") or "")
+    return HttpResult(status=raw["statusCode"], headers=_merged_headers(raw), body=raw.get("body") or "")
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,11 @@ def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None 
     """
     spec = stack().functions()[logical_id]
     entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
-    raw = entry(event, LambdaContext(function_name=logical_id))
+    return drain(entry(event, LambdaContext(function_name=logical_id)), read=read)
+
+
+def drain(raw: dict[str, Any], *, read: int | None = None) -> StreamedResult:
+    """A streaming handler's result, read (up to ``read`` chunks) and closed, as ``core.runtime`` does."""
     chunks: list[bytes] = []
     try:
         for chunk in body_chunks(raw):
@@ -109,10 +116,14 @@ def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None 
     finally:
         if isinstance(raw.get("body"), StreamBody):
             raw["body"].close()
+    return StreamedResult(status=raw["statusCode"], headers=_merged_headers(raw), chunks=chunks)
+
+
+def _merged_headers(raw: dict[str, Any]) -> dict[str, str]:
     headers = dict(raw.get("headers") or {})
     for name, values in (raw.get("multiValueHeaders") or {}).items():
         headers[name] = ", ".join(values)
-    return StreamedResult(status=raw["statusCode"], headers=headers, chunks=chunks)
+    return headers
 
 
 def sample_event(logical_id: str) -> dict[str, Any]:

@@ -7,7 +7,6 @@ outbox → verify → session cookie → api-token → portal JWT.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from core.models.records import MembershipRecord, UserRecord, WorkspaceRecord
 from core.repositories.users import UserRepository
 from core.repositories.workspaces import WorkspaceRepository
 from core.settings import get_settings
-from tests.support.lambdas import HttpResult, invoke, sample_event, stack, with_request
+from tests.support.lambdas import HttpResult, invoke, load_handler_module, sample_event, with_request
 
 JSON = "application/json; charset=utf-8"
 
@@ -53,12 +52,7 @@ def event_for(
 
 def invoke_isolated(function: str, event: dict[str, Any]) -> HttpResult:
     """``invoke`` in a fresh import of the handler: a container of its own (the resolver is per-container state)."""
-    spec = stack().functions()[function]
-    path = spec.code_uri / "handler.py"
-    loader = importlib.util.spec_from_file_location(f"handler_{function}_{new_id('c')}", path)
-    assert loader is not None and loader.loader is not None
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    module = load_handler_module(function, f"handler_{function}_{new_id('c')}")
     raw = module.lambda_handler(event, None)
     headers = dict(raw.get("headers") or {}) | {
         k: ", ".join(v) for k, v in (raw.get("multiValueHeaders") or {}).items()

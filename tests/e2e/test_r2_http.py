@@ -224,3 +224,52 @@ def test_a_cors_preflight_from_a_brand_origin_is_answered(service: LocalService,
     assert {"GET", "HEAD"} <= methods
     allowed = {h.strip().lower() for h in (answer.header("Access-Control-Allow-Headers") or "").split(",")}
     assert {"authorization", "range", "if-none-match"} <= allowed
+
+
+def vary(answer: Answer) -> set[str]:
+    return {token.strip().lower() for token in (answer.header("Vary") or "").split(",")}
+
+
+def test_every_answer_varies_on_authorization_and_is_nosniff(
+    service: LocalService, first: dict, video: str, full: Download
+) -> None:
+    answers = [
+        full.answer,
+        fetch(service, video, first["key"], Range="bytes=0-9"),
+        fetch(service, video, first["key"], If_None_Match=full.etag),
+        fetch(service, video, first["key"], Range=f"bytes={full.size}-"),
+        fetch(service, video, first["key"], method="HEAD"),
+    ]
+    assert [a.status for a in answers] == [200, 206, 304, 416, 200]
+    for answer in answers:
+        assert "authorization" in vary(answer), answer.status
+        assert answer.header("X-Content-Type-Options") == "nosniff", answer.status
+
+
+def test_head_with_an_unsatisfiable_range_is_416(
+    service: LocalService, first: dict, video: str, full: Download
+) -> None:
+    answer = fetch(service, video, first["key"], method="HEAD", Range=f"bytes={full.size}-")
+    assert (answer.status, answer.body) == (416, b"")
+    assert answer.header("Content-Range") == f"bytes */{full.size}"
+
+
+def test_if_range_keeps_the_range_only_while_the_etag_matches(
+    service: LocalService, first: dict, video: str, full: Download
+) -> None:
+    same = fetch(service, video, first["key"], Range="bytes=0-99", If_Range=full.etag)
+    assert (same.status, same.header("Content-Range")) == (206, f"bytes 0-99/{full.size}")
+    assert same.body == full.answer.body[:100]
+    for validator in ('"changed-since"', f"W/{full.etag}", full.answer.header("Last-Modified") or ""):
+        other = fetch(service, video, first["key"], Range="bytes=0-99", If_Range=validator)
+        assert (other.status, other.header("Content-Range"), other.body) == (200, None, full.answer.body)
+
+
+@pytest.mark.parametrize("if_none_match", ['"a", {etag}', "W/{etag}", "*"])
+def test_if_none_match_lists_weak_tags_and_star_are_304(
+    service: LocalService, first: dict, video: str, full: Download, if_none_match: str
+) -> None:
+    answer = fetch(service, video, first["key"], If_None_Match=if_none_match.format(etag=full.etag))
+    assert (answer.status, answer.body, answer.header("ETag")) == (304, b"", full.etag)
+    other = fetch(service, video, first["key"], If_None_Match='"a", W/"b"')
+    assert (other.status, len(other.body)) == (200, full.size)

@@ -4,17 +4,30 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import requests
+from botocore.response import StreamingBody
 
+from core import deps
 from core.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
 from tests.integration.helpers import JSON, UNAUTHORIZED
-from tests.support.lambdas import StreamedResult, invoke_streamed, sample_event, with_request
+from tests.support.lambdas import (
+    LambdaContext,
+    StreamedResult,
+    handler_module,
+    invoke_streamed,
+    sample_event,
+    with_request,
+)
 
 R2 = "BrainR2Function"
 DATA = bytes(range(256)) * 1200  # 307,200 bytes: three chunks of at most 128 KiB
 HTTP_DATE = re.compile(r"^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$")
+CLIP = "projects/prj_1/media/clip.mp4"
+CAP = 100_000  # R2_MAX_RESPONSE_BYTES in the tests of the cap: the clip is three times larger
 
 
 def put(aws: Any, workspace_id: str, path: str, body: bytes, **extra: Any) -> str:
@@ -24,11 +37,15 @@ def put(aws: Any, workspace_id: str, path: str, body: bytes, **extra: Any) -> st
     return result["ETag"]
 
 
-def get(path: str | None = None, *, raw_path: str | None = None, read: int | None = None, **changes: Any):
+def request(path: str | None = None, *, raw_path: str | None = None, **changes: Any) -> dict[str, Any]:
     event = with_request(sample_event(R2), path_parameters={"path": path} if path else None, **changes)
     if raw_path is not None:  # exactly as the client sent it: API Gateway keeps it percent-encoded
         event["path"] = raw_path
-    return invoke_streamed(R2, event, read=read)
+    return event
+
+
+def get(path: str | None = None, *, raw_path: str | None = None, read: int | None = None, **changes: Any):
+    return invoke_streamed(R2, request(path, raw_path=raw_path, **changes), read=read)
 
 
 def assert_error(result: StreamedResult, status: int, code: str) -> dict[str, Any]:
@@ -38,9 +55,35 @@ def assert_error(result: StreamedResult, status: int, code: str) -> dict[str, An
     return body
 
 
+def vary(result: StreamedResult) -> set[str]:
+    return {token.strip().lower() for token in (result.header("Vary") or "").split(",")}
+
+
 @pytest.fixture
 def video(tenant, aws) -> str:
-    return put(aws, SAMPLE_WORKSPACE_ID, "projects/prj_1/media/clip.mp4", DATA, ContentType="video/mp4")
+    return put(aws, SAMPLE_WORKSPACE_ID, CLIP, DATA, ContentType="video/mp4")
+
+
+@pytest.fixture
+def capped(video: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The clip, served with a response cap of CAP bytes."""
+    monkeypatch.setenv("R2_MAX_RESPONSE_BYTES", str(CAP))
+    deps.reset()
+    return video
+
+
+@pytest.fixture
+def s3_bodies_closed(monkeypatch: pytest.MonkeyPatch) -> list[StreamingBody]:
+    """Every botocore StreamingBody closed during the test, as often as it was closed."""
+    closed: list[StreamingBody] = []
+    close = StreamingBody.close
+
+    def spy(body: StreamingBody) -> None:
+        closed.append(body)
+        close(body)
+
+    monkeypatch.setattr(StreamingBody, "close", spy)
+    return closed
 
 
 def test_the_whole_object_streams_in_chunks_with_media_headers(video: str) -> None:
@@ -56,6 +99,10 @@ def test_the_whole_object_streams_in_chunks_with_media_headers(video: str) -> No
     assert result.header("Content-Range") is None
     assert result.header("Access-Control-Allow-Origin") == "*"
     assert result.header("RateLimit-Limit") == "600"
+    assert result.header("X-Content-Type-Options") == "nosniff"
+    assert "authorization" in vary(result)
+    assert result.header("Content-Encoding") is None and result.header("Content-Disposition") is None
+    assert result.header("Content-Language") is None
 
 
 def test_the_sample_event_reads_the_workspace_logo(tenant, aws) -> None:
@@ -116,9 +163,25 @@ def test_head_sends_the_headers_only(video: str) -> None:
     assert ranged.header("Content-Length") == "10"
 
 
-def test_a_reader_that_goes_away_stops_the_stream(video: str) -> None:
+def test_a_reader_that_goes_away_stops_the_stream(video: str, s3_bodies_closed: list[StreamingBody]) -> None:
     result = get("projects/prj_1/media/clip.mp4", read=1)
     assert [len(c) for c in result.chunks] == [131072]  # the rest was never read from S3
+    assert len(s3_bodies_closed) == 1
+
+
+def test_a_response_closed_before_its_first_chunk_releases_s3s_body(
+    video: str, s3_bodies_closed: list[StreamingBody]
+) -> None:
+    raw = handler_module(R2).lambda_handler(request(CLIP), LambdaContext(function_name=R2))
+    assert raw["statusCode"] == 200 and not s3_bodies_closed
+    raw["body"].close()  # as the runtime does when the reader went away before the first byte
+    raw["body"].close()
+    assert len(s3_bodies_closed) == 1 and s3_bodies_closed[0]._raw_stream.closed
+
+
+def test_a_body_read_to_its_end_is_closed_once(video: str, s3_bodies_closed: list[StreamingBody]) -> None:
+    assert get(CLIP).body == DATA
+    assert len(s3_bodies_closed) == 1
 
 
 def test_a_missing_object_is_404(tenant) -> None:
@@ -153,3 +216,149 @@ def test_a_bad_credential_is_401(video: str, credential: str | None) -> None:
     auth = f"Bearer {credential}" if credential else None
     result = get("projects/prj_1/media/clip.mp4", headers={"Authorization": auth})
     assert (result.status, result.json()) == (401, UNAUTHORIZED)
+
+
+# --- the response cap (Lambda streams at most 200 MB per response)
+
+
+@pytest.mark.parametrize(
+    ("header", "content_range", "part"),
+    [
+        ("bytes=0-", "bytes 0-99999/307200", DATA[:CAP]),
+        ("bytes=100-", "bytes 100-100099/307200", DATA[100 : 100 + CAP]),
+        ("bytes=0-299999", "bytes 0-99999/307200", DATA[:CAP]),
+        ("bytes=250000-", "bytes 250000-307199/307200", DATA[250000:]),  # within the cap: as asked
+        ("bytes=-200000", "bytes 107200-207199/307200", DATA[107200:207200]),  # the suffix's first CAP bytes
+        ("bytes=-900000", "bytes 0-99999/307200", DATA[:CAP]),
+        ("bytes=-50000", "bytes 257200-307199/307200", DATA[-50000:]),
+    ],
+)
+def test_a_part_longer_than_the_cap_is_cut_to_its_first_bytes(
+    capped: str, s3_bodies_closed: list[StreamingBody], header: str, content_range: str, part: bytes
+) -> None:
+    result = get(CLIP, headers={"Range": header})
+    assert (result.status, result.header("Content-Range")) == (206, content_range)
+    assert result.header("Content-Length") == str(len(part)) and result.body == part
+    assert len(s3_bodies_closed) == 1
+    head = get(CLIP, method="HEAD", headers={"Range": header})
+    assert (head.status, head.header("Content-Range"), head.header("Content-Length")) == (
+        206,
+        content_range,
+        str(len(part)),
+    )
+
+
+@pytest.mark.parametrize("headers", [{}, {"Range": "bytes=0-1,5-6"}, {"Range": "bytes=0-9", "If-Range": '"old"'}])
+def test_a_whole_object_larger_than_the_cap_is_a_redirect_to_s3(
+    capped: str, s3_bodies_closed: list[StreamingBody], headers: dict[str, str]
+) -> None:
+    result = get(CLIP, headers=headers)
+    assert (result.status, result.chunks) == (307, [])
+    assert len(s3_bodies_closed) == 1  # S3's body was closed at once, unread
+    assert (result.header("Cache-Control"), result.header("Content-Range")) == ("no-store", None)
+    assert "authorization" in vary(result)
+    location = urlsplit(result.header("Location") or "")
+    assert location.path.endswith(f"/workspaces/{SAMPLE_WORKSPACE_ID}/{CLIP}")
+    query = parse_qs(location.query)
+    assert query["X-Amz-Expires"] == ["300"] and query["X-Amz-Signature"]
+    followed = requests.get(result.header("Location") or "", timeout=10)  # moto serves the presigned URL
+    assert (followed.status_code, followed.content) == (200, DATA)
+
+
+def test_head_of_an_object_larger_than_the_cap_is_200(capped: str) -> None:
+    result = get(CLIP, method="HEAD")
+    assert (result.status, result.chunks, result.header("Location")) == (200, [], None)
+    assert (result.header("Content-Length"), result.header("ETag")) == (str(len(DATA)), capped)
+
+
+# --- headers every answer carries, and the object's own
+
+
+def test_every_answer_varies_on_authorization_and_is_nosniff(video: str) -> None:
+    answers = {
+        200: get(CLIP),
+        206: get(CLIP, headers={"Range": "bytes=0-9"}),
+        304: get(CLIP, headers={"If-None-Match": video}),
+        416: get(CLIP, headers={"Range": "bytes=999999-"}),
+        -200: get(CLIP, method="HEAD"),
+        -416: get(CLIP, method="HEAD", headers={"Range": "bytes=999999-"}),
+    }
+    for status, result in answers.items():
+        assert result.status == abs(status)
+        assert "authorization" in vary(result), status
+        assert result.header("X-Content-Type-Options") == "nosniff", status
+
+
+def test_content_encoding_disposition_and_language_are_passed_on(tenant, aws) -> None:
+    put(
+        aws,
+        SAMPLE_WORKSPACE_ID,
+        "public/report.txt.gz",
+        b"\x1f\x8b-gzip",
+        ContentType="text/plain",
+        ContentEncoding="gzip",
+        ContentDisposition='attachment; filename="report.txt"',
+        ContentLanguage="fr",
+    )
+    for method in ("GET", "HEAD"):
+        result = get("public/report.txt.gz", method=method)
+        assert result.status == 200
+        assert result.header("Content-Encoding") == "gzip"
+        assert result.header("Content-Disposition") == 'attachment; filename="report.txt"'
+        assert result.header("Content-Language") == "fr"
+        assert result.header("X-Content-Type-Options") == "nosniff"
+
+
+def test_head_with_an_unsatisfiable_range_is_416(video: str) -> None:
+    result = get(CLIP, method="HEAD", headers={"Range": "bytes=307200-"})
+    assert_error(result, 416, "RANGE_NOT_SATISFIABLE")
+    assert result.header("Content-Range") == "bytes */307200"
+
+
+# --- conditional requests (RFC 9110 §13)
+
+
+def test_if_range_with_the_current_etag_keeps_the_range(video: str) -> None:
+    result = get(CLIP, headers={"Range": "bytes=0-9", "If-Range": video})
+    assert (result.status, result.header("Content-Range"), result.body) == (206, "bytes 0-9/307200", DATA[:10])
+    head = get(CLIP, method="HEAD", headers={"Range": "bytes=0-9", "If-Range": video})
+    assert (head.status, head.header("Content-Length")) == (206, "10")
+
+
+@pytest.mark.parametrize("if_range", ['"an-older-etag"', "W/{etag}", "Wed, 21 Oct 2026 07:28:00 GMT", "{etag}x"])
+def test_if_range_that_does_not_match_serves_the_whole_object(video: str, if_range: str) -> None:
+    headers = {"Range": "bytes=0-9", "If-Range": if_range.format(etag=video)}
+    result = get(CLIP, headers=headers)
+    assert (result.status, result.header("Content-Range"), result.body) == (200, None, DATA)
+    assert result.header("Content-Length") == str(len(DATA))
+    head = get(CLIP, method="HEAD", headers=headers)
+    assert (head.status, head.header("Content-Length")) == (200, str(len(DATA)))
+
+
+def test_if_none_match_is_evaluated_before_if_range(video: str) -> None:
+    result = get(CLIP, headers={"Range": "bytes=0-9", "If-Range": '"an-older-etag"', "If-None-Match": video})
+    assert (result.status, result.body, result.header("ETag")) == (304, b"", video)
+
+
+@pytest.mark.parametrize(
+    "if_none_match", ['"a", {etag}', '{etag},"b"', "W/{etag}", 'W/"a", W/{etag}', "*"]
+)  # fmt: skip
+def test_if_none_match_lists_weak_tags_and_star_are_304(
+    video: str, s3_bodies_closed: list[StreamingBody], if_none_match: str
+) -> None:
+    header = if_none_match.format(etag=video)
+    result = get(CLIP, headers={"If-None-Match": header})
+    assert (result.status, result.body) == (304, b"")
+    assert (result.header("ETag"), result.header("Cache-Control")) == (video, "private, max-age=3600")
+    assert "authorization" in vary(result)
+    if header != "*":  # S3 never sees these forms: its answer's body was closed unread
+        assert len(s3_bodies_closed) == 1
+    assert get(CLIP, method="HEAD", headers={"If-None-Match": header}).status == 304
+    ranged = get(CLIP, headers={"If-None-Match": header, "Range": "bytes=0-9"})
+    assert (ranged.status, ranged.body) == (304, b"")
+
+
+@pytest.mark.parametrize("if_none_match", ['"a", "b"', 'W/"a"', "not-a-tag", '*, "a"'])
+def test_if_none_match_without_the_current_etag_serves_the_object(video: str, if_none_match: str) -> None:
+    result = get(CLIP, headers={"If-None-Match": if_none_match})
+    assert (result.status, result.body) == (200, DATA)

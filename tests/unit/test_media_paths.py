@@ -1,11 +1,20 @@
-"""/v1/r2 path rules (decisions.md): decoded once, then INVALID_PATH or PREFIX_NOT_ALLOWED; and Range parsing."""
+"""/v1/r2 path rules (decisions.md): decoded once, then INVALID_PATH or PREFIX_NOT_ALLOWED; Range, cap, validators."""
 
 from __future__ import annotations
 
 import pytest
 
 from core.errors import InvalidPath, PrefixNotAllowed
-from core.services.media import MAX_KEY_BYTES, object_path, single_range
+from core.services.media import MAX_KEY_BYTES, object_path
+from core.services.media_http import (
+    capped_content_range,
+    clamp_range,
+    if_range_etag,
+    matches_any,
+    requested_range,
+    single_range,
+    split_if_none_match,
+)
 
 
 @pytest.mark.parametrize(
@@ -69,3 +78,87 @@ def test_an_encoded_allowlisted_prefix_is_allowed() -> None:
 )  # fmt: skip
 def test_range_headers(header: str | None, sent: str | None) -> None:
     assert single_range(header) == sent
+
+
+@pytest.mark.parametrize(
+    ("byte_range", "sent"),
+    [
+        ("bytes=0-", "bytes=0-99"), ("bytes=100-", "bytes=100-199"), ("bytes=0-99", "bytes=0-99"),
+        ("bytes=0-100", "bytes=0-99"), ("bytes=50-60", "bytes=50-60"), ("bytes=7-" + "9" * 20, "bytes=7-106"),
+        ("bytes=-500", "bytes=-500"),  # a suffix's start is known from S3's answer only: cut afterwards
+    ],
+)  # fmt: skip
+def test_a_range_is_clamped_to_the_cap_before_s3_is_asked(byte_range: str, sent: str) -> None:
+    assert clamp_range(byte_range, 100) == sent
+
+
+@pytest.mark.parametrize(
+    ("content_range", "capped"),
+    [
+        ("bytes 0-99/307200", None), ("bytes 307100-307199/307200", None),
+        ("bytes 0-100/307200", "bytes 0-99/307200"), ("bytes 207100-307199/307200", "bytes 207100-207199/307200"),
+        ("bytes 0-100/*", "bytes 0-99/*"), ("bytes */307200", None), ("garbage", None),
+    ],
+)  # fmt: skip
+def test_a_part_longer_than_the_cap_keeps_its_first_bytes(content_range: str, capped: str | None) -> None:
+    assert capped_content_range(content_range, 100) == capped
+
+
+DATE = "Wed, 21 Oct 2026 07:28:00 GMT"
+
+
+@pytest.mark.parametrize(
+    ("range_header", "if_range", "sent"),
+    [
+        ("bytes=0-9", None, ("bytes=0-9", None)),
+        ("bytes=0-9", '"abc"', ("bytes=0-9", '"abc"')),
+        ("bytes=0-", ' "abc" ', ("bytes=0-99", '"abc"')),
+        ("bytes=0-9", 'W/"abc"', (None, None)),  # If-Range compares strongly: a weak tag never matches
+        ("bytes=0-9", DATE, (None, None)),  # a date: the whole object
+        ("bytes=0-9", "abc", (None, None)),  # malformed: the whole object
+        (None, '"abc"', (None, None)),
+        ("bytes=0-1,4-5", '"abc"', (None, None)),
+    ],
+)
+def test_if_range_makes_the_range_conditional_or_drops_it(
+    range_header: str | None, if_range: str | None, sent: tuple[str | None, str | None]
+) -> None:
+    assert requested_range(range_header, if_range, 100) == sent
+
+
+@pytest.mark.parametrize(("header", "etag"), [('"a"', '"a"'), ('""', '""'), ('W/"a"', None), (DATE, None), ("*", None)])
+def test_if_range_etag(header: str, etag: str | None) -> None:
+    assert if_range_etag(header) == etag
+
+
+@pytest.mark.parametrize(
+    ("header", "to_s3", "tags"),
+    [
+        (None, None, ()),
+        ("*", "*", ("*",)),
+        (' "a" ', '"a"', ('"a"',)),
+        ('"a,b"', '"a,b"', ('"a,b"',)),  # a comma inside a tag is part of it
+        ('W/"a"', None, ('W/"a"',)),
+        ('"a", "b"', None, ('"a"', '"b"')),
+        ('"a",W/"b" , ,"c"', None, ('"a"', 'W/"b"', '"c"')),  # empty list elements are allowed
+        ("abc", None, ()),  # malformed headers are ignored
+        ('*, "a"', None, ()),
+        ('"a" "b"', None, ()),
+        ('"a', None, ()),
+    ],
+)
+def test_if_none_match_goes_to_s3_only_as_a_single_strong_tag_or_star(
+    header: str | None, to_s3: str | None, tags: tuple[str, ...]
+) -> None:
+    assert split_if_none_match(header) == (to_s3, tags)
+
+
+@pytest.mark.parametrize(
+    ("tags", "etag", "matches"),
+    [
+        (('W/"a"',), '"a"', True), (('"a"',), 'W/"a"', True), (('"b"', 'W/"a"'), '"a"', True),
+        (("*",), '"x"', True), (('"b"', '"c"'), '"a"', False), ((), '"a"', False), (('"A"',), '"a"', False),
+    ],
+)  # fmt: skip
+def test_if_none_match_compares_weakly(tags: tuple[str, ...], etag: str, matches: bool) -> None:
+    assert matches_any(tags, etag) is matches

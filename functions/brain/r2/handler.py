@@ -1,7 +1,8 @@
 """GET|HEAD /v1/r2/{path+}: a workspace object, streamed (ResponseTransferMode: RESPONSE_STREAM).
 
 ``path`` is relative to the key's workspace and must start with an allowlisted prefix.
-Honours one ``Range`` (206, or 416 when unsatisfiable) and ``If-None-Match`` (304).
+Honours one ``Range`` (206, or 416 when unsatisfiable), ``If-Range``, ``If-None-Match`` (304);
+an object larger than one response may carry is a 307 to S3.
 """
 
 from core import deps
@@ -14,13 +15,13 @@ app = brain_api()
 @app.get("/v1/r2.*")  # a regex: the key may span many segments (API Gateway's {path+})
 @app.head("/v1/r2.*")
 def get_object():
-    head = app.current_event.http_method == "HEAD"
     reply = deps.media().fetch(
         workspace_caller(app).workspace_id,
         object_path(app.current_event.path),
         range_header=header(app, "Range"),
+        if_range=header(app, "If-Range"),
         if_none_match=header(app, "If-None-Match"),
-        head=head,
+        head=app.current_event.http_method == "HEAD",
     )
     return stream_response(reply.status, reply.headers, reply.body)
 

@@ -16,7 +16,9 @@ def client(service: str) -> Any:
     import boto3  # deferred: boto3 is the heaviest import on the cold path
     from botocore.config import Config
 
-    return boto3.client(service, config=Config(connect_timeout=2, read_timeout=10))
+    # SigV4 for S3 too: botocore would presign S3 URLs with SigV2, which newer buckets refuse.
+    signing = {"signature_version": "s3v4"} if service == "s3" else {}
+    return boto3.client(service, config=Config(connect_timeout=2, read_timeout=10, **signing))
 
 
 def dynamodb() -> Any:

@@ -63,7 +63,8 @@ def media() -> MediaService:
     from .services.media import MediaService
 
     settings = get_settings()
-    return MediaService(ObjectReader(aws.s3(), settings.content_bucket), settings.r2_cache_control)
+    reader = ObjectReader(aws.s3(), settings.content_bucket)
+    return MediaService(reader, settings.r2_cache_control, settings.r2_max_response_bytes)
 
 
 @cache

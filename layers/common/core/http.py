@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 JSON = "application/json; charset=utf-8"
-EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Content-Range"
+EXPOSED_HEADERS = (
+    "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Content-Range, Accept-Ranges, "
+    "Content-Disposition"
+)
 Authenticate = Callable[[APIGatewayRestResolver], dict[str, str]]
 
 

@@ -54,6 +54,9 @@ class Settings(BaseModel):
     # Media is fetched with a bearer key: caches outside the browser must not keep it (an object's own
     # Cache-Control metadata, set at upload, wins).
     r2_cache_control: str = Field("private, max-age=3600", alias="R2_CACHE_CONTROL")
+    # Lambda streams at most 200 MB per response, the metadata prelude included: a longer part is cut to this
+    # (206 with its real Content-Range), a larger whole object is a redirect to S3.
+    r2_max_response_bytes: int = Field(200 * 1024 * 1024 - 64 * 1024, alias="R2_MAX_RESPONSE_BYTES", ge=1)
     # Read-plane responses are public to any page holding a key, so any origin may call it.
     brain_allow_origin: str = Field("*", alias="BRAIN_ALLOW_ORIGIN")
     portal_allow_origin: str = Field("http://localhost:5173", alias="PORTAL_ALLOW_ORIGIN")

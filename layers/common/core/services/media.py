@@ -2,28 +2,35 @@
 
 The path is workspace-relative, decoded exactly once, then checked (``INVALID_PATH``)
 and held against the prefix allowlist (``PREFIX_NOT_ALLOWED``) before S3 is asked.
-S3 evaluates ``Range`` and ``If-None-Match`` itself, so a request is one GetObject
-(or HeadObject), and the body is passed on in chunks, never read whole.
+S3 evaluates ``Range`` and the validators it understands itself (``media_http`` decides
+what to pass on), so a request is one GetObject (or HeadObject) — two only when an
+``If-Range`` no longer matches. The body is passed on in chunks, never read whole, and
+never more than a Lambda response may carry.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC
 from email.utils import format_datetime
 from urllib.parse import unquote
 
-from ..errors import InvalidPath, PrefixNotAllowed
-from ..repositories.content import NotModified, ObjectReader
+from ..errors import InvalidPath, PrefixNotAllowed, RangeNotSatisfiable
+from ..repositories.content import NotModified, ObjectReader, StoredObject
 from ..settings import ALLOWED_R2_PREFIXES
+from .media_http import capped_content_range, matches_any, requested_range, split_if_none_match
 
 ROUTE = "/v1/r2"
 CHUNK_BYTES = 128 * 1024
 MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
+PRESIGNED_SECONDS = 300
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_SINGLE_RANGE = re.compile(r"bytes=(\d+-\d*|-\d+)")
+# The same URL names another object for every workspace key, so no shared cache may answer one key's request
+# with another's response, even when the object's own Cache-Control says "public". Origin too: the CORS layer
+# only adds its "Vary: Origin" (for a list of allowed origins) when a response has no Vary yet.
+COMMON_HEADERS = {"Vary": "Authorization, Origin", "X-Content-Type-Options": "nosniff"}
 
 
 def object_path(request_path: str) -> str:
@@ -50,57 +57,81 @@ def object_path(request_path: str) -> str:
     return path
 
 
-def single_range(header: str | None) -> str | None:
-    """The ``Range`` to ask S3 for, or None to serve the whole object.
-
-    One range of bytes (``N-M``, ``N-``, ``-N``) is honoured; several ranges, other units
-    or a malformed header are ignored, as RFC 9110 allows, and the answer is a full 200.
-    A reversed range (``5-2``) is malformed too.
-    """
-    if header is None:
-        return None
-    value = header.strip().replace(" ", "")
-    found = _SINGLE_RANGE.fullmatch(value)
-    if not found:
-        return None
-    start, _, end = found.group(1).partition("-")
-    if start and end and int(end) < int(start):
-        return None
-    return value
-
-
 @dataclass(frozen=True)
 class MediaReply:
     status: int
     headers: dict[str, str]
-    body: Iterator[bytes] | None = field(default=None)
+    body: Iterable[bytes] | None = field(default=None)
 
 
 class MediaService:
-    def __init__(self, reader: ObjectReader, default_cache_control: str):
+    def __init__(self, reader: ObjectReader, default_cache_control: str, max_bytes: int):
+        """``max_bytes``: the most one response may carry (Lambda streams up to 200 MB): a part is cut
+        to it, and a whole object larger than that is left to S3 itself, through a presigned URL."""
         self._reader = reader
         self._cache_control = default_cache_control
+        self._max_bytes = max_bytes
 
     def fetch(
-        self, workspace_id: str, path: str, *, range_header: str | None, if_none_match: str | None, head: bool
+        self,
+        workspace_id: str,
+        path: str,
+        *,
+        range_header: str | None,
+        if_range: str | None,
+        if_none_match: str | None,
+        head: bool,
     ) -> MediaReply:
-        found = self._reader.read(
-            f"workspaces/{workspace_id}/{path}",
-            byte_range=single_range(range_header),
-            if_none_match=if_none_match,
-            head=head,
-        )
+        """The object's answer: 200, 206, 304, 307 (too large for one response) or ``RangeNotSatisfiable``."""
+        max_bytes = self._max_bytes
+        key = f"workspaces/{workspace_id}/{path}"
+        byte_range, range_etag = requested_range(range_header, if_range, max_bytes)
+        s3_none_match, none_match_tags = split_if_none_match(if_none_match)
+        try:
+            found = self._reader.read(
+                key,
+                byte_range=byte_range,
+                if_range=range_etag,
+                if_none_match=s3_none_match,
+                head=head,
+            )
+        except RangeNotSatisfiable as error:
+            error.headers.update(COMMON_HEADERS)
+            raise
         if isinstance(found, NotModified):
-            return MediaReply(304, {"ETag": found.etag, "Cache-Control": found.cache_control or self._cache_control})
+            return self._not_modified(found.etag, found.cache_control)
+        if matches_any(none_match_tags, found.etag):
+            found.close()
+            return self._not_modified(found.etag, found.cache_control)
+        if found.content_range is None and found.content_length > max_bytes and not head:
+            found.close()  # never a truncated 200: the client would take it for the whole object
+            location = self._reader.presigned_url(key, PRESIGNED_SECONDS)
+            return MediaReply(307, {"Location": location, "Cache-Control": "no-store"} | COMMON_HEADERS)
+        return self._content(found, head, max_bytes)
+
+    def _not_modified(self, etag: str, cache_control: str | None) -> MediaReply:
+        return MediaReply(304, {"ETag": etag, "Cache-Control": cache_control or self._cache_control} | COMMON_HEADERS)
+
+    def _content(self, found: StoredObject, head: bool, max_bytes: int) -> MediaReply:
+        length, content_range = found.content_length, found.content_range
+        capped = content_range and capped_content_range(content_range, max_bytes)
+        if capped:  # a suffix longer than the cap: its first max_bytes bytes, said so in Content-Range
+            length, content_range = max_bytes, capped
         headers = {
             "Content-Type": found.content_type,
-            "Content-Length": str(found.content_length),
+            "Content-Length": str(length),
             "ETag": found.etag,
             "Last-Modified": format_datetime(found.last_modified.astimezone(UTC), usegmt=True),
             "Cache-Control": found.cache_control or self._cache_control,
             "Accept-Ranges": "bytes",
-        }
-        if found.content_range:
-            headers["Content-Range"] = found.content_range
-        body = None if head else found.chunks(CHUNK_BYTES)
-        return MediaReply(206 if found.content_range else 200, headers, body)
+        } | COMMON_HEADERS
+        for name, value in (
+            ("Content-Range", content_range),
+            ("Content-Encoding", found.content_encoding),
+            ("Content-Disposition", found.content_disposition),
+            ("Content-Language", found.content_language),
+        ):
+            if value:
+                headers[name] = value
+        body = None if head else found.chunks(CHUNK_BYTES, limit=length)
+        return MediaReply(206 if content_range else 200, headers, body)

@@ -10,6 +10,8 @@ export PATH := $(PY313_BIN):$(PATH)
 export SAM_CLI_TELEMETRY := 0
 export PYTHONDONTWRITEBYTECODE := 1
 
+# Two workers (CI has two cores); a test file stays on one worker, so its module fixtures are shared.
+PYTEST_ARGS ?= -n 2 --dist loadfile
 VENV     := .venv
 VENV_SAM := .venv-sam
 PY       := $(VENV)/bin/python
@@ -38,7 +40,7 @@ serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local
 
 test: lint validate build
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
@@ -55,7 +57,7 @@ build: $(VENV_SAM)/.installed
 	$(SAM) build
 
 unit integration e2e: $(VENV)/.installed $(VENV_SAM)/.installed
-	$(PY) -m pytest tests/$@
+	$(PY) -m pytest $(PYTEST_ARGS) tests/$@
 
 bench: $(VENV)/.installed
 	$(PY) bench/cold_import.py

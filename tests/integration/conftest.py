@@ -36,3 +36,24 @@ def rival(seed: Seeder) -> Tenant:
     """A second workspace with its own key and agent (for tenant isolation)."""
     ws = seed.workspace(seed.user("rival@example.com", plan="pro"), "Rival")
     return Tenant(ws, seed.api_key(ws.id), seed.agent(ws, slug="rival"))
+
+
+WINDOW_START = 1_800_000_000.0  # a multiple of 60: the first second of a rate-limit window
+
+
+class Clock:
+    def __init__(self, now: float = WINDOW_START) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The clock of every rate limit (keys' and chat visitors'), frozen at the start of a window; tests move it."""
+    from core.services import rate_limit
+
+    frozen = Clock()
+    monkeypatch.setattr(rate_limit, "now", frozen)
+    return frozen

@@ -7,7 +7,6 @@ credits ends by checking the owner's ledger: balance, holds and entries agree.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import threading
@@ -18,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from core import aws as core_aws
 from core import deps
 from core.auth.api_keys import generate
 from core.chat.model import Message
@@ -26,14 +24,11 @@ from core.chat.offline import OfflineModel
 from core.ids import new_id, now_iso
 from core.models.records import BrandRecord
 from core.repositories.agents import AgentRepository
-from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.rate_limits import RateLimitRepository
 from core.repositories.workspaces import WorkspaceRepository
-from core.services import rate_limit
 from core.services.credits import CreditService
-from core.services.key_auth import KeyAuthenticator
 from core.settings import get_settings
 from local.events import SAMPLE_KEY
+from tests.integration.conftest import WINDOW_START, Clock
 from tests.integration.helpers import AGENT_NOT_FOUND, JSON, RFC3339_MS, UNAUTHORIZED, call
 from tests.support.containers import Container
 from tests.support.lambdas import (
@@ -54,7 +49,6 @@ CLIENT = "v1_3f9a2c7e5b1d4e8fa6c0b2d4"
 OTHER_CLIENT = "v1_9e8d7c6b5a4f3e2d1c0b9a8f"
 PROMPT = "Do you have a rain jacket?"
 ITEM = "Waxed rain jacket"
-WINDOW_START = 1_800_000_000.0  # a multiple of 60: the first second of a rate-limit window
 JWT_LOOKALIKE = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl"
 
 
@@ -91,32 +85,10 @@ def funded(tenant, seed: Seeder, aws):
     return tenant
 
 
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock(aws, monkeypatch: pytest.MonkeyPatch) -> Clock:
-    """A frozen clock for every rate limit the chat function applies (the key's and the visitor's)."""
-    clock = Clock(WINDOW_START + 12.4)
-    monkeypatch.setattr(rate_limit, "FixedWindowLimiter", functools.partial(rate_limit.FixedWindowLimiter, clock=clock))
-
-    @cache
-    def key_authenticator() -> KeyAuthenticator:
-        settings = get_settings()
-        return KeyAuthenticator(
-            ApiKeyRepository(core_aws.dynamodb(), settings.api_keys_table),
-            RateLimitRepository(core_aws.dynamodb(), settings.rate_limits_table),
-            settings.default_key_rate_limit,
-            clock=clock,
-        )
-
-    monkeypatch.setattr(deps, "key_authenticator", key_authenticator)
-    deps.reset()
+def clock(clock: Clock) -> Clock:
+    """Every rate limit's clock (tests/integration/conftest.py), 12.4 s into a window."""
+    clock.now = WINDOW_START + 12.4
     return clock
 
 

@@ -2,53 +2,16 @@
 
 from __future__ import annotations
 
-from functools import cache
-
-import pytest
-
-from core import aws as core_aws
-from core import deps
 from core.auth.api_keys import hash_key
-from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.dynamo import from_item
-from core.repositories.rate_limits import RateLimitRepository
-from core.services.key_auth import KeyAuthenticator
-from core.settings import get_settings
 from local.events import SAMPLE_KEY
+from tests.integration.conftest import WINDOW_START, Clock
 from tests.integration.helpers import RFC3339_MS, call, error_of, ok_json
 from tests.support.lambdas import stack
 from tests.support.seed import Seeder
 
 WHOAMI = "BrainWhoAmIFunction"
-WINDOW_START = 1_800_000_000.0  # a multiple of 60: the first second of a rate-limit window
 RATE_LIMITED = {"error": "Rate limit exceeded", "code": "RATE_LIMITED"}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = WINDOW_START
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(aws, monkeypatch: pytest.MonkeyPatch) -> Clock:
-    """The handlers' key authenticator, exactly as deps builds it, but on a clock the test moves."""
-    clock = Clock()
-
-    @cache
-    def key_authenticator() -> KeyAuthenticator:
-        settings = get_settings()
-        return KeyAuthenticator(
-            ApiKeyRepository(core_aws.dynamodb(), settings.api_keys_table),
-            RateLimitRepository(core_aws.dynamodb(), settings.rate_limits_table),
-            settings.default_key_rate_limit,
-            clock=clock,
-        )
-
-    monkeypatch.setattr(deps, "key_authenticator", key_authenticator)
-    return clock
 
 
 def rate_headers(result) -> tuple[str | None, ...]:

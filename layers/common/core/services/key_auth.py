@@ -7,7 +7,6 @@ UpdateItem on the rate-limit counter, and (at most once a minute per key) the
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -35,7 +34,7 @@ class KeyAuthenticator:
         keys: ApiKeyRepository,
         limits: RateLimitRepository,
         default_rate_limit: int,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | None = None,
     ):
         self._keys = keys
         self._limiter = FixedWindowLimiter(limits, clock)

@@ -28,8 +28,13 @@ class RateStatus:
         }
 
 
+def now() -> float:
+    """The limiters' clock (one place for tests to move it)."""
+    return time.time()
+
+
 class FixedWindowLimiter:
-    def __init__(self, counters: RateLimitRepository, clock: Callable[[], float] = time.time):
+    def __init__(self, counters: RateLimitRepository, clock: Callable[[], float] | None = None):
         self._counters = counters
         self._clock = clock
 
@@ -39,10 +44,10 @@ class FixedWindowLimiter:
         One conditional UpdateItem; a refused request is not counted. The 429 carries
         ``Retry-After`` (whole seconds to the window's end, at least 1) and ``RateLimit-*``.
         """
-        now = self._clock()
-        window = int(now // WINDOW_SECONDS)
+        current = self._clock() if self._clock else now()  # ``now`` looked up per call: tests move it
+        window = int(current // WINDOW_SECONDS)
         window_end = (window + 1) * WINDOW_SECONDS
-        reset = max(1, math.ceil(window_end - now))
+        reset = max(1, math.ceil(window_end - current))
         count = self._counters.hit(f"{subject}#{window}", limit, expires_at=window_end + WINDOW_SECONDS)
         if count is None:
             status = RateStatus(limit=limit, remaining=0, reset_seconds=reset, count=limit)

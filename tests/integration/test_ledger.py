@@ -16,27 +16,15 @@ from core.models.ledger import HoldRecord, Outcome
 from core.repositories.ledger import LedgerRepository
 from core.services.credits import CreditService
 from core.settings import get_settings
+from tests.integration.conftest import Clock
 from tests.support.ledger_checks import assert_consistent, ledger_items
 
 ACCOUNT = "usr_01JDLEDGERTEST000000000000"
 
 
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def ledger(aws: Any) -> LedgerRepository:
     return LedgerRepository(aws.dynamodb, get_settings().ledger_table)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture

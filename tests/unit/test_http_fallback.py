@@ -78,3 +78,26 @@ def test_json_response_serialises_models_by_alias() -> None:
     response = json_response([WhoAmI(workspace_id="ws_1", api_key_id="key_1"), {"plain": True}], status=201)
     assert response.status_code == 201
     assert json.loads(response.body) == [{"workspaceId": "ws_1", "apiKeyId": "key_1"}, {"plain": True}]
+
+
+def test_a_responses_own_vary_is_kept_beside_the_cors_origin() -> None:
+    """A route that varies on something else (r2: Authorization) still varies on Origin for a named origin."""
+    app = portal_api(authenticated=False)
+
+    @app.get("/v1/agent/<agentId>/feed")
+    def route(agentId: str) -> Any:
+        return json_response({}, headers={"Vary": "Authorization, origin"})
+
+    result = call(app, feed_event(headers={"Origin": "http://localhost:5173"}))
+    assert result.header("Vary") == "Authorization, origin"  # each token once, the route's spelling kept
+
+
+def test_vary_tokens_merge_in_order_without_repeats() -> None:
+    app = portal_api(authenticated=False)
+
+    @app.get("/v1/agent/<agentId>/feed")
+    def route(agentId: str) -> Any:
+        return json_response({}, headers={"Vary": "Authorization"})
+
+    result = call(app, feed_event(headers={"Origin": "http://localhost:5173"}))
+    assert result.header("Vary") == "Authorization, Origin"

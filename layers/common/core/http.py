@@ -91,6 +91,15 @@ def _cors_headers(allow_origin: str, request_origin: str | None) -> dict[str, st
     return headers
 
 
+def _merge_tokens(*values: str) -> str:
+    """Comma-separated header tokens, each once, in order of appearance (case-insensitive)."""
+    seen: dict[str, str] = {}
+    for token in (t.strip() for value in values for t in value.split(",")):
+        if token:
+            seen.setdefault(token.lower(), token)
+    return ", ".join(seen.values())
+
+
 def _boundary_for(authenticate: Authenticate | None, allow_origin: Callable[[], str]) -> Callable[..., Response]:
     def _boundary(app: APIGatewayRestResolver, next_middleware: Callable[..., Response]) -> Response:
         extra_headers: dict[str, str] = {}
@@ -108,7 +117,10 @@ def _boundary_for(authenticate: Authenticate | None, allow_origin: Callable[[], 
         for name, value in (
             extra_headers | _cors_headers(allow_origin(), app.current_event.headers.get("origin"))
         ).items():
-            response.headers.setdefault(name, value)
+            if name == "Vary" and isinstance(current := response.headers.get("Vary"), str):
+                response.headers["Vary"] = _merge_tokens(current, value)  # both reasons hold: keep both
+            else:
+                response.headers.setdefault(name, value)
         return response
 
     return _boundary

@@ -28,9 +28,9 @@ MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
 PRESIGNED_SECONDS = 300
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # The same URL names another object for every workspace key, so no shared cache may answer one key's request
-# with another's response, even when the object's own Cache-Control says "public". Origin too: the CORS layer
-# only adds its "Vary: Origin" (for a list of allowed origins) when a response has no Vary yet.
-COMMON_HEADERS = {"Vary": "Authorization, Origin", "X-Content-Type-Options": "nosniff"}
+# with another's response, even when the object's own Cache-Control says "public". (The CORS layer adds its
+# own "Vary: Origin" to this when it answers a list of allowed origins.)
+COMMON_HEADERS = {"Vary": "Authorization", "X-Content-Type-Options": "nosniff"}
 
 
 def object_path(request_path: str) -> str:

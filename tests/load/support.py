@@ -1,0 +1,130 @@
+"""Helpers of the load suite: timed requests, bounded concurrent bursts, and owners with a plan, workspace and key."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import io
+import json
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ops.__main__ import main as ops_main
+from tests.e2e.conftest import LocalService
+from tests.e2e.test_portal_http import portal, sign_in
+
+MAX_CLIENTS = 16  # the local runner is one ThreadingHTTPServer (listen backlog 5): stay well inside it
+DROPPED = 0  # the status recorded when the connection failed before any HTTP status arrived
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One request as a client saw it: monotonic send and receive times, status, headers, body."""
+
+    sent: float
+    received: float
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    error: str = ""
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def code(self) -> str | None:
+        try:
+            return self.json().get("code")
+        except (ValueError, AttributeError):
+            return None
+
+
+def shoot(base_url: str, method: str, path: str, *, headers: dict[str, str] | None = None, body: bytes | None = None,
+          timeout: float = 30) -> Shot:  # fmt: skip
+    """One request on a fresh connection (as independent clients send); a dropped connection is status 0."""
+    url = urlsplit(base_url)
+    assert url.hostname == "127.0.0.1" and url.port, base_url  # loopback only
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    sent = time.monotonic()
+    phase = "connect"
+    try:
+        connection.connect()
+        phase = "send"
+        connection.request(method, path, body=body, headers=headers or {})
+        phase = "response"
+        response = connection.getresponse()
+        phase = "body"
+        payload = response.read()
+        found = {k.lower(): v for k, v in response.getheaders()}
+        return Shot(sent, time.monotonic(), response.status, found, payload)
+    except (OSError, http.client.HTTPException) as failure:
+        error = f"{phase}: {type(failure).__name__}: {failure}"
+        return Shot(sent, time.monotonic(), DROPPED, {}, b"", error=error)
+    finally:
+        connection.close()
+
+
+def burst[T](calls: list[Callable[[], T]], *, workers: int, deadline_seconds: float) -> list[T]:
+    """Run every call on ``workers`` threads, released together by a barrier; all must finish by the deadline."""
+    assert 0 < workers <= MAX_CLIENTS and len(calls) <= 2_000
+    start = threading.Barrier(min(workers, len(calls)))
+
+    def first(call: Callable[[], T]) -> Callable[[], T]:
+        def run() -> T:
+            with contextlib.suppress(threading.BrokenBarrierError):
+                start.wait(timeout=deadline_seconds)
+            return call()
+
+        return run
+
+    wrapped = [first(c) if n < workers else c for n, c in enumerate(calls)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(w) for w in wrapped]
+        ends = time.monotonic() + deadline_seconds
+        return [f.result(timeout=max(0.1, ends - time.monotonic())) for f in futures]
+
+
+def ops(service: LocalService, *args: str) -> dict[str, Any]:
+    """``python -m ops`` against this runner (the operator's own code path), in-process; its JSON answer."""
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        assert ops_main(["--state-dir", str(service.state_dir), *args]) == 0
+    return json.loads(output.getvalue())
+
+
+@dataclass(frozen=True)
+class Owner:
+    email: str
+    jwt: str
+    user_id: str
+
+
+def owner_on_plan(service: LocalService, email: str, plan: str = "pro") -> Owner:
+    """A signed-in user (magic link through the outbox) on ``plan``, which decides whether they may mint keys."""
+    _, jwt = sign_in(service, email)
+    assert ops(service, "set-plan", "--email", email, "--plan", plan)["plan"] == plan
+    account = portal(service, "GET", "/api/user/account", jwt)
+    assert account.status == 200, account.body
+    return Owner(email, jwt, account.json()["id"])
+
+
+def new_workspace(service: LocalService, owner: Owner, name: str) -> str:
+    created = portal(service, "POST", "/api/workspaces", owner.jwt, {"name": name})
+    assert created.status == 201, created.body
+    return created.json()["workspace"]["id"]
+
+
+def mint_key(service: LocalService, owner: Owner, workspace_id: str, rate_limit: int) -> dict[str, Any]:
+    minted = portal(
+        service, "POST", f"/api/workspaces/{workspace_id}/keys", owner.jwt, {"name": "load", "rateLimit": rate_limit}
+    )
+    assert minted.status == 201, minted.body
+    return minted.json()["key"]
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}

@@ -1,0 +1,92 @@
+"""Concurrent chat turns against a small balance: exactly the affordable turns stream and are billed.
+
+The second demo workspace's owner starts with no credits. An operator grant (``ops grant``)
+gives them exactly ``AFFORDABLE`` credits; ``TURNS`` visitors then ask at the same moment.
+Each turn holds its price before streaming, so exactly ``AFFORDABLE`` turns may stream and
+the rest must be refused with 402 before any byte of a stream — and the ledger must end at
+zero, never below, with one ``llm`` entry per streamed turn.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import LocalService
+from tests.e2e.test_portal_http import portal
+from tests.load.support import DROPPED, Owner, Shot, bearer, burst, mint_key, ops, owner_on_plan, shoot
+from tests.support.ledger_checks import assert_consistent, entries, holds
+
+pytestmark = pytest.mark.load
+
+AFFORDABLE = 5  # credits granted; ChatCreditsPerTurn is 1
+TURNS = 12  # concurrent turns, each from its own visitor so the per-visitor limit never decides
+
+
+def chat(service: LocalService, key: str, agent_id: str, visitor: str) -> Shot:
+    body = json.dumps({"prompt": "Hi! What's on this week?", "client": visitor}).encode()
+    headers = bearer(key) | {"Content-Type": "application/json"}
+    return shoot(service.brain, "POST", f"/v1/agent/{agent_id}/chat", headers=headers, body=body, timeout=60)
+
+
+def lines(shot: Shot) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in shot.body.splitlines() if line.strip()]
+
+
+def balance(service: LocalService, owner: Owner) -> dict[str, int]:
+    reply = portal(service, "GET", "/api/credits/balance", owner.jwt)
+    assert reply.status == 200, reply.body
+    return reply.json()["balance"]
+
+
+def turns(service: LocalService, key: str, agent_id: str, tag: str) -> list[Shot]:
+    calls = [lambda n=n: chat(service, key, agent_id, f"load_visitor_{tag}_{n:02d}") for n in range(TURNS)]
+    return burst(calls, workers=TURNS, deadline_seconds=60)
+
+
+def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalService) -> None:
+    workspace = service.demo["workspaces"][1]
+    agent_id = workspace["agents"][0]["id"]
+    owner = owner_on_plan(service, workspace["ownerEmail"])  # a plan with keys, to mint one with a high limit
+    key = mint_key(service, owner, workspace["id"], rate_limit=10_000)["key"]
+    dynamodb = service.aws("dynamodb")
+    assert balance(service, owner) == {"available": 0, "held": 0, "total": 0}
+
+    # With nothing to spend every turn is refused; this also starts the containers the real burst reuses.
+    started = time.monotonic()
+    broke = turns(service, key, agent_id, "broke")
+    assert [(s.status, s.code()) for s in broke] == [(402, "INSUFFICIENT_CREDITS")] * TURNS, [s.body for s in broke]
+    cold = time.monotonic() - started
+
+    granted = ops(service, "grant", "--email", owner.email, "--credits", str(AFFORDABLE), "--ref-id", "load-chat-1")
+    assert granted["applied"] is True
+    assert balance(service, owner) == {"available": AFFORDABLE, "held": 0, "total": AFFORDABLE}
+
+    started = time.monotonic()
+    shots = turns(service, key, agent_id, "paying")
+    warm = time.monotonic() - started
+    print(f"\nchat: {TURNS} concurrent turns, {AFFORDABLE} credits: cold refusals {cold:.2f}s, paid burst {warm:.2f}s")
+
+    assert all(s.status != DROPPED for s in shots), [s.error for s in shots if s.status == DROPPED]
+    streamed = [s for s in shots if s.status == 200]
+    refused = [s for s in shots if s.status != 200]
+    assert len(streamed) == AFFORDABLE, [(s.status, s.body[:80]) for s in shots]
+    for shot in streamed:
+        events = lines(shot)
+        assert shot.headers["content-type"] == "application/x-ndjson"
+        assert events[0]["type"] == "start" and events[-1]["type"] == "done", events
+        assert events[-1]["usage"]["credits"] == 1
+    for shot in refused:  # refused before the stream: a plain JSON error, not NDJSON
+        assert shot.headers["content-type"].startswith("application/json")
+        assert (shot.status, set(shot.json()), shot.code()) == (402, {"error", "code"}, "INSUFFICIENT_CREDITS")
+
+    assert balance(service, owner) == {"available": 0, "held": 0, "total": 0}
+    turn_ids = sorted(lines(s)[0]["turnId"] for s in streamed)
+    billed = entries(dynamodb, owner.user_id, "llm")
+    assert sorted(e["refId"] for e in billed) == turn_ids
+    assert [e["amountCredits"] for e in billed] == [-1] * AFFORDABLE
+    assert holds(dynamodb, owner.user_id) == []
+    assert_consistent(dynamodb, owner.user_id)

@@ -1,18 +1,28 @@
-"""A local API Gateway (REST) per API: routes, CORS preflight and gateway responses from the template."""
+"""A local API Gateway (REST) per API: routes, CORS preflight and gateway responses from the template.
+
+The HTTP side (framing, limits, the access log) is ``local.http_server``; ``serve`` is re-exported here.
+"""
 
 from __future__ import annotations
 
 import base64
 import json
 import logging
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from .containers import ContainerPool, InvocationFailed, StreamedResponse
+from .http_server import serve
+from .refusals import refusal
 from .routing import match, proxy_event
-from .template import Stack
+from .template import ROOT, Stack
 
+Reply = tuple[int, dict[str, str] | list[tuple[str, str]], bytes]
+# The checked-in OpenAPI documents, served at GET /openapi.json on each API's port (local only).
+OPENAPI_DIR = ROOT / "docs" / "openapi"
+OPENAPI_FILES = {"PortalApi": "portal.json", "BrainApi": "brain.json"}
+
+__all__ = ["ApiGateway", "serve"]
 logger = logging.getLogger("local.gateway")
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own request limit
 
@@ -23,8 +33,9 @@ def _unquote(value: Any) -> str:
 
 
 class ApiGateway:
-    def __init__(self, stack: Stack, api: str, pool: ContainerPool):
+    def __init__(self, stack: Stack, api: str, pool: ContainerPool, *, openapi_dir: Path = OPENAPI_DIR):
         props = stack.api_properties(api)
+        self.openapi = openapi_dir / OPENAPI_FILES.get(api, f"{api}.json")
         self.name = api
         self.routes = stack.routes(api)
         self.stage = props.get("StageName", "live")
@@ -37,7 +48,13 @@ class ApiGateway:
         spec = self.responses.get(kind) or self.responses.get("DEFAULT_5XX" if status >= 500 else "DEFAULT_4XX") or {}
         headers = {k: _unquote(v) for k, v in spec.get("ResponseParameters", {}).get("Headers", {}).items()}
         body = spec.get("ResponseTemplates", {}).get("application/json", fallback)
-        body = body.replace("$context.error.messageString", json.dumps(fallback))
+        # The $context variables a gateway response template may use (longest name first: one is a prefix).
+        for variable, value in (
+            ("$context.error.messageString", json.dumps(fallback)),
+            ("$context.error.message", fallback),
+            ("$context.error.responseType", kind),
+        ):
+            body = body.replace(variable, value)
         return int(spec.get("StatusCode", status)), {"Content-Type": "application/json"} | headers, body.encode()
 
     def _preflight(self) -> tuple[int, dict[str, str], bytes]:
@@ -53,17 +70,40 @@ class ApiGateway:
             headers["Access-Control-Allow-Credentials"] = "true"
         return 200, {k: v for k, v in headers.items() if v}, b""
 
+    def too_large(self) -> Reply:
+        return self._gateway_response("REQUEST_TOO_LARGE", 413, "Request Too Long")
+
+    def unknown_method(self, method: str, target: str) -> Reply:
+        """A method API Gateway does not route (TRACE, PROPFIND, FOO…): 405 on a known path, else not found."""
+        resource, _ = match(self.routes, method, target.split("?", 1)[0])
+        if resource is None or resource == "/{proxy+}":
+            return self._gateway_response("MISSING_AUTHENTICATION_TOKEN", 403, "Missing Authentication Token")
+        methods = {r.method for r in self.routes if r.path == resource and r.method != "ANY"}
+        if self.cors:
+            methods.add("OPTIONS")  # SAM adds the preflight method to every resource
+        return refusal(405, {"Allow": ", ".join(sorted(methods))})
+
+    def openapi_document(self) -> Reply:
+        """GET /openapi.json: the API's checked-in OpenAPI document, read at request time (no auth)."""
+        try:
+            document = self.openapi.read_bytes()
+        except OSError:
+            return refusal(404)
+        return 200, {"Content-Type": "application/json", "Access-Control-Allow-Origin": "*"}, document
+
     def handle(
         self, method: str, target: str, headers: list[tuple[str, str]], body: bytes, source_ip: str
-    ) -> tuple[int, dict[str, str] | list[tuple[str, str]], bytes] | StreamedResponse:
+    ) -> Reply | StreamedResponse:
         path = target.split("?", 1)[0]
+        if path == "/openapi.json" and method in ("GET", "HEAD"):
+            return self.openapi_document()
         resource, found = match(self.routes, method, path)
         if resource is not None and method == "OPTIONS" and self.cors:
             return self._preflight()
         if found is None:
             return self._gateway_response("MISSING_AUTHENTICATION_TOKEN", 403, "Missing Authentication Token")
         if len(body) > MAX_PAYLOAD:
-            return self._gateway_response("REQUEST_TOO_LARGE", 413, "Request Too Long")
+            return self.too_large()
         event = proxy_event(method, target, headers, body, found, stage=self.stage, source_ip=source_ip)
         try:
             if found.route.function in self.streaming:  # ResponseTransferMode: RESPONSE_STREAM
@@ -82,67 +122,3 @@ def _to_http(result: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]
     body = result.get("body") or ""
     raw = base64.b64decode(body) if result.get("isBase64Encoded") else body.encode()
     return int(result.get("statusCode", 200)), headers, raw
-
-
-def serve(gateway: ApiGateway, host: str, port: int) -> ThreadingHTTPServer:
-    """Serve ``gateway`` on a background thread; returns the server (its bound port in ``server_address``)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True  # a streamed chunk leaves at once, not after the last one's ACK
-
-        def _dispatch(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            reply = gateway.handle(self.command, self.path, list(self.headers.items()), body, self.client_address[0])
-            if isinstance(reply, StreamedResponse):
-                return self._stream(reply)
-            status, headers, payload = reply
-            self.send_response(status)
-            items = headers.items() if isinstance(headers, dict) else headers
-            names = set()
-            for name, value in items:
-                names.add(name.lower())
-                self.send_header(name, value)
-            if "content-length" not in names:
-                self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(payload)
-            return None
-
-        def _stream(self, response: StreamedResponse) -> None:
-            """Status and headers as soon as the prelude is in, then each chunk as the function produces it."""
-            try:
-                self.send_response(response.status)
-                for name, value in response.headers:
-                    self.send_header(name, value)
-                has_body = self.command != "HEAD" and response.status not in (204, 304)
-                # Without the function's own Content-Length, the body is framed by chunked encoding.
-                chunked = has_body and all(name.lower() != "content-length" for name, _ in response.headers)
-                if chunked:
-                    self.send_header("Transfer-Encoding", "chunked")
-                self.end_headers()
-                for chunk in response.chunks:  # read to the end even without a body: the function finishes
-                    if has_body:
-                        self.wfile.write(b"%x\r\n%b\r\n" % (len(chunk), chunk) if chunked else chunk)
-                if chunked:
-                    self.wfile.write(b"0\r\n\r\n")
-            except InvocationFailed as exc:  # after the prelude: the client sees the body end abruptly
-                logger.error("%s failed mid-stream: %s", gateway.name, exc)
-                self.close_connection = True
-            except OSError:  # the client went away; closing the response aborts the invocation
-                logger.info("%s: client disconnected mid-stream", gateway.name)
-                self.close_connection = True
-            finally:
-                response.close()
-
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _dispatch
-
-        def log_message(self, fmt: str, *args: Any) -> None:
-            logger.info("%s %s", gateway.name, fmt % args)
-
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name=f"http-{gateway.name}", daemon=True).start()
-    return server

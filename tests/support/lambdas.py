@@ -145,7 +145,10 @@ def with_request(
     method: str | None = None,
     body: str | None = None,
 ) -> dict[str, Any]:
-    """The event with its path, query, headers (None removes one), method or body changed."""
+    """The event with its path, query, headers (None removes one), method or body changed.
+
+    A non-empty ``body`` is sent as ``application/json`` unless the event or ``headers`` name a Content-Type.
+    """
     if path_parameters:
         params = (event.get("pathParameters") or {}) | path_parameters
         path = event["resource"]
@@ -166,4 +169,9 @@ def with_request(
         event["httpMethod"] = event["requestContext"]["httpMethod"] = method
     if body is not None:
         event["body"] = body
+        named = [*event["headers"], *(headers or {})]
+        if body and not any(k.lower() == "content-type" for k in named):
+            # Clients declare their JSON (a body of any other type is a 415); a test wanting none passes None.
+            event["headers"]["Content-Type"] = "application/json"
+            event["multiValueHeaders"]["Content-Type"] = ["application/json"]
     return event

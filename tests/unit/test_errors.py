@@ -11,7 +11,8 @@ from core import errors
 from core.errors import DomainError, RateLimited
 from core.repositories.dynamo import StorageUnavailable
 
-# decisions.md "Wire conventions"; CONFLICT (idempotency keys) and RANGE_NOT_SATISFIABLE (/v1/r2) are the code's own.
+# decisions.md "Wire conventions"; CONFLICT (idempotency keys) and RANGE_NOT_SATISFIABLE (/v1/r2) and
+# UNSUPPORTED_MEDIA_TYPE (a body not declared JSON) are the code's own.
 TABLE = {
     errors.ValidationFailed: (400, "VALIDATION_ERROR"),
     errors.InvalidPath: (400, "INVALID_PATH"),
@@ -26,6 +27,7 @@ TABLE = {
     errors.MethodNotAllowed: (405, "METHOD_NOT_ALLOWED"),
     errors.Conflict: (409, "CONFLICT"),
     errors.PayloadTooLarge: (413, "PAYLOAD_TOO_LARGE"),
+    errors.UnsupportedMediaType: (415, "UNSUPPORTED_MEDIA_TYPE"),
     errors.RangeNotSatisfiable: (416, "RANGE_NOT_SATISFIABLE"),
     errors.RateLimited: (429, "RATE_LIMITED"),
     errors.DomainError: (500, "INTERNAL_ERROR"),

@@ -69,6 +69,10 @@ class PayloadTooLarge(DomainError):
     status, code, message = 413, "PAYLOAD_TOO_LARGE", "Request body too large"
 
 
+class UnsupportedMediaType(DomainError):
+    status, code, message = 415, "UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json"
+
+
 class RangeNotSatisfiable(DomainError):
     status, code, message = 416, "RANGE_NOT_SATISFIABLE", "Requested range not satisfiable"
 

@@ -2,7 +2,8 @@
 
 ``brain_api()`` and ``portal_api()`` return a Powertools ``APIGatewayRestResolver``
 with one global middleware, ``_boundary``, that
-- refuses bodies over the size limit (413),
+- refuses bodies over the size limit (413), then a body not declared JSON (415),
+- refuses a request carrying more than one ``Authorization`` header (401),
 - authenticates the caller for the plane (the read plane's key check runs here),
 - maps every ``DomainError`` to ``{error, code}`` and anything unexpected to a bare 500,
 - adds CORS (and, on the read plane, ``RateLimit-*``) headers to every response,
@@ -14,16 +15,25 @@ from __future__ import annotations
 import base64
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import BaseModel, ValidationError
 
-from . import deps
-from .errors import DomainError, MethodNotAllowed, NotFound, PayloadTooLarge, ValidationFailed
-from .services.key_auth import WorkspaceCaller
+from . import deps, json_body
+from .auth.bearer import authorization_count
+from .errors import (
+    DomainError,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    Unauthorized,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
+from .services.key_auth import VAGUE_MESSAGE, WorkspaceCaller
 from .settings import get_settings
 from .streaming import StreamBody
 
@@ -100,12 +110,26 @@ def _merge_tokens(*values: str) -> str:
     return ", ".join(seen.values())
 
 
-def _boundary_for(authenticate: Authenticate | None, allow_origin: Callable[[], str]) -> Callable[..., Response]:
+def _refuse_unreadable_request(app: APIGatewayRestResolver, unauthorized: str) -> None:
+    """415 for a body not declared JSON (a missing type too: a browser's "simple" ``text/plain`` POST skips
+    the CORS preflight, which the cookie-authenticated sign-in routes rely on), then 401 for a doubled credential."""
+    event = app.current_event
+    if event.body and not json_body.is_json_media_type(header(app, "content-type")):
+        raise UnsupportedMediaType()
+    if authorization_count(event.get("headers"), event.get("multiValueHeaders")) > 1:
+        raise Unauthorized(unauthorized)
+
+
+def _boundary_for(
+    authenticate: Authenticate | None, allow_origin: Callable[[], str], unauthorized: str | None
+) -> Callable[..., Response]:
     def _boundary(app: APIGatewayRestResolver, next_middleware: Callable[..., Response]) -> Response:
         extra_headers: dict[str, str] = {}
         try:
             if _body_size(app) > get_settings().max_body_bytes:
                 raise PayloadTooLarge()
+            if unauthorized is not None:  # None: the fallback, whose 404/405 is about the route, not the request
+                _refuse_unreadable_request(app, unauthorized)
             if authenticate is not None:
                 extra_headers = authenticate(app)
             response = next_middleware(app)
@@ -135,10 +159,15 @@ def validation_failed(error: ValidationError) -> ValidationFailed:
 
 
 def _make_resolver(
-    authenticate: Authenticate | None, allow_origin: Callable[[], str], *, fallback: bool = False
+    authenticate: Authenticate | None,
+    allow_origin: Callable[[], str],
+    *,
+    unauthorized: str = "Unauthorized",
+    fallback: bool = False,
+    allowed_methods: Callable[[str], Sequence[str]] | None = None,
 ) -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(serializer=_serialize)
-    app.use(middlewares=[_boundary_for(authenticate, allow_origin)])
+    app.use(middlewares=[_boundary_for(authenticate, allow_origin, None if fallback else unauthorized)])
 
     @app.not_found
     def _unmatched(_: NotFoundError) -> Response:
@@ -147,7 +176,10 @@ def _make_resolver(
         # own function, a path its pattern cannot match (odd characters) is simply unknown.
         resource = app.current_event.resource
         known_path = fallback and resource and resource != "/{proxy+}"
-        return error_response(MethodNotAllowed() if known_path else NotFound())
+        if not known_path:
+            return error_response(NotFound())
+        methods = allowed_methods(resource) if allowed_methods else ()
+        return error_response(MethodNotAllowed(headers={"Allow": ", ".join(methods)} if methods else None))
 
     return app
 
@@ -160,7 +192,7 @@ def _authenticate_workspace_key(app: APIGatewayRestResolver) -> dict[str, str]:
 
 def brain_api() -> APIGatewayRestResolver:
     """Read plane: every route requires a workspace API key (and counts against its rate limit)."""
-    return _make_resolver(_authenticate_workspace_key, lambda: _plane_origin("brain"))
+    return _make_resolver(_authenticate_workspace_key, lambda: _plane_origin("brain"), unauthorized=VAGUE_MESSAGE)
 
 
 def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
@@ -172,12 +204,19 @@ def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
 
 def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
     """Management plane: a portal JWT with a live session, unless the route signs in (``authenticated=False``)."""
-    return _make_resolver(_authenticate_portal_jwt if authenticated else None, lambda: _plane_origin("portal"))
+    return _make_resolver(
+        _authenticate_portal_jwt if authenticated else None,
+        lambda: _plane_origin("portal"),
+        unauthorized="Send one Authorization header",
+    )
 
 
-def fallback_api() -> APIGatewayRestResolver:
-    """No routes and no credential: answers 404/405 for whatever API Gateway did not route."""
-    return _make_resolver(None, lambda: _plane_origin(get_settings().api_plane), fallback=True)
+def fallback_api(allowed_methods: Callable[[str], Sequence[str]] | None = None) -> APIGatewayRestResolver:
+    """No routes and no credential: answers 404/405 for whatever API Gateway did not route; a 405 carries
+    ``Allow`` with ``allowed_methods(resource)`` (RFC 9110)."""
+    return _make_resolver(
+        None, lambda: _plane_origin(get_settings().api_plane), fallback=True, allowed_methods=allowed_methods
+    )
 
 
 def _plane_origin(plane: str) -> str:
@@ -196,8 +235,10 @@ def portal_caller(app: APIGatewayRestResolver) -> PortalCaller:
 def parse_body[M: BaseModel](app: APIGatewayRestResolver, model: type[M]) -> M:
     """The JSON body as ``model``; 400 VALIDATION_ERROR naming the field when it is not."""
     try:
-        data = json.loads(app.current_event.decoded_body or "null")
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json_body.loads(app.current_event.decoded_body or "null")
+    except json_body.BodyRefused as exc:
+        raise ValidationFailed(str(exc)) from exc
+    except UnicodeDecodeError as exc:
         raise ValidationFailed("body: must be valid JSON") from exc
     if not isinstance(data, dict):
         raise ValidationFailed("body: must be a JSON object")

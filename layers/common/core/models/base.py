@@ -1,10 +1,10 @@
-"""Base class of every wire model: snake_case in Python, the spec's camelCase on the wire."""
+"""Base classes of the wire models: snake_case in Python, the spec's camelCase on the wire."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -17,3 +17,23 @@ class ApiModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON body for this model: aliases, and every field present (``None`` → null)."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+class RequestModel(ApiModel):
+    """A request body: strict types, unknown fields refused (a typo is a 400, not silently ignored).
+
+    Only the wire (camelCase) names are accepted: ``rate_limit`` is an unknown field, not an alias.
+    An explicit ``null`` for an optional field means the field is absent (its default applies), on every
+    request model alike: responses use ``null`` for "no value", so a client echoing one back is not refused.
+    A required field is never satisfied by ``null``.
+    """
+
+    model_config = ApiModel.model_config | {"strict": True, "str_strip_whitespace": True, "validate_by_name": False}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_absent(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        optional = {field.alias or name for name, field in cls.model_fields.items() if not field.is_required()}
+        return {key: value for key, value in data.items() if value is not None or key not in optional}

@@ -6,25 +6,27 @@ import ipaddress
 
 from pydantic import Field, field_validator
 
-from .base import ApiModel
+from .base import ApiModel, RequestModel
+from .fields import Prompt
 
 _MAX_HISTORY_CHARS = 32_000
 
 
-class HistoryEntry(ApiModel):
+class HistoryEntry(RequestModel):
     # Fields of history entries beyond ``content`` are the client's own (spec: not shown): kept if known, else ignored.
-    model_config = ApiModel.model_config | {"extra": "ignore", "strict": True, "validate_by_name": False}
+    model_config = RequestModel.model_config | {"extra": "ignore", "str_strip_whitespace": False}
 
     content: str
     role: str | None = None  # used when it is "user" or "assistant"; any other value is the client's own
 
 
-class ChatRequest(ApiModel):
-    """The chat body: strict types and unknown fields refused, like every request body of the service."""
+class ChatRequest(RequestModel):
+    """The chat body: strict types, unknown fields refused and ``null`` = absent, like every request body."""
 
-    model_config = ApiModel.model_config | {"strict": True, "validate_by_name": False}
+    # Only the prompt is trimmed: ``client`` and ``threadKey`` are identifiers, taken exactly as sent.
+    model_config = RequestModel.model_config | {"str_strip_whitespace": False}
 
-    prompt: str = Field(min_length=1, max_length=4000)
+    prompt: Prompt
     client: str = Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")
     thread_key: str | None = Field(None, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
     history: list[HistoryEntry] = Field(default_factory=list, max_length=50)

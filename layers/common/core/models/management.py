@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import ApiModel
+from .base import ApiModel, RequestModel
+from .fields import Name, QueryInt
 
 Role = Literal["owner", "admin", "member"]
 WorkspaceType = Literal["personal", "team"]
@@ -132,12 +133,7 @@ class ErrorBody(ApiModel):
     code: str
 
 
-# --- request bodies: strict types, unknown fields refused (a typo is a 400, not silently ignored)
-
-
-class RequestModel(ApiModel):
-    # Only the wire (camelCase) names are accepted: ``rate_limit`` is an unknown field, not an alias.
-    model_config = ApiModel.model_config | {"strict": True, "str_strip_whitespace": True, "validate_by_name": False}
+# --- request bodies (``RequestModel``: strict types, unknown fields refused, ``null`` = absent when optional)
 
 
 class MagicLinkRequest(RequestModel):
@@ -153,21 +149,22 @@ class IdTokenRequest(RequestModel):
 
 
 class CreateWorkspaceRequest(RequestModel):
-    name: str = Field(min_length=1, max_length=80)
+    name: Name(80)  # also the default brand's name
 
 
 class MintKeyRequest(RequestModel):
-    name: str = Field(min_length=1, max_length=64)
+    name: Name(64)
     rate_limit: int | None = Field(default=None, ge=1, le=100_000)
 
 
 class CreditHistoryQuery(ApiModel):
-    """``GET /api/credits/history`` query: strings from the URL, so numbers are parsed (lax), then range-checked."""
+    """``GET /api/credits/history`` query: strings from the URL, so numbers are parsed (plain digits only),
+    then range-checked."""
 
     model_config = ApiModel.model_config | {"extra": "ignore", "validate_by_name": False}
 
-    limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+    limit: QueryInt = Field(50, ge=1, le=200)
+    offset: QueryInt = Field(0, ge=0)
     ref_type: RefType | None = None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable
 
 from ..errors import Forbidden, NotFound, ValidationFailed
@@ -19,8 +20,17 @@ MAX_NAME = 80
 SLUG_ATTEMPTS = 20
 
 
+# Latin letters that do not decompose into a base letter plus marks, spelled as their ASCII readers do.
+_TRANSLITERATE = str.maketrans({"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "\u0131": "i"})
+
+
 def slugify(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48].strip("-")
+    """ASCII slug of a name. NFKC first, so compatibility forms (full-width letters, ligatures such as U+FB01) read
+    as their plain letters and NFC/NFD spellings of one name agree; then accents are dropped (NFKD minus the
+    combining marks) and the remaining Latin letters transliterated. Other scripts fall back to ``workspace``."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9]+", "-", text.translate(_TRANSLITERATE)).strip("-")[:48].strip("-")
     return slug or "workspace"
 
 

@@ -1,0 +1,71 @@
+"""Field types shared by every request model: human-readable names, chat prompts, strict query integers.
+
+One definition each, so a name is checked the same way wherever one is accepted
+(workspaces, brands, keys) and every integer in a URL parses the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field
+
+# Never part of a name: C0/DEL/C1 controls (NUL, ESC, CR/LF…), unpaired surrogates (not storable as UTF-8)
+# and the line/paragraph separators (a name is one line in every UI and log).
+_REFUSED_IN_NAMES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+# Blank-looking letters and symbols that are not whitespace by Unicode's categories (Hangul fillers, the
+# braille blank, the combining grapheme joiner): text made only of these reads as empty.
+_BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0")
+_DIGITS = re.compile(r"[0-9]{1,9}", re.ASCII)
+
+
+def is_invisible(char: str) -> bool:
+    """Whitespace, a format character (category Cf: U+200B-U+200D, U+2060, U+FEFF, bidi marks…) or a filler."""
+    return char.isspace() or unicodedata.category(char) == "Cf" or char in _BLANK_LOOKING
+
+
+def has_visible_text(value: str) -> bool:
+    return not all(is_invisible(char) for char in value)
+
+
+def _clean_name(value: str) -> str:
+    for char in value:
+        if unicodedata.category(char) in _REFUSED_IN_NAMES:
+            raise ValueError(f"must not contain control characters (found U+{ord(char):04X})")
+    if not has_visible_text(value):
+        raise ValueError("must contain a visible character")
+    # NFC: the same name typed on two keyboards (é precomposed or e + U+0301) is stored as one string.
+    return unicodedata.normalize("NFC", value)
+
+
+def Name(max_length: int) -> Any:  # used as a type: ``name: Name(80)``
+    """A human-readable name: trimmed, 1..max_length characters, no control characters, not blank-looking."""
+    return Annotated[str, Field(min_length=1, max_length=max_length), AfterValidator(_clean_name)]
+
+
+def _visible_prompt(value: str) -> str:
+    if not has_visible_text(value):
+        raise ValueError("must contain visible text (whitespace and zero-width characters alone are empty)")
+    return value
+
+
+# The chat prompt: whitespace at either end is trimmed, and a prompt with nothing visible is refused
+# before any credit is held (so it is never billed).
+Prompt = Annotated[str, Field(min_length=1, max_length=4000), AfterValidator(_visible_prompt)]
+
+
+def _ascii_digits(value: object) -> object:
+    """Query values are strings: only plain digits (no sign, space, ``_``, decimal point or other scripts' digits)."""
+    if isinstance(value, str):
+        if not _DIGITS.fullmatch(value):
+            raise ValueError("must be a whole number written with the digits 0-9")
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be a whole number written with the digits 0-9")
+    return value
+
+
+# An integer from a URL query string: ``20``, never ``+20``, `` 20``, ``2_0``, ``20.0`` or full-width digits.
+QueryInt = Annotated[int, BeforeValidator(_ascii_digits)]

@@ -585,10 +585,11 @@ def test_the_21st_turn_of_a_visitor_within_a_minute_is_429(funded, seed: Seeder,
     refused(result, 429, "RATE_LIMITED")
     retry_after = result.header("Retry-After")
     assert retry_after is not None and retry_after.isdigit() and int(retry_after) >= 1
-    assert retry_after == "48"  # whole seconds to the end of the window: 60 - 12.4, rounded up
+    # Whole seconds until the turns of second W+12 leave every rolling minute (at W+73): 60.6, rounded up.
+    assert retry_after == "61"
     assert result.header("RateLimit-Limit") == "20"
     assert result.header("RateLimit-Remaining") == "0"
-    assert result.header("RateLimit-Reset") == "48"
+    assert result.header("RateLimit-Reset") == "61"
     # Another visitor of the same agent, and the same visitor on another agent, are still served.
     streamed(chat({"prompt": PROMPT, "client": OTHER_CLIENT}))
     other_agent = seed.agent(funded.ws, slug="second")
@@ -599,12 +600,14 @@ def test_the_21st_turn_of_a_visitor_within_a_minute_is_429(funded, seed: Seeder,
     assert_consistent(aws.dynamodb, funded.ws.owner_id)
 
 
-def test_the_visitor_window_resets_after_a_minute(funded, aws, clock: Clock) -> None:
+def test_the_visitor_is_served_again_once_the_turns_leave_the_rolling_minute(funded, aws, clock: Clock) -> None:
     grant(aws, funded.ws.owner_id, 90)
     for _ in range(20):
         streamed(chat())
     refused(chat(), 429, "RATE_LIMITED")
-    clock.now = WINDOW_START + 60
+    clock.now = WINDOW_START + 72.9  # a second short of Retry-After: still within a minute of a turn
+    refused(chat(), 429, "RATE_LIMITED")
+    clock.now = WINDOW_START + 73
     streamed(chat())
     assert len(llm_charges(aws, funded.ws.owner_id)) == 21
 
@@ -619,7 +622,7 @@ def test_the_keys_own_rate_limit_applies_to_chat(funded, seed, aws, clock: Clock
     result = chat(key=key, client="v1_a_third_visitor_0000")
     refused(result, 429, "RATE_LIMITED")
     assert (result.header("RateLimit-Limit"), result.header("RateLimit-Remaining")) == ("3", "0")
-    assert result.header("Retry-After") == "48"
+    assert result.header("Retry-After") == "61"
     assert len(llm_charges(aws, funded.ws.owner_id)) == 2
     assert balance(aws, funded.ws.owner_id) == (8, 0)
     # The sample key, with the default limit, is not affected.

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from core.auth.api_keys import display_prefix, generate, hash_key
 from core.errors import RateLimited, Unauthorized
 from core.models.records import ApiKeyRecord
+from core.repositories.rate_limits import Added, Buckets
 from core.services.key_auth import VAGUE_MESSAGE, KeyAuthenticator, RateStatus, WorkspaceCaller
 
 RAW = generate(b"k" * 32)
-NOW = 1_800_000_030.25  # 30.25 s into a one-minute window (window end: 1_800_000_060)
+NOW = 1_800_000_030.25  # 30.25 s into a minute: counted in the one-second bucket 1_800_000_030
 VAGUE = {"error": VAGUE_MESSAGE, "code": "UNAUTHORIZED"}
 
 
@@ -40,18 +39,26 @@ class FakeKeys:
 
 
 class FakeLimits:
-    """Fixed-window counters with the real repository's contract: the new count, or None once full."""
+    """Sliding-window buckets with the real repository's contract (read / conditional add), in memory."""
 
     def __init__(self) -> None:
-        self.hits: Counter[str] = Counter()
-        self.calls: list[tuple[str, int, int]] = []
+        self.items: dict[str, Buckets] = {}
+        self.calls: list[tuple[str, int, int]] = []  # (subject, bucket, cap) of every write
 
-    def hit(self, counter: str, limit: int, expires_at: int) -> int | None:
-        self.calls.append((counter, limit, expires_at))
-        if self.hits[counter] >= limit:
-            return None
-        self.hits[counter] += 1
-        return self.hits[counter]
+    def read(self, subject: str) -> Buckets:
+        return self.items.get(subject, Buckets())
+
+    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop, expires_at: int) -> Added:
+        self.calls.append((subject, bucket, cap))
+        now = self.read(subject)
+        if now != seen and not (now.newest == seen.newest == bucket):
+            return Added(counted=False, item=now)
+        if now.counts.get(bucket, 0) >= cap:
+            return Added(counted=False, item=now)
+        counts = {i: n for i, n in now.counts.items() if i not in set(drop)}
+        counts[bucket] = counts.get(bucket, 0) + 1
+        self.items[subject] = Buckets(newest=bucket, counts=counts)
+        return Added(counted=True, item=self.items[subject])
 
 
 @pytest.fixture
@@ -118,17 +125,23 @@ def test_valid_key_resolves_to_its_workspace(auth: KeyAuthenticator, keys: FakeK
     caller = auth.authenticate({"authorization": f"bearer {RAW}"})
     assert isinstance(caller, WorkspaceCaller)
     assert (caller.workspace_id, caller.api_key_id) == ("ws_1", "key_1")
-    assert caller.rate == RateStatus(limit=600, remaining=599, reset_seconds=30)
-    assert caller.rate.headers() == {"RateLimit-Limit": "600", "RateLimit-Remaining": "599", "RateLimit-Reset": "30"}
-    window = int(NOW // 60)
-    assert limits.calls == [(f"key#key_1#{window}", 600, (window + 2) * 60)]
+    # Remaining goes up when second 1_800_000_030 leaves every rolling minute: at 1_800_000_091, 60.75 s away.
+    assert caller.rate == RateStatus(limit=600, remaining=599, reset_seconds=61)
+    assert caller.rate.headers() == {"RateLimit-Limit": "600", "RateLimit-Remaining": "599", "RateLimit-Reset": "61"}
+    assert limits.calls == [("key#key_1", int(NOW), 600)]
 
 
-def test_last_used_is_touched_once_per_window(auth: KeyAuthenticator, keys: FakeKeys) -> None:
+def test_last_used_is_touched_once_per_minute(keys: FakeKeys, limits: FakeLimits) -> None:
     keys.add(RAW)
-    for _ in range(3):
+    now = [NOW]
+    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now[0])  # type: ignore[arg-type]
+    for step in (0, 0, 5, 20):  # 30.25 → 55.25 s: one minute, several buckets
+        now[0] += step
         auth.authenticate(bearer(RAW))
     assert len(keys.touched) == 1
+    now[0] += 5  # 60.25 s: the next minute
+    auth.authenticate(bearer(RAW))
+    assert len(keys.touched) == 2
     key_hash, at = keys.touched[0]
     assert key_hash == hash_key(RAW) and at.endswith("Z")
 
@@ -137,14 +150,14 @@ def test_default_rate_limit_when_record_has_none(keys: FakeKeys, limits: FakeLim
     keys.add(RAW, rate_limit=None)
     auth = KeyAuthenticator(keys, limits, default_rate_limit=7, clock=lambda: NOW)  # type: ignore[arg-type]
     assert auth.authenticate(bearer(RAW)).rate.limit == 7
-    assert limits.calls[0][1] == 7
+    assert limits.calls[0][2] == 7
 
 
 def test_record_rate_limit_wins_over_default(auth: KeyAuthenticator, keys: FakeKeys, limits: FakeLimits) -> None:
     keys.add(RAW, rate_limit=3)
     remaining = [auth.authenticate(bearer(RAW)).rate.remaining for _ in range(3)]
     assert remaining == [2, 1, 0]
-    assert {call[1] for call in limits.calls} == {3}
+    assert [call[2] for call in limits.calls] == [3, 3, 3]  # one bucket: its cap is the whole limit
 
 
 def test_over_the_limit_is_rate_limited_with_headers(auth: KeyAuthenticator, keys: FakeKeys) -> None:
@@ -156,12 +169,14 @@ def test_over_the_limit_is_rate_limited_with_headers(auth: KeyAuthenticator, key
     error = caught.value
     assert (error.status, error.code) == (429, "RATE_LIMITED")
     assert error.headers == {
-        "Retry-After": "30", "RateLimit-Limit": "2", "RateLimit-Remaining": "0", "RateLimit-Reset": "30",
+        "Retry-After": "61", "RateLimit-Limit": "2", "RateLimit-Remaining": "0", "RateLimit-Reset": "61",
     }  # fmt: skip
 
 
-@pytest.mark.parametrize(("now", "reset"), [(1_800_000_000.0, 60), (1_800_000_059.9, 1), (1_800_000_059.0, 1)])
-def test_retry_after_is_whole_seconds_to_window_end(keys: FakeKeys, limits: FakeLimits, now: float, reset: int) -> None:
+@pytest.mark.parametrize(("now", "reset"), [(1_800_000_000.0, 61), (1_800_000_059.9, 61), (1_800_000_059.0, 61)])
+def test_retry_after_is_whole_seconds_until_the_request_leaves_every_rolling_minute(
+    keys: FakeKeys, limits: FakeLimits, now: float, reset: int
+) -> None:
     keys.add(RAW, rate_limit=1)
     auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now)  # type: ignore[arg-type]
     assert auth.authenticate(bearer(RAW)).rate.reset_seconds == reset
@@ -170,12 +185,14 @@ def test_retry_after_is_whole_seconds_to_window_end(keys: FakeKeys, limits: Fake
     assert caught.value.headers["Retry-After"] == str(reset)
 
 
-def test_new_window_resets_the_count(keys: FakeKeys, limits: FakeLimits) -> None:
+def test_a_request_leaves_the_window_61_seconds_after_its_second_began(keys: FakeKeys, limits: FakeLimits) -> None:
     keys.add(RAW, rate_limit=1)
     now = [NOW]
     auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now[0])  # type: ignore[arg-type]
     auth.authenticate(bearer(RAW))
-    with pytest.raises(RateLimited):
+    now[0] = int(NOW) + 60.999  # its second is still partly within the last 60 s: counted whole
+    with pytest.raises(RateLimited) as caught:
         auth.authenticate(bearer(RAW))
-    now[0] += 60
+    assert caught.value.headers["Retry-After"] == "1"
+    now[0] = int(NOW) + 61
     assert auth.authenticate(bearer(RAW)).rate.remaining == 0

@@ -84,13 +84,13 @@ def chat() -> ChatService:
     from .repositories.conversations import ConversationStore
     from .repositories.workspaces import WorkspaceRepository
     from .services.chat import ChatService
-    from .services.rate_limit import FixedWindowLimiter
+    from .services.rate_limit import SlidingWindowLimiter
 
     settings = get_settings()
     return ChatService(
         agents=AgentRepository(aws.dynamodb(), settings.main_table),
         workspaces=WorkspaceRepository(aws.dynamodb(), settings.main_table),
-        limiter=FixedWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
+        limiter=SlidingWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
         credits=credits(),
         model=chat_model,
         conversations=ConversationStore(aws.s3(), settings.content_bucket),

@@ -22,7 +22,7 @@ from ..repositories.conversations import ConversationStore
 from ..repositories.workspaces import WorkspaceRepository
 from .chat_stream import ChatStream
 from .credits import CreditService
-from .rate_limit import FixedWindowLimiter
+from .rate_limit import SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
 CONTEXT_POSTS = 12
@@ -35,7 +35,7 @@ class ChatService:
         *,
         agents: AgentRepository,
         workspaces: WorkspaceRepository,
-        limiter: FixedWindowLimiter,
+        limiter: SlidingWindowLimiter,
         credits: CreditService,
         model: Callable[[], ChatModel],
         conversations: ConversationStore,

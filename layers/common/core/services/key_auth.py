@@ -1,7 +1,7 @@
 """Read-plane authentication: workspace API key → caller, with the key's rate limit applied.
 
-Per request: an offline checksum test, one GetItem by SHA-256, one conditional
-UpdateItem on the rate-limit counter, and (at most once a minute per key) the
+Per request: an offline checksum test, one GetItem by SHA-256, the sliding-window
+limiter's GetItem and conditional UpdateItem, and (at most once a minute per key) the
 ``lastUsedAt`` write. Every refusal carries the same vague message.
 """
 
@@ -16,7 +16,7 @@ from ..errors import Unauthorized
 from ..ids import now_iso
 from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.rate_limits import RateLimitRepository
-from .rate_limit import FixedWindowLimiter, RateStatus
+from .rate_limit import RateStatus, SlidingWindowLimiter
 
 VAGUE_MESSAGE = "Invalid or missing API key"
 
@@ -37,7 +37,7 @@ class KeyAuthenticator:
         clock: Callable[[], float] | None = None,
     ):
         self._keys = keys
-        self._limiter = FixedWindowLimiter(limits, clock)
+        self._limiter = SlidingWindowLimiter(limits, clock)
         self._default_rate_limit = default_rate_limit
 
     def authenticate(self, headers: Mapping[str, str] | None) -> WorkspaceCaller:
@@ -54,6 +54,6 @@ class KeyAuthenticator:
 
     def _count_request(self, key_id: str, key_hash: str, limit: int) -> RateStatus:
         status = self._limiter.take(f"key#{key_id}", limit)
-        if status.count == 1:  # first request of this key in this window: keeps lastUsedAt within a minute
+        if status.new_minute:  # the key's first request counted in this clock minute: lastUsedAt within a minute
             self._keys.touch_last_used(key_hash, now_iso())
         return status

@@ -44,7 +44,7 @@ class Shot:
 
 
 def shoot(base_url: str, method: str, path: str, *, headers: dict[str, str] | None = None, body: bytes | None = None,
-          timeout: float = 30) -> Shot:  # fmt: skip
+          timeout: float = 20) -> Shot:  # fmt: skip
     """One request on a fresh connection (as independent clients send); a dropped connection is status 0."""
     url = urlsplit(base_url)
     assert url.hostname == "127.0.0.1" and url.port, base_url  # loopback only
@@ -69,23 +69,43 @@ def shoot(base_url: str, method: str, path: str, *, headers: dict[str, str] | No
 
 
 def burst[T](calls: list[Callable[[], T]], *, workers: int, deadline_seconds: float) -> list[T]:
-    """Run every call on ``workers`` threads, released together by a barrier; all must finish by the deadline."""
+    """Run every call on ``workers`` threads, the first ones released together; all must finish by the deadline.
+
+    Past the deadline nothing new starts (``TimeoutError``), and calls not yet started are dropped.
+    """
     assert 0 < workers <= MAX_CLIENTS and len(calls) <= 2_000
+    ends = time.monotonic() + deadline_seconds
     start = threading.Barrier(min(workers, len(calls)))
 
-    def first(call: Callable[[], T]) -> Callable[[], T]:
+    def bounded(call: Callable[[], T], first: bool) -> Callable[[], T]:
         def run() -> T:
-            with contextlib.suppress(threading.BrokenBarrierError):
-                start.wait(timeout=deadline_seconds)
+            if first:
+                with contextlib.suppress(threading.BrokenBarrierError):
+                    start.wait(timeout=deadline_seconds)
+            if time.monotonic() > ends:
+                raise TimeoutError("the burst's deadline passed before this call started")
             return call()
 
         return run
 
-    wrapped = [first(c) if n < workers else c for n, c in enumerate(calls)]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(w) for w in wrapped]
-        ends = time.monotonic() + deadline_seconds
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(bounded(c, n < workers)) for n, c in enumerate(calls)]
         return [f.result(timeout=max(0.1, ends - time.monotonic())) for f in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # running calls end within their socket timeout
+
+
+def warm(base_url: str, paths: list[str], clients: int) -> None:
+    """Start ``clients`` containers of each path's function: concurrent unauthenticated calls, each a 401.
+
+    The runner starts a container (a cold start) per concurrent request, as Lambda does;
+    starting them first keeps cold starts out of the measured runs.
+    """
+    for path in paths:
+        calls = [lambda p=path: shoot(base_url, "GET", p, timeout=60)] * clients
+        shots = burst(calls, workers=clients, deadline_seconds=90)
+        assert [s.status for s in shots] == [401] * clients, [(s.status, s.error) for s in shots]
 
 
 def ops(service: LocalService, *args: str) -> dict[str, Any]:

@@ -178,7 +178,10 @@ def workspaces() -> WorkspaceService:
 def key_admin() -> KeyAdminService:
     from .services.key_admin import KeyAdminService
 
-    return KeyAdminService(workspaces(), api_keys(), plan_of, get_settings().default_key_rate_limit, portal_secret)
+    settings = get_settings()
+    return KeyAdminService(
+        workspaces(), api_keys(), plan_of, settings.default_key_rate_limit, portal_secret, idempotency=idempotency
+    )
 
 
 @cache

@@ -178,3 +178,50 @@ def test_a_replayed_mint_is_still_subject_to_todays_role(portal: Portal, team: d
     assert first.status == 201
     portal.add_member(ws["id"], admin.user_id, "member")  # demoted (the membership item is replaced)
     assert_error(mint(portal, admin, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "k"}), 403, "FORBIDDEN")
+
+
+def forget_idempotency_records(portal: Portal) -> None:
+    """What DynamoDB's TTL does to idempotency records a day after they were written."""
+    table = get_settings().main_table
+    for item in portal.aws.dynamodb.scan(TableName=table)["Items"]:
+        if item["pk"]["S"].startswith("IDEMPOTENCY#"):
+            portal.aws.dynamodb.delete_item(TableName=table, Key={"pk": item["pk"], "sk": item["sk"]})
+
+
+def test_a_revoked_key_stays_revoked_when_its_idempotency_key_is_used_again_later(
+    portal: Portal, team: dict[str, Any]
+) -> None:
+    """Issue 11, hole 1: after the 24 h record expired, the same header used to re-derive the same raw key
+    and overwrite the revoked record, bringing the key back to life."""
+    ws, owner = team["workspace"], team["owner"]
+    first = mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-42"}).json()["key"]
+    assert revoke(portal, owner, ws["id"], first["id"]).status == 200
+    replayed = mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-42"})
+    assert (replayed.status, replayed.json()["key"]["key"]) == (201, first["key"])  # within the day: a replay
+    assert_error(portal.whoami(first["key"]), 401, "UNAUTHORIZED")
+    forget_idempotency_records(portal)
+    later = mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-42"})
+    assert later.status == 201, later.body
+    fresh = later.json()["key"]
+    assert fresh["key"] != first["key"] and fresh["id"] != first["id"]
+    assert_error(portal.whoami(first["key"]), 401, "UNAUTHORIZED")
+    assert portal.whoami(fresh["key"]).json() == {"workspaceId": ws["id"], "apiKeyId": fresh["id"]}
+    listed = {k["id"]: k["revokedAt"] for k in keys(portal, owner, ws["id"])}
+    assert listed[first["id"]] is not None and listed[fresh["id"]] is None and len(listed) == 2
+
+
+def test_an_existing_key_record_is_never_overwritten(portal: Portal, team: dict[str, Any]) -> None:
+    from core import deps
+    from core.auth.api_keys import hash_key
+    from core.errors import Conflict
+
+    ws, owner = team["workspace"], team["owner"]
+    key = portal.mint_key(owner, ws["id"])
+    assert revoke(portal, owner, ws["id"], key["id"]).status == 200
+    repo = deps.api_keys()
+    revoked = repo.get_by_hash(hash_key(key["key"]))
+    assert revoked is not None and revoked.revoked_at is not None
+    with pytest.raises(Conflict):
+        repo.put(revoked.model_copy(update={"id": "key_01JNEWRECORD0000000000000", "revoked_at": None}))
+    assert repo.get_by_hash(hash_key(key["key"])) == revoked
+    assert_error(portal.whoami(key["key"]), 401, "UNAUTHORIZED")

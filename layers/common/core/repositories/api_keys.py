@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from ..errors import Conflict
 from ..models.records import ApiKeyRecord
-from .dynamo import batch_delete, batch_put, from_item, query_all, to_item, translate_errors
+from .dynamo import batch_delete, from_item, query_all, to_item, translate_errors
 
 
 class ApiKeyRepository:
@@ -35,7 +36,16 @@ class ApiKeyRepository:
             )
 
     def put(self, record: ApiKeyRecord) -> None:
-        batch_put(self._db, self._table, [record.attributes()])
+        """Store a new key; never over an existing one (that would bring a revoked key back to life)."""
+        with translate_errors("PutItem"):
+            try:
+                self._db.put_item(
+                    TableName=self._table,
+                    Item=to_item(record.attributes()),
+                    ConditionExpression="attribute_not_exists(keyHash)",
+                )
+            except self._db.exceptions.ConditionalCheckFailedException:
+                raise Conflict("This key already exists; mint again") from None
 
     def list_for_workspace(self, workspace_id: str) -> list[ApiKeyRecord]:
         """Every key of a workspace, newest first, revoked ones included (one Query of ``byWorkspace``)."""

@@ -25,12 +25,16 @@ class IdempotencyRepository:
         self._table = table
         self._ttl = ttl_seconds
 
-    def claim(self, key_hash: str, request_hash: str) -> tuple[int, Any] | None:
-        """None if this call now owns the key; else the stored (status, body) of the earlier request."""
+    def claim(self, key_hash: str, request_hash: str, attempt: str) -> tuple[int, Any, str] | None:
+        """None if this call now owns the key; else the stored (status, body, attempt) of the earlier request.
+
+        ``attempt`` is a random id of this claim, stored with it: work derived from it (a minted
+        key's secret) is the same on every replay of this record and new once the record is gone.
+        """
         now = int(time.time())
         item = keys.idempotency(key_hash) | {
             "requestHash": request_hash, "state": "IN_PROGRESS", "expiresAt": now + self._ttl,
-            "lockedUntil": now + IN_PROGRESS_SECONDS,
+            "lockedUntil": now + IN_PROGRESS_SECONDS, "attempt": attempt,
         }  # fmt: skip
         with translate_errors("PutItem"):
             try:
@@ -54,7 +58,8 @@ class IdempotencyRepository:
             raise Conflict("This Idempotency-Key was used with a different request")
         if record["state"] != "COMPLETED":
             raise Conflict("A request with this Idempotency-Key is in progress; retry shortly")
-        return record["status"], json.loads(record["body"])
+        # Records written before attempts were stored replay what they were derived from then: the key hash.
+        return record["status"], json.loads(record["body"]), record.get("attempt", key_hash)
 
     def complete(self, key_hash: str, status: int, body: Any) -> None:
         with translate_errors("UpdateItem"):

@@ -1,18 +1,27 @@
-"""Minting, listing and revoking workspace API keys (management plane)."""
+"""Minting, listing and revoking workspace API keys (management plane).
+
+A key's raw value is returned once and never stored (only its SHA-256). A mint with an
+``Idempotency-Key`` derives the raw value from the idempotency record's own random
+``attempt`` id, so a replay while the record lives returns the same key, and a mint
+after it expired makes a new one. A key record is never overwritten, so a revoked key
+stays revoked whatever is replayed, retried or minted again.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 from collections.abc import Callable
+from typing import Any
 
 from ..auth import api_keys
 from ..errors import ApiKeysNotAvailable, NotFound
 from ..ids import new_id, now_iso
-from ..models.management import ApiKey, MintedApiKey
+from ..models.management import ApiKey, MintedApiKey, MintKeyRequest
 from ..models.records import ApiKeyRecord, WorkspaceRecord
 from ..repositories.api_keys import ApiKeyRepository
 from ..settings import PlanLimits
+from .idempotency import Idempotency
 from .workspaces import WorkspaceService
 
 MANAGERS = ("owner", "admin")
@@ -26,12 +35,15 @@ class KeyAdminService:
         plan_of: Callable[[str], PlanLimits],
         default_rate_limit: int,
         replay_secret: Callable[[], bytes],
+        *,
+        idempotency: Callable[[], Idempotency],
     ):
         self._workspaces = workspaces
         self._keys = keys
         self._plan_of = plan_of
         self._default_rate_limit = default_rate_limit
         self._replay_secret = replay_secret
+        self._idempotency = idempotency
 
     def _view(self, record: ApiKeyRecord) -> ApiKey:
         return ApiKey(
@@ -68,9 +80,9 @@ class KeyAdminService:
         """A new key; the raw value is in the response only.
 
         ``workspace`` is the caller's already-checked workspace (``require_manager``), if any.
-        With an ``Idempotency-Key`` (``replay_of``), the secret is derived from it with
-        an HMAC under the service's secret, so a replayed response can carry the same
-        raw key again without the raw key ever being stored.
+        ``replay_of``: the idempotency record's attempt id; the secret is an HMAC of it under
+        the service's secret, so a replayed response can carry the same raw key again
+        without the raw key ever being stored.
         """
         self.check_can_mint(user_id, workspace_id, workspace)
         raw = api_keys.generate(self.replay_secret(user_id, workspace_id, replay_of) if replay_of else None)
@@ -78,11 +90,37 @@ class KeyAdminService:
             id=new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
             prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, created_at=now_iso(),
         )  # fmt: skip
-        self._keys.put(record)
+        self._keys.put(record)  # conditional: never over an existing key
         return MintedApiKey(**self._view(record).model_dump(), key=raw)
 
-    def replay_secret(self, user_id: str, workspace_id: str, idempotency_key_hash: str) -> bytes:
-        message = f"mint|{user_id}|{workspace_id}|{idempotency_key_hash}".encode()
+    def mint_once(
+        self,
+        user_id: str,
+        workspace_id: str,
+        request: MintKeyRequest,
+        idempotency_key: str | None,
+        *,
+        workspace: WorkspaceRecord | None = None,
+    ) -> tuple[int, dict[str, Any]]:
+        """``mint`` honouring ``Idempotency-Key``: (status, wire body), a replay re-deriving the raw key."""
+
+        def work(attempt: str | None) -> tuple[int, dict[str, Any]]:
+            key = self.mint(user_id, workspace_id, request.name, request.rate_limit, attempt, workspace=workspace)
+            return 201, {"key": key.wire()}
+
+        outcome = self._idempotency().run(
+            idempotency_key, scope=f"{user_id}|mint-key|{workspace_id}", request=request.model_dump_json(),
+            work=work, redact=lambda body: {"key": {k: v for k, v in body["key"].items() if k != "key"}},
+        )  # fmt: skip
+        body = outcome.body
+        if outcome.replayed and outcome.attempt:
+            self.check_can_mint(user_id, workspace_id)  # a replay is still subject to today's access rules
+            raw = api_keys.generate(self.replay_secret(user_id, workspace_id, outcome.attempt))
+            body = {"key": body["key"] | {"key": raw}}
+        return outcome.status, body
+
+    def replay_secret(self, user_id: str, workspace_id: str, attempt: str) -> bytes:
+        message = f"mint|{user_id}|{workspace_id}|{attempt}".encode()
         return hmac.new(self._replay_secret(), message, hashlib.sha256).digest()
 
     def revoke(self, user_id: str, workspace_id: str, key_id: str) -> None:

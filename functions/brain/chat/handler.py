@@ -6,6 +6,8 @@ pays for the turn, once, if any reply text was streamed.
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import InsufficientCredits, NotFound, RateLimited, ValidationFailed
 from core.http import brain_api, parse_body, stream_response, workspace_caller
 from core.models.chat import ChatRequest
 
@@ -14,6 +16,13 @@ NDJSON = "application/x-ndjson"
 
 
 @app.post("/v1/agent/<agentId>/chat")
+@contract(
+    "Chat with an agent (a streamed, billed turn)",
+    body=ChatRequest,
+    response="envelopes.ChatEvent",
+    media_type=NDJSON,
+    errors=(ValidationFailed, NotFound, RateLimited, InsufficientCredits),
+)
 def chat(agentId: str):
     request = parse_body(app, ChatRequest)
     seconds_left = app.lambda_context.get_remaining_time_in_millis() / 1000

@@ -4,12 +4,21 @@ Optional query: ``channel`` (posts whose channels contain it), ``category`` (equ
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import NotFound, ValidationFailed
 from core.http import brain_api, json_response, query_param, workspace_caller
+from core.models.read_plane import FeedPost
 
 app = brain_api()
 
 
 @app.get("/v1/agent/<agentId>/feed")
+@contract(
+    "An agent's published posts, newest first",
+    response=list[FeedPost],
+    query="envelopes.FeedQuery",
+    errors=(ValidationFailed, NotFound),
+)
 def get_feed(agentId: str):
     posts = deps.read_plane().feed(
         workspace_caller(app).workspace_id,

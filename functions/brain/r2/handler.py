@@ -6,6 +6,8 @@ an object larger than one response may carry is a 307 to S3.
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import InvalidPath, NotFound, PrefixNotAllowed, RangeNotSatisfiable
 from core.http import brain_api, header, stream_response, workspace_caller
 from core.services.media import object_path
 
@@ -14,6 +16,22 @@ app = brain_api()
 
 @app.get("/v1/r2.*")  # a regex: the key may span many segments (API Gateway's {path+})
 @app.head("/v1/r2.*")
+@contract(
+    "A workspace object, streamed",
+    path="/v1/r2/{path+}",
+    media_type="*/*",  # the object's own Content-Type
+    statuses={206: "One range of the object", 304: "Not modified (If-None-Match)", 307: "Too large: fetch it from S3"},
+    errors=(InvalidPath, PrefixNotAllowed, NotFound, RangeNotSatisfiable),
+    request_headers=("Range", "If-Range", "If-None-Match"),
+    response_headers={
+        200: ("ETag", "Last-Modified", "Cache-Control", "Accept-Ranges", "Content-Length"),
+        206: ("ETag", "Last-Modified", "Cache-Control", "Accept-Ranges", "Content-Length", "Content-Range"),
+        304: ("ETag", "Cache-Control"),
+        307: ("Location", "Cache-Control"),
+        416: ("Content-Range",),
+    },
+)
+@contract("No object key: always 400 INVALID_PATH", path="/v1/r2", errors=(InvalidPath,), status=None)
 def get_object():
     reply = deps.media().fetch(
         workspace_caller(app).workspace_id,

@@ -1,12 +1,16 @@
 """GET /v1/agent/{agentId}/site: the published brand-site config (`pages: []` when none)."""
 
 from core import deps
+from core.contract import contract
+from core.errors import NotFound
 from core.http import brain_api, json_response, workspace_caller
+from core.models.read_plane import SiteConfig
 
 app = brain_api()
 
 
 @app.get("/v1/agent/<agentId>/site")
+@contract("An agent's brand-site config", response=SiteConfig, errors=(NotFound,))
 def get_site(agentId: str):
     return json_response(deps.read_plane().site(workspace_caller(app).workspace_id, agentId))
 

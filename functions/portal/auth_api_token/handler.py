@@ -1,7 +1,9 @@
 """POST /api/auth/api-token: the session cookie → a portal JWT (one hour)."""
 
 from core import deps
+from core.contract import contract
 from core.cookies import read_cookie
+from core.errors import Unauthorized
 from core.http import json_response, portal_api
 from core.models.management import TokenResponse
 
@@ -9,6 +11,7 @@ app = portal_api(authenticated=False)
 
 
 @app.post("/api/auth/api-token")
+@contract("A portal JWT for the session cookie", response=TokenResponse, auth="session", errors=(Unauthorized,))
 def mint_portal_token():
     token = deps.identity().token_for_cookie(read_cookie(app.current_event.headers))
     return json_response(TokenResponse(token=token))

@@ -6,7 +6,9 @@ present but invalid is refused (401), like everywhere on the portal.
 
 from core import deps
 from core.auth.bearer import bearer_token
+from core.contract import contract
 from core.cookies import clear_session_cookie, read_cookie
+from core.errors import Unauthorized
 from core.http import json_response, portal_api
 from core.settings import get_settings
 
@@ -14,6 +16,13 @@ app = portal_api(authenticated=False)
 
 
 @app.post("/api/auth/logout")
+@contract(
+    "Sign out",
+    response="envelopes.Empty",
+    auth="session-or-bearer",
+    errors=(Unauthorized,),
+    response_headers=("Set-Cookie",),
+)
 def sign_out():
     identity = deps.identity()
     headers = app.current_event.headers

@@ -5,7 +5,9 @@ portal app) cannot burn it.
 """
 
 from core import deps
+from core.contract import contract
 from core.cookies import session_cookie
+from core.errors import NotFound, Unauthorized, ValidationFailed
 from core.http import json_response, parse_body, portal_api
 from core.models.management import MagicLinkVerifyRequest, SignInResponse
 from core.settings import get_settings
@@ -14,6 +16,14 @@ app = portal_api(authenticated=False)
 
 
 @app.post("/api/auth/magic-link/verify")
+@contract(
+    "Sign in with a magic link's token",
+    body=MagicLinkVerifyRequest,
+    response=SignInResponse,
+    auth="none",
+    errors=(ValidationFailed, Unauthorized, NotFound),
+    response_headers=("Set-Cookie",),
+)
 def verify_magic_link():
     session = deps.identity().verify_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
     account = deps.workspaces().account(session.user.id)

@@ -1,8 +1,9 @@
 """POST /api/auth/oauth/{provider} {idToken}: sign in with a Google or Apple ID token."""
 
 from core import deps
+from core.contract import contract
 from core.cookies import session_cookie
-from core.errors import NotFound
+from core.errors import NotFound, Unauthorized, ValidationFailed
 from core.http import json_response, parse_body, portal_api
 from core.models.management import IdTokenRequest, SignInResponse
 from core.settings import get_settings
@@ -12,6 +13,15 @@ PROVIDERS = ("google", "apple")
 
 
 @app.post("/api/auth/oauth/<provider>")
+@contract(
+    "Sign in with a Google or Apple ID token",
+    body=IdTokenRequest,
+    response=SignInResponse,
+    auth="none",
+    errors=(NotFound, ValidationFailed, Unauthorized),
+    response_headers=("Set-Cookie",),
+    path_values={"provider": PROVIDERS},
+)
 def sign_in_with_provider(provider: str):
     if provider not in PROVIDERS:
         raise NotFound("Unknown sign-in provider")

@@ -5,13 +5,21 @@
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import ValidationFailed
 from core.http import json_response, parse_query, portal_api, portal_caller
-from core.models.management import CreditHistoryQuery
+from core.models.management import CreditHistory, CreditHistoryQuery
 
 app = portal_api()
 
 
 @app.get("/api/credits/history")
+@contract(
+    "The caller's ledger entries, newest first",
+    response=CreditHistory,
+    query=CreditHistoryQuery,
+    errors=(ValidationFailed,),
+)
 def get_history():
     query = parse_query(app, CreditHistoryQuery)
     return json_response(deps.credits().history(portal_caller(app).user_id, query))

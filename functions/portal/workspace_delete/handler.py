@@ -5,12 +5,15 @@ in the background (the purge queue).
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import Forbidden, NotFound
 from core.http import json_response, portal_api, portal_caller
 
 app = portal_api()
 
 
 @app.delete("/api/workspaces/<workspaceId>")
+@contract("Delete a workspace, permanently", response="envelopes.Deleted", errors=(NotFound, Forbidden))
 def delete_workspace(workspaceId: str):
     deps.workspaces().delete(portal_caller(app).user_id, workspaceId)
     return json_response({"deleted": True})

@@ -4,6 +4,8 @@ Honours ``Idempotency-Key``: a retried request creates one workspace, and gets t
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import Conflict, PlanLimitReached, ValidationFailed
 from core.http import header, json_response, parse_body, portal_api, portal_caller
 from core.models.management import CreateWorkspaceRequest
 
@@ -11,6 +13,14 @@ app = portal_api()
 
 
 @app.post("/api/workspaces")
+@contract(
+    "Create a workspace",
+    body=CreateWorkspaceRequest,
+    response="envelopes.WorkspaceEnvelope",
+    status=201,
+    errors=(ValidationFailed, PlanLimitReached, Conflict),
+    request_headers=("Idempotency-Key",),
+)
 def create_workspace():
     user_id = portal_caller(app).user_id
     request = parse_body(app, CreateWorkspaceRequest)

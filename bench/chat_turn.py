@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common")]  # a script: make the project importable
 
+JSON_TYPE = "application/json"  # a body of any other type is a 415
 BODY = {"prompt": "Do you have oat milk drinks?", "client": "bench_visitor_0123456789", "threadKey": "thr_bench"}
 
 
@@ -83,7 +84,8 @@ def time_turns(turns: int) -> list[tuple[float, float, float]]:
             body = json.dumps(BODY | {"client": f"bench_visitor_{n:012d}"}).encode()
             connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
             start = time.perf_counter()
-            connection.request("POST", path, body=body, headers={"Authorization": f"Bearer {ws['key']}"})
+            headers = {"Authorization": f"Bearer {ws['key']}", "Content-Type": JSON_TYPE}
+            connection.request("POST", path, body=body, headers=headers)
             response = connection.getresponse()
             first_line = first_text = 0.0
             while line := response.readline():

@@ -33,7 +33,8 @@ def _curl_examples(demo: dict) -> str:
     lines = [f"  curl -s {auth} '{brain}{p}'" for p in paths]
     lines.append(f"  curl -s {auth} -H 'Range: bytes=0-99' -D - -o /dev/null '{brain}/v1/r2/assets/logo.png'")
     chat = '{"prompt": "What is new?", "client": "visitor_0123456789abcdef"}'
-    lines.append(f"  curl -sN {auth} -X POST '{brain}/v1/agent/{agent}/chat' -d '{chat}'")
+    json_type = "-H 'Content-Type: application/json'"
+    lines.append(f"  curl -sN {auth} {json_type} -X POST '{brain}/v1/agent/{agent}/chat' -d '{chat}'")
     return "\n".join(lines)
 
 

@@ -44,7 +44,10 @@ class LocalService:
     def request(
         self, method: str, url: str, *, headers: dict[str, str] | None = None, body: bytes | None = None
     ) -> Reply:
-        req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+        headers = dict(headers or {})
+        if body and not any(name.lower() == "content-type" for name in headers):
+            headers["Content-Type"] = "application/json"  # the service answers 415 to a body of any other type
+        req = urllib.request.Request(url, data=body, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=30) as res:
                 return Reply(res.status, {k.lower(): v for k, v in res.headers.items()}, res.read())

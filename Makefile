@@ -14,10 +14,11 @@ export PYTHONDONTWRITEBYTECODE := 1
 PYTEST_ARGS ?= -n 2 --dist loadfile
 VENV     := .venv
 VENV_SAM := .venv-sam
+VENV_CHECKOV := .venv-checkov
 PY       := $(VENV)/bin/python
 SAM      := $(VENV_SAM)/bin/sam
 
-.PHONY: help serve test lint format validate build unit integration e2e bench clean ops
+.PHONY: help serve test lint format validate checkov build unit integration e2e bench clean ops
 
 help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
@@ -36,10 +37,17 @@ $(VENV_SAM)/.installed: requirements-sam.txt
 	$(VENV_SAM)/bin/pip install --quiet --disable-pip-version-check -r requirements-sam.txt
 	@touch $@
 
+# checkov's pins fight both the app's and SAM's, so it has a virtualenv of its own.
+$(VENV_CHECKOV)/.installed: requirements-checkov.txt
+	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
+	$(PYTHON313) -m venv $(VENV_CHECKOV)
+	$(VENV_CHECKOV)/bin/pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
+	@touch $@
+
 serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local
 
-test: lint validate build
+test: lint validate checkov build
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
@@ -52,6 +60,10 @@ format: $(VENV)/.installed
 
 validate: $(VENV_SAM)/.installed
 	$(SAM) validate --lint
+
+# Infrastructure checks on the template: any failure outside the skips documented in docs/security.md fails.
+checkov: $(VENV_CHECKOV)/.installed
+	$(VENV_CHECKOV)/bin/checkov -f template.yaml --framework cloudformation --compact --quiet --skip-download
 
 build: $(VENV_SAM)/.installed
 	$(SAM) build

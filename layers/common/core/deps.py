@@ -132,17 +132,24 @@ def users() -> UserRepository:
 @cache
 def identity() -> IdentityService:
     from .auth.oidc import JwksCache
-    from .services.identity import IdentityService
+    from .services.identity import IdentityService, MailLimits
+    from .services.rate_limit import SlidingWindowLimiter
 
     settings = get_settings()
     jwks = {
         "google": JwksCache(settings.google_jwks_url),
         "apple": JwksCache(settings.apple_jwks_url),
     }
+    limits = MailLimits(
+        per_address=settings.magic_link_per_address, per_ip=settings.magic_link_per_ip,
+        window_seconds=settings.magic_link_limit_minutes * 60,
+    )  # fmt: skip
     return IdentityService(
         users(), mailer, portal_secret, jwks.__getitem__, settings.client_ids,
         portal_app_url=settings.portal_app_url, magic_link_seconds=settings.magic_link_minutes * 60,
         session_seconds=settings.session_days * 86400,
+        mail_limiter=SlidingWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
+        mail_limits=limits,
     )  # fmt: skip
 
 

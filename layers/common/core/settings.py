@@ -68,6 +68,11 @@ class Settings(BaseModel):
     portal_jwt_secret_id: str = Field("", alias="PORTAL_JWT_SECRET_ID")
     session_days: int = Field(30, alias="SESSION_DAYS", ge=1)
     magic_link_minutes: int = Field(15, alias="MAGIC_LINK_MINUTES", ge=1)
+    # Sign-in mail sent at most this often in any rolling MAGIC_LINK_LIMIT_MINUTES, per address and per source
+    # IP (IPv6: per /64); past that, a request still answers 202 but nothing is mailed (docs/decisions.md).
+    magic_link_per_address: int = Field(5, alias="MAGIC_LINK_PER_ADDRESS", ge=1)
+    magic_link_per_ip: int = Field(30, alias="MAGIC_LINK_PER_IP", ge=1)
+    magic_link_limit_minutes: int = Field(15, alias="MAGIC_LINK_LIMIT_MINUTES", ge=1)
     portal_app_url: str = Field("http://localhost:5173", alias="PORTAL_APP_URL")
     # Secure cookies everywhere but plain-http local runs.
     cookie_secure: bool = Field(True, alias="COOKIE_SECURE")

@@ -8,6 +8,8 @@ session still exists, so sign-out takes effect at once, not when tokens expire.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import logging
 import re
 import secrets
 import time
@@ -17,18 +19,40 @@ from urllib.parse import urlencode
 
 from ..auth import portal_jwt
 from ..auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
-from ..errors import Unauthorized, ValidationFailed
+from ..errors import RateLimited, Unauthorized, ValidationFailed
 from ..ids import new_id, now_iso
 from ..mail import Mailer, Message
 from ..models.records import SessionRecord, UserRecord
 from ..repositories.users import UserRepository
+from .rate_limit import SlidingWindowLimiter
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 SESSION_COOKIE = "session"
+logger = logging.getLogger(__name__)
 
 
 def sha256(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class MailLimits:
+    """Sign-in mails allowed in any rolling ``window_seconds``, per address and per source network."""
+
+    per_address: int
+    per_ip: int
+    window_seconds: int
+
+
+def source_network(source_ip: str) -> str:
+    """The unit one sender controls: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64)."""
+    try:
+        address = ipaddress.ip_address(source_ip)
+    except ValueError:
+        return source_ip
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 @dataclass(frozen=True)
@@ -56,6 +80,8 @@ class IdentityService:
         portal_app_url: str,
         magic_link_seconds: int,
         session_seconds: int,
+        mail_limiter: SlidingWindowLimiter | None = None,
+        mail_limits: MailLimits | None = None,
     ):
         self._users = users
         self._mailer = mailer
@@ -65,20 +91,44 @@ class IdentityService:
         self._app_url = portal_app_url
         self._magic_ttl = magic_link_seconds
         self._session_ttl = session_seconds
+        self._mail_limiter = mail_limiter
+        self._mail_limits = mail_limits
 
     # --- sign-in
 
-    def send_magic_link(self, email: str) -> None:
-        """Mail a single-use link; the same answer whether or not the address has an account."""
+    def send_magic_link(self, email: str, source_ip: str | None = None) -> None:
+        """Mail a single-use link; the same answer whether or not the address has an account, or is throttled."""
         email = email.strip().lower()
         if not EMAIL.match(email) or len(email) > 254:
             raise ValidationFailed("email: must be an e-mail address")
+        if not self._may_mail(email, source_ip):
+            return  # nothing mailed, nothing stored: the caller cannot tell (no account probing, no inbox bombing)
         token = secrets.token_urlsafe(32)
         self._users.put_magic_token(sha256(token), email, int(time.time()) + self._magic_ttl)
         link = f"{self._app_url}?{urlencode({'token': token})}"
         minutes = self._magic_ttl // 60
         text = f"Sign in to your workspace:\n\n{link}\n\nThe link works once, for {minutes} minutes."
         self._mailer().send(Message(to=email, subject="Your sign-in link", text=text, link=link))
+
+    def _may_mail(self, email: str, source_ip: str | None) -> bool:
+        """Count the mail against its source network, then its address; False once either is over its limit.
+
+        The network first: a sender bombing one address spends its own allowance before the
+        victim's. Counters are keyed by hashes only (no address or IP in the rate table).
+        """
+        if self._mail_limiter is None or self._mail_limits is None:
+            return True
+        limits = self._mail_limits
+        checks = [("address", f"mail-to#{sha256('magic-link|' + email)}", limits.per_address)]
+        if source_ip:
+            checks.insert(0, ("ip", f"mail-ip#{sha256('magic-link|' + source_network(source_ip))}", limits.per_ip))
+        for kind, subject, limit in checks:
+            try:
+                self._mail_limiter.take(subject, limit, limits.window_seconds)
+            except RateLimited:
+                logger.warning("sign-in mail throttled", extra={"limit": kind})
+                return False
+        return True
 
     def verify_magic_link(self, token: str) -> NewSession:
         email = self._users.consume_magic_token(sha256(token)) if token else None

@@ -69,8 +69,12 @@ def create_resources(
         ttl = props.get("TimeToLiveSpecification")
         if ttl:
             dynamodb.update_time_to_live(TableName=table, TimeToLiveSpecification=ttl)
-    for name in stack.of_type("AWS::S3::Bucket"):
-        s3.create_bucket(Bucket=stack.physical_name(name))
+    for name, res in stack.of_type("AWS::S3::Bucket").items():
+        bucket, props = stack.physical_name(name), res.get("Properties", {})
+        s3.create_bucket(Bucket=bucket)
+        # Versioned as the template says, so the purge meets old versions and delete markers here too.
+        if props.get("VersioningConfiguration"):
+            s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration=props["VersioningConfiguration"])
     for name in stack.of_type("AWS::SQS::Queue") if sqs else ():
         sqs.create_queue(QueueName=stack.physical_name(name))
     for name in stack.of_type("AWS::SecretsManager::Secret") if secrets else ():

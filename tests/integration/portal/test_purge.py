@@ -146,3 +146,61 @@ def test_a_message_for_a_live_workspace_purges_nothing(portal: Portal) -> None:
 def test_an_unreadable_message_is_reported_for_redelivery(portal: Portal) -> None:
     messages = [{"MessageId": "bad-1", "ReceiptHandle": "r", "Body": "not json", "MD5OfBody": ""}]
     assert run_worker(messages) == {"batchItemFailures": [{"itemIdentifier": "bad-1"}]}
+
+
+def versions_under(portal: Portal, prefix: str) -> list[tuple[str, str, bool]]:
+    """Every (key, version id, is a delete marker) under ``prefix``: what a plain listing no longer shows."""
+    pages = portal.aws.s3.get_paginator("list_object_versions").paginate(Bucket=get_settings().content_bucket,
+                                                                        Prefix=prefix)  # fmt: skip
+    return [(v["Key"], v["VersionId"], marker) for page in pages
+            for marker, found in ((False, page.get("Versions", [])), (True, page.get("DeleteMarkers", [])))
+            for v in found]  # fmt: skip
+
+
+def overwrite_and_delete(portal: Portal, workspace_id: str) -> None:
+    """Old versions (objects written twice) and delete markers (objects deleted) under a workspace."""
+    bucket = get_settings().content_bucket
+    for n in range(3):
+        key = f"workspaces/{workspace_id}/assets/v{n}"
+        portal.aws.s3.put_object(Bucket=bucket, Key=key, Body=b"old")
+        portal.aws.s3.put_object(Bucket=bucket, Key=key, Body=b"new")
+    for n in range(2):
+        portal.aws.s3.delete_object(Bucket=bucket, Key=f"workspaces/{workspace_id}/assets/v{n}")
+
+
+def test_the_bucket_is_versioned_as_the_template_says(portal: Portal) -> None:
+    versioning = portal.aws.s3.get_bucket_versioning(Bucket=get_settings().content_bucket)
+    assert versioning.get("Status") == "Enabled"
+
+
+def test_purge_deletes_every_version_and_delete_marker_and_leaves_a_neighbours(portal: Portal) -> None:
+    owner = portal.sign_in("owner@example.com", plan="pro")
+    kept = seeded_workspace(portal, owner, "Kept", 40)
+    doomed = seeded_workspace(portal, owner, "Doomed", 1_000)  # with the versions below: two pages
+    for ws in (kept, doomed):
+        overwrite_and_delete(portal, ws["id"])
+    kept_versions = versions_under(portal, f"workspaces/{kept['id']}/")
+    doomed_versions = versions_under(portal, f"workspaces/{doomed['id']}/")
+    # 1,000 objects + 3 written twice (6 versions) + 2 delete markers
+    assert len(doomed_versions) == 1_000 + 6 + 2
+    assert sum(marker for *_, marker in doomed_versions) == 2
+    portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": doomed["id"]})
+    assert run_worker(take_purge_messages(portal.aws.sqs)) == {"batchItemFailures": []}
+    assert versions_under(portal, f"workspaces/{doomed['id']}/") == []
+    assert_purged(portal, doomed)
+    assert sorted(versions_under(portal, f"workspaces/{kept['id']}/")) == sorted(kept_versions)
+    assert take_purge_messages(portal.aws.sqs) == []
+
+
+def test_a_pass_that_finds_only_old_versions_is_not_finished_until_they_are_gone(portal: Portal) -> None:
+    """A workspace whose every object is deleted (only noncurrent versions and markers left) still gets purged."""
+    owner = portal.sign_in("owner@example.com", plan="pro")
+    ws = seeded_workspace(portal, owner, "Ghost", 0)
+    overwrite_and_delete(portal, ws["id"])
+    bucket = get_settings().content_bucket
+    portal.aws.s3.delete_object(Bucket=bucket, Key=f"workspaces/{ws['id']}/assets/v2")
+    assert objects_under(portal, f"workspaces/{ws['id']}/") == 0 and versions_under(portal, f"workspaces/{ws['id']}/")
+    portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": ws["id"]})
+    assert run_worker(take_purge_messages(portal.aws.sqs)) == {"batchItemFailures": []}
+    assert versions_under(portal, f"workspaces/{ws['id']}/") == []
+    assert_purged(portal, ws)

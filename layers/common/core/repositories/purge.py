@@ -1,4 +1,4 @@
-"""Finding and deleting every main-table record of a deleted workspace."""
+"""Finding and deleting every main-table record and every stored object version of a deleted workspace."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from . import main_table as keys
-from .dynamo import batch_delete, query_all, to_item
+from .dynamo import batch_delete, query_all, to_item, translate_errors
 
 PAGE = 500
+DELETE_BATCH = 1000  # DeleteObjects' limit, and ListObjectVersions' page
 
 
 class PurgeRepository:
@@ -50,3 +51,52 @@ class PurgeRepository:
             deleted += self._drain(keys.posts_partition(agent_id), keep_going)
             deleted += self._drain(keys.items_partition(agent_id), keep_going)
         return deleted + self._drain(partition, keep_going)
+
+
+class ObjectVersionsRepository:
+    """Every version and delete marker under a prefix of the (versioned) content bucket.
+
+    Deleting a key in a versioned bucket only adds a delete marker and keeps the data as a
+    noncurrent version; a purged workspace must leave neither, so each is deleted by VersionId.
+    """
+
+    def __init__(self, client: Any, bucket: str):
+        self._s3 = client
+        self._bucket = bucket
+
+    @classmethod
+    def default(cls) -> ObjectVersionsRepository:
+        """The content bucket through the shared client (what ``deps.purge()`` would pass)."""
+        from .. import aws
+        from ..settings import get_settings
+
+        return cls(aws.s3(), get_settings().content_bucket)
+
+    def _page(self, prefix: str, limit: int) -> list[dict[str, str]]:
+        page = self._s3.list_object_versions(Bucket=self._bucket, Prefix=prefix, MaxKeys=limit)
+        found = page.get("Versions", []) + page.get("DeleteMarkers", [])
+        return [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in found][:limit]
+
+    def delete_prefix(self, prefix: str, keep_going: Callable[[], bool]) -> int:
+        """Delete every version and delete marker under ``prefix``, 1000 per request, while ``keep_going()``.
+
+        Returns how many versions and markers went. Always lists from the start: what an earlier
+        pass deleted is no longer listed, so a pass may stop anywhere and the next one resumes.
+        """
+        deleted = 0
+        with translate_errors("DeleteObjects"):
+            while keep_going():
+                versions = self._page(prefix, DELETE_BATCH)
+                if not versions:
+                    break
+                result = self._s3.delete_objects(Bucket=self._bucket, Delete={"Objects": versions, "Quiet": True})
+                failed = result.get("Errors", [])
+                deleted += len(versions) - len(failed)
+                if failed and len(failed) == len(versions):
+                    raise RuntimeError(f"could not delete under {prefix}: {failed[0].get('Code')}")
+        return deleted
+
+    def any_under(self, prefix: str) -> bool:
+        """Whether any version or delete marker is left under ``prefix``."""
+        with translate_errors("ListObjectVersions"):
+            return bool(self._page(prefix, 1))

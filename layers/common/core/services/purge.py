@@ -1,4 +1,4 @@
-"""Background purge of a deleted workspace: every object under its prefix and every record.
+"""Background purge of a deleted workspace: every object version under its prefix and every record.
 
 Driven by SQS (one message per workspace). Each pass lists what is left and deletes
 it, so a pass may stop anywhere (timeout, crash) and the next one resumes; running
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.content import ContentRepository
-from ..repositories.purge import PurgeRepository
+from ..repositories.purge import ObjectVersionsRepository, PurgeRepository
 from ..repositories.workspaces import WorkspaceRepository
 
 logger = logging.getLogger(__name__)
@@ -35,11 +35,16 @@ class PurgeService:
         records: PurgeRepository,
         keys: ApiKeyRepository,
         content: ContentRepository,
+        objects: ObjectVersionsRepository | None = None,
     ):
         self._workspaces = workspaces
         self._records = records
         self._keys = keys
-        self._content = content
+        # The bucket is versioned: deleting current objects (``content``) would keep every old version and
+        # leave delete markers, so the purge works on versions. Until the caller passes ``objects``
+        # (core.deps), they are reached through the same shared client and bucket setting.
+        del content
+        self._objects = objects or ObjectVersionsRepository.default()
 
     def purge(self, workspace_id: str, remaining_ms: Callable[[], int]) -> PurgeResult:
         tombstone = self._workspaces.tombstone(workspace_id)
@@ -49,13 +54,13 @@ class PurgeService:
         def time_left() -> bool:
             return remaining_ms() > SAFETY_MS
 
-        objects = self._content.delete_prefix(f"workspaces/{workspace_id}/", keep_going=time_left)
+        objects = self._objects.delete_prefix(f"workspaces/{workspace_id}/", keep_going=time_left)
         if not time_left():
             return PurgeResult(workspace_id, objects, 0, finished=False)
         records = self._records.delete_workspace_records(workspace_id, keep_going=time_left)
         keys = self._keys.list_for_workspace(workspace_id)
         self._keys.delete_many([k.key_hash for k in keys])
-        if not time_left() or self._content.any_under(f"workspaces/{workspace_id}/"):
+        if not time_left() or self._objects.any_under(f"workspaces/{workspace_id}/"):
             return PurgeResult(workspace_id, objects, records + len(keys), finished=False)
         self._workspaces.remove_tombstone(workspace_id)
         logger.info("workspace purged", extra={"workspaceId": workspace_id, "objects": objects})

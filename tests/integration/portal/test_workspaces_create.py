@@ -82,7 +82,7 @@ def test_the_validation_message_names_the_field(portal: Portal) -> None:
 def test_slugs_are_unique_across_users_with_a_numeric_suffix(portal: Portal) -> None:
     users = [portal.sign_in(f"user{n}@example.com") for n in range(3)]
     slugs = [portal.create_workspace(u, "Café Crème!").get("slug") for u in users]
-    assert slugs == ["caf-cr-me", "caf-cr-me-2", "caf-cr-me-3"]
+    assert slugs == ["cafe-creme", "cafe-creme-2", "cafe-creme-3"]  # NFKC, accents dropped
     assert portal.create_workspace(portal.sign_in("symbols@example.com"), "!!!")["slug"] == "workspace"
 
 

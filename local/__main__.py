@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -14,11 +15,23 @@ from .runner import start
 from .template import ROOT
 
 
-def _curl_examples(demo: dict) -> str:
+def _shown(demo: dict, *, keys: bool) -> dict:
+    """The demo document as printed: raw keys only to a terminal, where a developer reads them.
+
+    Redirected (tests, CI, ``make serve > log``) the output is a log, and no log may hold a raw key:
+    they stay in ``demo.json`` (and are shown there by prefix).
+    """
+    if keys:
+        return demo
+    hidden = [ws | {"key": ws["key"][:12] + "… (in demo.json)"} for ws in demo["workspaces"]]
+    return demo | {"workspaces": hidden}
+
+
+def _curl_examples(demo: dict, *, keys: bool, demo_file: Path) -> str:
     if not demo["workspaces"]:
         return ""
     ws = demo["workspaces"][0]
-    brain, key = demo["brainUrl"], ws["key"]
+    brain, key = demo["brainUrl"], ws["key"] if keys else "$KEY"
     agent = ws["agents"][0]["id"]
     auth = f'-H "Authorization: Bearer {key}"'
     paths = [
@@ -30,7 +43,8 @@ def _curl_examples(demo: dict) -> str:
         f"/v1/agent/{agent}/site",
         f"/v1/agent/{agent}/suggestions",
     ]
-    lines = [f"  curl -s {auth} '{brain}{p}'" for p in paths]
+    lines = [] if keys else [f"  KEY=$(jq -r '.workspaces[0].key' {demo_file})"]
+    lines += [f"  curl -s {auth} '{brain}{p}'" for p in paths]
     lines.append(f"  curl -s {auth} -H 'Range: bytes=0-99' -D - -o /dev/null '{brain}/v1/r2/assets/logo.png'")
     chat = '{"prompt": "What is new?", "client": "visitor_0123456789abcdef"}'
     json_type = "-H 'Content-Type: application/json'"
@@ -58,10 +72,11 @@ def main() -> None:
         demo=not args.no_demo,
         media_cache=args.media_cache,
     )
-    demo = runner.demo()
+    keys = sys.stdout.isatty()
+    demo = _shown(runner.demo(), keys=keys)
     print(json.dumps(demo, indent=2))
     print(f"\nportal: {runner.portal_url}\nbrain:  {runner.brain_url}\nwritten: {args.state_dir / 'demo.json'}")
-    print("\nTry:\n" + _curl_examples(demo), flush=True)
+    print("\nTry:\n" + _curl_examples(runner.demo(), keys=keys, demo_file=args.state_dir / "demo.json"), flush=True)
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

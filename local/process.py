@@ -19,6 +19,8 @@ from typing import Any
 from .template import ROOT
 
 STARTUP_TIMEOUT = 120  # a first run encodes the demo videos
+# Every log file a runner of this process wrote: the test suite's log scan reads each for secrets.
+RUNNER_LOGS: list[Path] = []
 
 
 @contextmanager
@@ -30,6 +32,7 @@ def running(state_dir: Path, *, log: Path | None = None) -> Iterator[dict[str, A
     command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--state-dir", str(state_dir)]
     command += ["--media-cache", str(ROOT / ".local" / "media-cache")]
     log_path = log or state_dir / "runner.log"
+    RUNNER_LOGS.append(log_path)
     with log_path.open("wb") as output:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
         try:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from local.process import moto_client, running
+from tests.support import log_scan
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,16 @@ class LocalService:
         if body and not any(name.lower() == "content-type" for name in headers):
             headers["Content-Type"] = "application/json"  # the service answers 415 to a body of any other type
         req = urllib.request.Request(url, data=body, method=method, headers=headers)
+        log_scan.register_exchange(request_headers=headers, request_body=body)  # secrets no log line may hold
         try:
             with urllib.request.urlopen(req, timeout=30) as res:
-                return Reply(res.status, {k.lower(): v for k, v in res.headers.items()}, res.read())
+                reply = Reply(res.status, {k.lower(): v for k, v in res.headers.items()}, res.read())
+                response_headers = res.headers.items()
         except urllib.error.HTTPError as err:
-            return Reply(err.code, {k.lower(): v for k, v in err.headers.items()}, err.read())
+            reply = Reply(err.code, {k.lower(): v for k, v in err.headers.items()}, err.read())
+            response_headers = err.headers.items()
+        log_scan.register_exchange(response_headers=response_headers, response_body=reply.body)
+        return reply
 
     def aws(self, name: str) -> Any:
         """A boto3 client of this runner's moto, to look at what the service stored."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import importlib.util
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -67,8 +69,31 @@ def handler_module(logical_id: str) -> ModuleType:
 def invoke(logical_id: str, event: dict[str, Any]) -> HttpResult:
     spec = stack().functions()[logical_id]
     entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
+    register_event(event)
     raw = entry(event, LambdaContext(function_name=logical_id))
-    return HttpResult(status=raw["statusCode"], headers=_merged_headers(raw), body=raw.get("body") or "")
+    result = HttpResult(status=raw["statusCode"], headers=_merged_headers(raw), body=raw.get("body") or "")
+    from tests.support import log_scan  # lazily: tests/conftest.py imports this module before its plugins load
+
+    log_scan.register_exchange(response_headers=list(_all_headers(raw)), response_body=result.body)
+    return result
+
+
+def register_event(event: dict[str, Any]) -> None:
+    """The secrets an event carries (credentials, cookies, tokens, prompts): no log line may hold them."""
+    from tests.support import log_scan
+
+    headers = [(k, v) for k, values in (event.get("multiValueHeaders") or {}).items() for v in values or []]
+    headers += list((event.get("headers") or {}).items())
+    body = event.get("body")
+    if body and event.get("isBase64Encoded"):
+        body = base64.b64decode(body)
+    log_scan.register_exchange(request_headers=headers, request_body=body)
+
+
+def _all_headers(raw: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    yield from (raw.get("headers") or {}).items()
+    yield from ((k, v) for k, values in (raw.get("multiValueHeaders") or {}).items() for v in values)
+    yield from (("Set-Cookie", c) for c in raw.get("cookies") or [])
 
 
 @dataclass(frozen=True)
@@ -102,6 +127,7 @@ def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None 
     """
     spec = stack().functions()[logical_id]
     entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
+    register_event(event)
     return drain(entry(event, LambdaContext(function_name=logical_id)), read=read)
 
 

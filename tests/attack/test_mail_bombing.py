@@ -1,0 +1,51 @@
+"""Issue 11, hole 3: sign-in mail used to bomb an inbox. Throttled per address and per source IP; the answer
+never changes (202 ``{"sent": true}``), so it tells nothing about the account or the throttle.
+
+A runner of its own: the per-IP budget this spends would starve the other attack modules' sign-ins.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.settings import Settings
+from tests.attack.conftest import post_json
+from tests.e2e.conftest import LocalService, started_service
+
+pytestmark = pytest.mark.attack
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
+    yield from started_service(tmp_path_factory.mktemp("attack-mail-state"))
+
+
+def limit(name: str) -> int:
+    """The deployed default (the local runner does not override these)."""
+    return int(Settings.model_fields[name].default)
+
+
+def mails_to(outbox: Path, addresses: set[str]) -> int:
+    time.sleep(0.5)  # mail is written before the 202; a short grace for the slowest container anyway
+    return sum(json.loads(p.read_text())["to"] in addresses for p in outbox.glob("*.json")) if outbox.exists() else 0
+
+
+def test_one_inbox_cannot_be_bombed(service: LocalService) -> None:
+    victim = "attack.inbox@example.org"
+    answers = {post_json(service, "/api/auth/magic-link", {"email": victim}).body for _ in range(12)}
+    assert answers == {b'{"sent":true}'}
+    sent = mails_to(service.state_dir / "outbox", {victim})
+    assert 1 <= sent <= limit("magic_link_per_address"), sent
+
+
+def test_one_source_cannot_mail_everyone(service: LocalService) -> None:
+    per_ip = limit("magic_link_per_ip")
+    addresses = {f"attack.spray{n}@example.org" for n in range(per_ip + 5)}
+    answers = {post_json(service, "/api/auth/magic-link", {"email": a}).body for a in sorted(addresses)}
+    assert answers == {b'{"sent":true}'}
+    assert mails_to(service.state_dir / "outbox", addresses) <= per_ip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -66,9 +67,12 @@ def _parameters(op: Operation) -> list[dict[str, Any]]:
     params = []
     for name in op.path_params:
         schema: dict[str, Any] = {"type": "string", "minLength": 1}
-        if name in op.contract.path_values:
-            schema = {"type": "string", "enum": list(op.contract.path_values[name])}
+        values = op.contract.path_values.get(name)
         greedy = "{" + name + "+}" in stack_path(op)
+        if values and greedy:  # a key under one of these prefixes
+            schema["pattern"] = "^(" + "|".join(re.escape(v) for v in values) + ")"
+        elif values:
+            schema = {"type": "string", "enum": list(values)}
         description = "a workspace-relative object key; may contain `/`" if greedy else None
         params.append(
             {"name": name, "in": "path", "required": True, "schema": schema}

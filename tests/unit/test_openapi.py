@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import typing
 
 import pytest
@@ -136,3 +139,36 @@ def test_chat_events_cover_every_event_type_the_stream_writes() -> None:
         typing.get_args(model.model_fields["type"].annotation)[0] for model in typing.get_args(envelopes.ChatEvent)
     }
     assert types == {"start", "delta", "keepalive", "done", "error"}
+
+
+# Imported by no handler: the contracts must cost a cold start nothing but a few dict literals.
+DOCS_ONLY = (
+    "core.models.envelopes",
+    "local.openapi",
+    "aws_lambda_powertools.event_handler.openapi.models",
+    "aws_lambda_powertools.event_handler.openapi.schema_generator",
+    "aws_lambda_powertools.event_handler.openapi.dependant",
+)
+IMPORT_ALL = """
+import importlib.util, json, sys
+for name, path in json.loads(sys.argv[1]).items():
+    spec = importlib.util.spec_from_file_location(name, path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith(tuple(json.loads(sys.argv[2]))))))
+"""
+
+
+def test_handlers_import_no_documentation_machinery() -> None:
+    handlers = {
+        f"handler_{name}": str(spec.code_uri / f"{spec.handler.rsplit('.', 1)[0]}.py")
+        for name, spec in contracts.stack().functions().items()
+    }
+    layer = str(contracts.stack().layer_dirs()[0])
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALL, json.dumps(handlers), json.dumps(DOCS_ONLY)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": layer, "PATH": os.environ.get("PATH", "")},
+    )
+    assert json.loads(out.stdout) == []

@@ -10,6 +10,7 @@ from core.contract import contract
 from core.errors import InvalidPath, NotFound, PrefixNotAllowed, RangeNotSatisfiable
 from core.http import brain_api, header, stream_response, workspace_caller
 from core.services.media import object_path
+from core.settings import ALLOWED_R2_PREFIXES
 
 app = brain_api()
 
@@ -19,6 +20,7 @@ app = brain_api()
 @contract(
     "A workspace object, streamed",
     path="/v1/r2/{path+}",
+    path_values={"path": ALLOWED_R2_PREFIXES},  # prefixes: any other is 403 PREFIX_NOT_ALLOWED
     media_type="*/*",  # the object's own Content-Type
     statuses={206: "One range of the object", 304: "Not modified (If-None-Match)", 307: "Too large: fetch it from S3"},
     errors=(InvalidPath, PrefixNotAllowed, NotFound, RangeNotSatisfiable),

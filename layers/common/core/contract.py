@@ -16,7 +16,8 @@ body); ``status`` of success (200); ``body`` and ``query`` the models ``parse_bo
 ``"plane"`` (the plane's credential), ``"none"``, ``"session"`` (cookie) or
 ``"session-or-bearer"``; ``media_type`` of the success body; ``statuses`` further success
 statuses with their meaning; ``request_headers`` / ``response_headers`` header names;
-``path_values`` the closed set of a path parameter; ``path`` the template path this
+``path_values`` a path parameter's closed set of values (or of prefixes, for a
+greedy ``{path+}``); ``path`` the template path this
 declaration is for, when one function serves several (stack one decorator per path).
 """
 

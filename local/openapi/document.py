@@ -135,7 +135,13 @@ def build(plane: str) -> dict[str, Any]:
         "paths": dict(sorted(paths.items())),
         "components": {
             "schemas": dict(sorted((defs | {"Error": error_schema(codes)}).items())),
-            "responses": {"MethodNotAllowed": {"description": "METHOD_NOT_ALLOWED", "content": _error_content()}},
+            "responses": {
+                "MethodNotAllowed": {
+                    "description": "METHOD_NOT_ALLOWED",
+                    "headers": _header_refs(("Allow",), True),
+                    "content": _error_content(),
+                }
+            },
             "securitySchemes": SECURITY_SCHEMES[plane],
         },
     }

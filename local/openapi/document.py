@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Any
 
@@ -67,13 +66,15 @@ def _parameters(op: Operation) -> list[dict[str, Any]]:
     params = []
     for name in op.path_params:
         schema: dict[str, Any] = {"type": "string", "minLength": 1}
-        values = op.contract.path_values.get(name)
+        values = op.contract.path_values.get(name, ())
         greedy = "{" + name + "+}" in stack_path(op)
-        if values and greedy:  # a key under one of these prefixes
-            schema["pattern"] = "^(" + "|".join(re.escape(v) for v in values) + ")"
-        elif values:
+        if values and not greedy:
             schema = {"type": "string", "enum": list(values)}
-        description = "a workspace-relative object key; may contain `/`" if greedy else None
+        description = None
+        if greedy:  # prefixes in prose, not a pattern: fuzzers generate too few matches of one
+            description = "a workspace-relative object key; may contain `/`" + (
+                f"; under one of {', '.join(f'`{v}`' for v in values)} (else 403 PREFIX_NOT_ALLOWED)" if values else ""
+            )
         params.append(
             {"name": name, "in": "path", "required": True, "schema": schema}
             | ({"description": description} if description else {})

@@ -214,8 +214,7 @@ def idempotency() -> Idempotency:
 
 @cache
 def purge() -> PurgeService:
-    from .repositories.content import ContentRepository
-    from .repositories.purge import PurgeRepository
+    from .repositories.purge import ObjectVersionsRepository, PurgeRepository
     from .repositories.workspaces import WorkspaceRepository
     from .services.purge import PurgeService
 
@@ -224,7 +223,7 @@ def purge() -> PurgeService:
         WorkspaceRepository(aws.dynamodb(), settings.main_table),
         PurgeRepository(aws.dynamodb(), settings.main_table),
         api_keys(),
-        ContentRepository(aws.s3(), settings.content_bucket),
+        ObjectVersionsRepository(aws.s3(), settings.content_bucket),
     )
 
 

@@ -64,14 +64,6 @@ class ObjectVersionsRepository:
         self._s3 = client
         self._bucket = bucket
 
-    @classmethod
-    def default(cls) -> ObjectVersionsRepository:
-        """The content bucket through the shared client (what ``deps.purge()`` would pass)."""
-        from .. import aws
-        from ..settings import get_settings
-
-        return cls(aws.s3(), get_settings().content_bucket)
-
     def _page(self, prefix: str, limit: int) -> list[dict[str, str]]:
         page = self._s3.list_object_versions(Bucket=self._bucket, Prefix=prefix, MaxKeys=limit)
         found = page.get("Versions", []) + page.get("DeleteMarkers", [])

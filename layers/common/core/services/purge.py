@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..repositories.api_keys import ApiKeyRepository
-from ..repositories.content import ContentRepository
 from ..repositories.purge import ObjectVersionsRepository, PurgeRepository
 from ..repositories.workspaces import WorkspaceRepository
 
@@ -34,17 +33,14 @@ class PurgeService:
         workspaces: WorkspaceRepository,
         records: PurgeRepository,
         keys: ApiKeyRepository,
-        content: ContentRepository,
-        objects: ObjectVersionsRepository | None = None,
+        objects: ObjectVersionsRepository,
     ):
         self._workspaces = workspaces
         self._records = records
         self._keys = keys
-        # The bucket is versioned: deleting current objects (``content``) would keep every old version and
-        # leave delete markers, so the purge works on versions. Until the caller passes ``objects``
-        # (core.deps), they are reached through the same shared client and bucket setting.
-        del content
-        self._objects = objects or ObjectVersionsRepository.default()
+        # The bucket is versioned: deleting current objects would keep every old version and leave
+        # delete markers, so the purge works on versions.
+        self._objects = objects
 
     def purge(self, workspace_id: str, remaining_ms: Callable[[], int]) -> PurgeResult:
         tombstone = self._workspaces.tombstone(workspace_id)

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from ops.__main__ import main as ops_main
 from tests.e2e.conftest import LocalService
 from tests.e2e.test_portal_http import portal, sign_in
+from tests.support import log_scan
 
 MAX_CLIENTS = 16  # the local runner is one ThreadingHTTPServer (listen backlog 5): stay well inside it
 DROPPED = 0  # the status recorded when the connection failed before any HTTP status arrived
@@ -49,6 +50,7 @@ def shoot(base_url: str, method: str, path: str, *, headers: dict[str, str] | No
     url = urlsplit(base_url)
     assert url.hostname == "127.0.0.1" and url.port, base_url  # loopback only
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    log_scan.register_exchange(request_headers=headers, request_body=body)  # secrets no log line may hold
     sent = time.monotonic()
     phase = "connect"
     try:
@@ -60,6 +62,7 @@ def shoot(base_url: str, method: str, path: str, *, headers: dict[str, str] | No
         phase = "body"
         payload = response.read()
         found = {k.lower(): v for k, v in response.getheaders()}
+        log_scan.register_exchange(response_headers=found, response_body=payload)
         return Shot(sent, time.monotonic(), response.status, found, payload)
     except (OSError, http.client.HTTPException) as failure:
         error = f"{phase}: {type(failure).__name__}: {failure}"

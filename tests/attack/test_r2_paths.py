@@ -75,10 +75,14 @@ def b_secrets(service: LocalService) -> list[bytes]:
     return [b"Lumen", hello.body]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[2] for c in CASES])
-@pytest.mark.parametrize("method", ["GET", "HEAD"])
+# HEAD runs the same path check as GET; a sample of each kind of refusal keeps the suite short.
+HEAD_CASES = {"dot-dot", "encoded-slashes", "double-encoded-dots", "absolute", "b-agent-folder", "nul", "backslashes"}
+RUNS = [("GET", c) for c in CASES] + [("HEAD", c) for c in CASES if c[2] in HEAD_CASES]
+
+
+@pytest.mark.parametrize(("method", "case"), RUNS, ids=[f"{m}-{c[2]}" for m, c in RUNS])
 def test_another_workspaces_objects_are_out_of_reach(
-    service: LocalService, b_secrets: list[bytes], case: tuple[str, tuple[int, str], str], method: str
+    service: LocalService, b_secrets: list[bytes], method: str, case: tuple[str, tuple[int, str], str]
 ) -> None:
     path, expected, name = case
     first, second = demo(service)

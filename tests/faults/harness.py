@@ -1,0 +1,189 @@
+"""The fault suite's machinery: one scenario per operation, probed once cleanly, then failed at every call.
+
+A scenario arranges a fresh state (new ids, so cases never see each other's data), acts (the
+operation under test, with the injector armed) and verifies (the client's answer, then a
+recovery as a client or SQS would retry, then the invariants). ``probe`` runs the act once,
+cleanly, at collection time in a moto of its own, so the parametrised ids name each position
+and the call made there (``07-dynamodb.TransactWriteItems-throughput``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from core import deps
+from tests.conftest import FAKE_AWS, Aws
+from tests.faults.injection import Call, Fault, Injector, Plan, attach_to_core_clients, faults_for
+from tests.integration.portal.support import Portal
+from tests.support.lambdas import HttpResult, StreamedResult, stack
+
+ACT_SECONDS = 30  # an operation that has not answered by then is a hang
+JSON = "application/json; charset=utf-8"
+
+
+def environment() -> dict[str, str]:
+    """What tests/conftest.py's ``lambda_environment`` sets: dummy AWS and the template's function environment."""
+    return FAKE_AWS | stack().functions()["BrainFeedFunction"].environment
+
+
+@dataclass
+class World:
+    """The shared moto, this test's monkeypatch and scratch directory, and the injector on core's clients."""
+
+    aws: Aws
+    monkeypatch: pytest.MonkeyPatch
+    tmp: Path
+    injector: Injector = field(default_factory=Injector)
+
+    def __post_init__(self) -> None:
+        self.monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
+        self.monkeypatch.setenv("OUTBOX_DIR", str(self.tmp / "outbox"))
+        attach_to_core_clients(self.injector, self.monkeypatch)
+        deps.reset()
+
+    @property
+    def portal(self) -> Portal:
+        return Portal(self.aws, self.tmp / "outbox")
+
+
+class Scenario(Protocol):
+    name: str
+
+    def arrange(self, world: World) -> Any: ...
+
+    def act(self, world: World, state: Any) -> Any: ...
+
+    def verify(self, world: World, state: Any, result: Any, fault: Fault | None) -> None: ...
+
+    def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
+        """Why the service is expected to misbehave for this case (an xfail reason), or None."""
+        ...
+
+
+@dataclass(frozen=True)
+class Case:
+    scenario: Scenario
+    position: int
+    fault: Fault
+    expected: tuple[Call, ...]  # the probed calls up to and including ``position``
+
+
+def open_moto() -> tuple[Any, Aws]:
+    """A started ``mock_aws`` with every table, bucket, secret and queue of template.yaml (stop it when done)."""
+    import boto3
+    from moto import mock_aws
+
+    from local.emulator import create_resources, make_dynamodb_atomic
+
+    make_dynamodb_atomic()
+    mock = mock_aws()
+    mock.start()
+    clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
+    create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
+    return mock, clients
+
+
+_probed: dict[str, list[Call]] = {}
+
+
+def probe(scenario: Scenario) -> list[Call]:
+    """The calls a clean run of the scenario's act makes (once per process, in a moto of its own)."""
+    if scenario.name not in _probed:
+        with pytest.MonkeyPatch.context() as monkeypatch, tempfile.TemporaryDirectory() as tmp:
+            monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+            monkeypatch.delenv("AWS_PROFILE", raising=False)
+            for name, value in environment().items():
+                monkeypatch.setenv(name, value)
+            mock, clients = open_moto()
+            try:
+                world = World(clients, monkeypatch, Path(tmp))
+                state = scenario.arrange(world)
+                with world.injector.armed() as calls:
+                    scenario.act(world, state)
+                _probed[scenario.name] = list(calls)
+            finally:
+                mock.stop()
+                deps.reset()
+    return _probed[scenario.name]
+
+
+def cases(scenario: Scenario) -> list[Any]:
+    """Every (position, fault) of the scenario as pytest params; known holes are strict xfails."""
+    calls = probe(scenario)
+    params = []
+    for position, call in enumerate(calls):
+        for fault in faults_for(call, position):
+            case = Case(scenario, position, fault, tuple(calls[: position + 1]))
+            reason = scenario.hole(calls, position, fault)
+            marks = [pytest.mark.xfail(strict=True, reason=f"hole: {reason}")] if reason else []
+            params.append(
+                pytest.param(case, id=f"{scenario.name}-{position:02d}-{call.label}-{fault.name}", marks=marks)
+            )
+    return params
+
+
+def bounded[T](work: Callable[[], T], seconds: float = ACT_SECONDS) -> T:
+    """``work()``'s result, or a failure if it has not returned within ``seconds`` (a hang, not a slow test)."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as exc:  # handed back to the test
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="fault-act", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"the operation hung for more than {seconds} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def run_case(world: World, case: Case) -> None:
+    scenario = case.scenario
+    state = scenario.arrange(world)
+    with world.injector.armed(Plan(case.position, case.fault)) as calls:
+        result = bounded(lambda: scenario.act(world, state))
+    assert world.injector.fired, f"no call at position {case.position}: {[c.label for c in calls]}"
+    assert tuple(calls[: case.position + 1]) == case.expected, "the calls before the fault differ from the probe"
+    scenario.verify(world, state, result, case.fault)
+
+
+def run_clean(world: World, scenario: Scenario) -> None:
+    """The baseline: unfaulted, the operation makes exactly the probed calls and passes its own checks."""
+    state = scenario.arrange(world)
+    with world.injector.armed() as calls:
+        result = bounded(lambda: scenario.act(world, state))
+    assert calls == probe(scenario)
+    scenario.verify(world, state, result, None)
+
+
+# --- what a client may be told
+
+
+def framed_error(result: HttpResult | StreamedResult) -> dict[str, Any]:
+    """A 4xx/5xx with a JSON ``{error, code}`` body: never an empty or unframed answer."""
+    assert 400 <= result.status < 600, (result.status, result.body)
+    assert result.header("Content-Type") == JSON, (result.status, result.headers)
+    body = json.loads(result.body)
+    assert set(body) == {"error", "code"}, body
+    assert isinstance(body["error"], str) and body["error"] and body["code"].isupper(), body
+    return body
+
+
+def answered(result: HttpResult, ok: int = 200) -> bool:
+    """True for the success status; otherwise asserts a framed error and returns False."""
+    if result.status == ok:
+        return True
+    framed_error(result)
+    return False

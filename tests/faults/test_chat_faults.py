@@ -1,0 +1,128 @@
+"""(c) A billed chat turn (key check, visitor limit, hold, delivery mark, settle or release, transcript),
+failed at every AWS call it makes.
+
+Afterwards: the visitor got a framed JSON error before the stream, or an NDJSON stream that
+starts with ``start`` and ends with ``done`` or a final ``error``. Then the hold sweeper runs past
+every hold's expiry, and the owner's ledger must agree with itself (balance = Σ entries, held =
+Σ open holds, nothing negative), with no hold left open, and the turn charged exactly once if
+any text reached the visitor, else not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from botocore.exceptions import ReadTimeoutError
+
+from core import deps
+from core.ids import new_id
+from core.repositories.workspaces import WorkspaceRepository
+from core.services import rate_limit
+from core.services.credits import CreditService
+from core.settings import get_settings
+from tests.faults.harness import World, framed_error, run_case, run_clean
+from tests.faults.injection import Call, Fault
+from tests.support.lambdas import (
+    LambdaContext,
+    StreamedResult,
+    handler_module,
+    invoke_streamed,
+    sample_event,
+    stack,
+    with_request,
+)
+from tests.support.ledger_checks import assert_consistent, entries, holds, ledger_repository
+from tests.support.seed import Seeder
+
+CHAT = "BrainChatFunction"
+CLIENT = "v1_3f9a2c7e5b1d4e8fa6c0b2d4"
+CREDITS = 5
+FROZEN = 1_800_000_000.0 + 7.5
+
+
+@dataclass(frozen=True)
+class Turn:
+    key: str
+    agent_id: str
+    owner_id: str
+
+
+def sweep_past_expiry(world: World) -> None:
+    """The scheduled sweeper, run as if every hold taken so far had expired."""
+    later = CreditService(ledger_repository(world.aws.dynamodb), usd_cents_per_credit=1,
+                          hold_seconds=get_settings().hold_seconds,
+                          clock=lambda: time.time() + get_settings().hold_seconds + 1)  # fmt: skip
+    world.monkeypatch.setattr(deps, "credits", cache(lambda: later))
+    context = LambdaContext(function_name="CreditHoldSweeperFunction")
+    handler_module("CreditHoldSweeperFunction").lambda_handler({"source": "aws.scheduler"}, context)
+
+
+@dataclass(frozen=True)
+class ChatScenario:
+    name: str
+
+    def arrange(self, world: World) -> Turn:
+        for name, value in stack().functions()[CHAT].environment.items():
+            if name != "AWS_LAMBDA_EXEC_WRAPPER":
+                world.monkeypatch.setenv(name, value)
+        world.monkeypatch.setenv("CHAT_MODEL", "offline")
+        world.monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
+        world.monkeypatch.setattr(rate_limit, "now", lambda: FROZEN)
+        deps.reset()
+        seed = Seeder(world.aws.dynamodb)
+        workspace = seed.workspace(seed.user(f"{new_id('o').lower()}@example.com", plan="pro"), "Shop")
+        stored = workspace.model_copy(update={"store_conversations": True})  # the transcript is an S3 write
+        WorkspaceRepository(world.aws.dynamodb, get_settings().main_table).put_workspace(stored)
+        agent = seed.agent(workspace, slug="helper")
+        seed.items(agent.id, [{"name": "Waxed rain jacket", "kind": "document", "folder": "catalogue"}])
+        ledger_repository(world.aws.dynamodb).grant(workspace.owner_id, CREDITS, "topup", new_id("top"), "Top-up")
+        return Turn(seed.api_key(workspace.id), agent.id, workspace.owner_id)
+
+    def act(self, world: World, state: Turn) -> StreamedResult:
+        body = json.dumps({"prompt": "Do you have a rain jacket?", "client": CLIENT})
+        event = with_request(sample_event(CHAT), path_parameters={"agentId": state.agent_id},
+                             headers={"Authorization": f"Bearer {state.key}"}, body=body)  # fmt: skip
+        return invoke_streamed(CHAT, event)
+
+    def verify(self, world: World, state: Turn, result: StreamedResult, fault: Fault | None) -> None:
+        delivered = False
+        if result.status != 200:
+            assert fault is not None
+            framed_error(result)
+        else:
+            lines = result.lines()
+            assert lines[0]["type"] == "start", lines[0]
+            assert lines[-1]["type"] in ("done", "error"), f"the stream ended without done or error: {lines[-1]}"
+            assert fault is not None or lines[-1]["type"] == "done"
+            delivered = any(line["type"] == "delta" for line in lines)
+        sweep_past_expiry(world)
+        account = state.owner_id
+        assert holds(world.aws.dynamodb, account) == [], "a hold is still open after the sweeper"
+        assert_consistent(world.aws.dynamodb, account)
+        charged = -sum(e["amountCredits"] for e in entries(world.aws.dynamodb, account, "llm"))
+        price = get_settings().chat_credits_per_turn
+        assert charged == (price if delivered else 0), f"charged {charged} for a turn that delivered={delivered}"
+        assert ledger_repository(world.aws.dynamodb).balance(account).available == CREDITS - charged
+
+    def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
+        labels = [c.label for c in calls]
+        hold = labels.index("dynamodb.TransactWriteItems")
+        if position == hold + 1 and labels[position] == "dynamodb.UpdateItem" and fault.timeout is ReadTimeoutError:
+            return ("the hold is marked delivered but the reply is lost; the turn stops before any text, yet "
+                    "the mark makes release refuse and the sweeper settle: the owner pays for nothing")  # fmt: skip
+        return None
+
+
+SCENARIOS = [ChatScenario("chat")]
+
+
+def test_clean_run(world: World, scenario: Any) -> None:
+    run_clean(world, scenario)
+
+
+def test_fault(world: World, case: Any) -> None:
+    run_case(world, case)

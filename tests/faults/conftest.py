@@ -24,7 +24,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``case``: every call position and fault kind of each of the module's ``SCENARIOS``, probed cleanly first;
     ``scenario``: each scenario, for its clean baseline."""
-    scenarios = metafunc.module.SCENARIOS
+    scenarios = getattr(metafunc.module, "SCENARIOS", [])
     if "case" in metafunc.fixturenames:
         metafunc.parametrize("case", [param for scenario in scenarios for param in cases(scenario)])
     if "scenario" in metafunc.fixturenames:

@@ -15,6 +15,9 @@ import pytest
 from core import deps
 from tests.support.lambdas import stack
 
+# Every log line the run writes is scanned for secrets; the run fails if one holds any (tests/support/log_scan.py).
+pytest_plugins = ["tests.support.log_scan"]
+
 FAKE_AWS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",

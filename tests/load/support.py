@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from ops.__main__ import main as ops_main
 from tests.e2e.conftest import LocalService
 from tests.e2e.test_portal_http import portal, sign_in
@@ -112,6 +114,24 @@ def warm(base_url: str, paths: list[str], clients: int, method: str = "GET") -> 
             calls = [lambda p=path: shoot(base_url, method, p, timeout=60)] * min(wave, clients)
             shots = burst(calls, workers=len(calls), deadline_seconds=90)
             assert {s.status for s in shots} == {401}, [(s.status, s.error) for s in shots]
+
+
+def received(shots: list[Shot]) -> list[Shot]:
+    """The requests that got an HTTP answer (a dropped connection is the runner's, see ``xfail_if_dropped``)."""
+    return [s for s in shots if s.status != DROPPED]
+
+
+def xfail_if_dropped(shots: list[Shot], what: str) -> None:
+    """Called last, after every check that holds whatever was dropped: a dropped connection is a known hole.
+
+    The runner's ``ThreadingHTTPServer`` keeps the default listen backlog of 5 (issue 12), so a
+    burst on busy cores can be reset before any HTTP answer. Only when that happens does the test
+    xfail, naming it; a run without drops goes on to the exact checks.
+    """
+    dropped = [s.error for s in shots if s.status == DROPPED]
+    if dropped:
+        pytest.xfail(f"hole: the local runner dropped {len(dropped)} of {len(shots)} {what} ({dropped[0]}): "
+                     "listen backlog 5, issue 12")  # fmt: skip
 
 
 def ops(service: LocalService, *args: str) -> dict[str, Any]:

@@ -17,7 +17,18 @@ import pytest
 
 from tests.e2e.conftest import LocalService
 from tests.e2e.test_portal_http import portal
-from tests.load.support import DROPPED, Owner, Shot, bearer, burst, mint_key, ops, owner_on_plan, shoot
+from tests.load.support import (
+    Owner,
+    Shot,
+    bearer,
+    burst,
+    mint_key,
+    ops,
+    owner_on_plan,
+    received,
+    shoot,
+    xfail_if_dropped,
+)
 from tests.support.ledger_checks import assert_consistent, entries, holds
 
 pytestmark = pytest.mark.load
@@ -44,7 +55,7 @@ def balance(service: LocalService, owner: Owner) -> dict[str, int]:
 
 def turns(service: LocalService, key: str, agent_id: str, tag: str) -> list[Shot]:
     calls = [lambda n=n: chat(service, key, agent_id, f"load_visitor_{tag}_{n:02d}") for n in range(TURNS)]
-    return burst(calls, workers=TURNS, deadline_seconds=60)
+    return burst(calls, workers=TURNS, deadline_seconds=90)  # the first burst starts every container cold
 
 
 def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalService) -> None:
@@ -58,7 +69,7 @@ def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalServic
     # With nothing to spend every turn is refused; this also starts the containers the real burst reuses.
     started = time.monotonic()
     broke = turns(service, key, agent_id, "broke")
-    assert [(s.status, s.code()) for s in broke] == [(402, "INSUFFICIENT_CREDITS")] * TURNS, [s.body for s in broke]
+    assert {(s.status, s.code()) for s in received(broke)} == {(402, "INSUFFICIENT_CREDITS")}, [s.body for s in broke]
     cold = time.monotonic() - started
 
     granted = ops(service, "grant", "--email", owner.email, "--credits", str(AFFORDABLE), "--ref-id", "load-chat-1")
@@ -67,13 +78,13 @@ def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalServic
 
     started = time.monotonic()
     shots = turns(service, key, agent_id, "paying")
-    warm = time.monotonic() - started
-    print(f"\nchat: {TURNS} concurrent turns, {AFFORDABLE} credits: cold refusals {cold:.2f}s, paid burst {warm:.2f}s")
+    paid = time.monotonic() - started
+    print(f"\nchat: {TURNS} concurrent turns, {AFFORDABLE} credits: cold refusals {cold:.2f}s, paid burst {paid:.2f}s")
 
-    assert all(s.status != DROPPED for s in shots), [s.error for s in shots if s.status == DROPPED]
-    streamed = [s for s in shots if s.status == 200]
-    refused = [s for s in shots if s.status != 200]
-    assert len(streamed) == AFFORDABLE, [(s.status, s.body[:80]) for s in shots]
+    answered = received(shots)
+    streamed = [s for s in answered if s.status == 200]
+    refused = [s for s in answered if s.status != 200]
+    assert len(streamed) <= AFFORDABLE, [(s.status, s.body[:80]) for s in shots]
     for shot in streamed:
         events = lines(shot)
         assert shot.headers["content-type"] == "application/x-ndjson"
@@ -84,9 +95,11 @@ def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalServic
         assert (shot.status, set(shot.json()), shot.code()) == (402, {"error", "code"}, "INSUFFICIENT_CREDITS")
 
     assert balance(service, owner) == {"available": 0, "held": 0, "total": 0}
-    turn_ids = sorted(lines(s)[0]["turnId"] for s in streamed)
+    turn_ids = {lines(s)[0]["turnId"] for s in streamed}
     billed = entries(dynamodb, owner.user_id, "llm")
-    assert sorted(e["refId"] for e in billed) == turn_ids
-    assert [e["amountCredits"] for e in billed] == [-1] * AFFORDABLE
+    assert turn_ids <= {e["refId"] for e in billed}  # every turn that streamed was billed...
+    assert [e["amountCredits"] for e in billed] == [-1] * AFFORDABLE  # ...and exactly the affordable ones, once
     assert holds(dynamodb, owner.user_id) == []
     assert_consistent(dynamodb, owner.user_id)
+    xfail_if_dropped(shots, "concurrent chat turns")
+    assert len(streamed) == AFFORDABLE  # with every answer seen: the billed turns are the streamed ones

@@ -15,7 +15,18 @@ import time
 import pytest
 
 from tests.e2e.conftest import LocalService
-from tests.load.support import DROPPED, Shot, bearer, burst, mint_key, new_workspace, owner_on_plan, shoot, warm
+from tests.load.support import (
+    Shot,
+    bearer,
+    burst,
+    mint_key,
+    new_workspace,
+    owner_on_plan,
+    received,
+    shoot,
+    warm,
+    xfail_if_dropped,
+)
 
 pytestmark = pytest.mark.load
 
@@ -53,19 +64,18 @@ def test_a_key_never_gets_more_than_its_limit(service: LocalService) -> None:
     print(f"\nrate limit {LIMIT}/min: {REQUESTS} requests from {CLIENTS} clients in {took:.2f}s, "
           f"{len(accepted)} accepted, {len(limited)} limited, crossed a minute: {crossed}")  # fmt: skip
 
-    assert all(s.status != DROPPED for s in shots), [s.error for s in shots if s.status == DROPPED]
-    assert len(accepted) + len(limited) == REQUESTS, sorted({s.status for s in shots})
+    assert len(accepted) + len(limited) == len(received(shots)), sorted({s.status for s in shots})
     assert accepted[-1].received - accepted[0].sent < 60  # all inside one rolling minute...
     if crossed and len(accepted) > LIMIT:  # only a slow run shows it; the limiter's tests show it every time
         pytest.xfail(f"hole: a fixed window let {len(accepted)} > {LIMIT} through across a minute's edge")
-    assert len(accepted) == LIMIT  # ...so exactly the limit passes, never more
+    assert len(accepted) <= LIMIT  # ...so never more than the limit passes
     for shot in accepted:
         assert shot.json() == {"workspaceId": workspace_id, "apiKeyId": key["id"]}
         assert shot.headers["ratelimit-limit"] == str(LIMIT)
         assert 0 <= int(shot.headers["ratelimit-remaining"]) < LIMIT
         assert 1 <= int(shot.headers["ratelimit-reset"]) <= LONGEST_WAIT
     # Each accepted request was counted once, atomically: no two saw the same remaining count.
-    assert sorted(int(s.headers["ratelimit-remaining"]) for s in accepted) == list(range(LIMIT))
+    assert len({s.headers["ratelimit-remaining"] for s in accepted}) == len(accepted)
     for shot in limited:
         assert (shot.code(), set(shot.json())) == ("RATE_LIMITED", {"error", "code"})
         assert 1 <= int(shot.headers["retry-after"]) <= LONGEST_WAIT
@@ -73,3 +83,5 @@ def test_a_key_never_gets_more_than_its_limit(service: LocalService) -> None:
         assert shot.headers["ratelimit-remaining"] == "0"
         assert shot.headers["ratelimit-reset"] == shot.headers["retry-after"]  # remaining goes up when it may retry
         assert 1 <= int(shot.headers["ratelimit-reset"]) <= LONGEST_WAIT
+    xfail_if_dropped(shots, "concurrent requests")
+    assert len(accepted) == LIMIT  # with every answer seen, exactly the limit passed

@@ -60,6 +60,10 @@ def main() -> None:
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
     parser.add_argument("--no-demo", action="store_true", help="start with empty tables and bucket")
     parser.add_argument("--media-cache", type=Path, help="where generated demo media is cached (default: state dir)")
+    parser.add_argument(
+        "--function-env", action="append", default=[], metavar="NAME=VALUE",
+        help="a setting for every function, over the template's (e.g. MAGIC_LINK_PER_IP=1000); repeatable",
+    )  # fmt: skip
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's server logs every S3/DynamoDB call
@@ -71,6 +75,7 @@ def main() -> None:
         brain_port=args.brain_port,
         demo=not args.no_demo,
         media_cache=args.media_cache,
+        function_env=dict(pair.split("=", 1) for pair in args.function_env),
     )
     keys = sys.stdout.isatty()
     demo = _shown(runner.demo(), keys=keys)

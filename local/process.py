@@ -24,13 +24,19 @@ RUNNER_LOGS: list[Path] = []
 
 
 @contextmanager
-def running(state_dir: Path, *, log: Path | None = None) -> Iterator[dict[str, Any]]:
-    """The runner's ``demo.json`` (URLs, workspaces, keys) while it runs; its output goes to ``log``."""
+def running(
+    state_dir: Path, *, log: Path | None = None, function_env: dict[str, str] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The runner's ``demo.json`` (URLs, workspaces, keys) while it runs; its output goes to ``log``.
+
+    ``function_env`` sets settings of every function over the template's (``--function-env``).
+    """
     # Only the runner's own (dummy) AWS settings: never a caller's profile or real credentials.
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])
     command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--state-dir", str(state_dir)]
     command += ["--media-cache", str(ROOT / ".local" / "media-cache")]
+    command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
     log_path = log or state_dir / "runner.log"
     RUNNER_LOGS.append(log_path)
     with log_path.open("wb") as output:

@@ -63,6 +63,7 @@ def start(
     brain_port: int = 3001,
     demo: bool = True,
     media_cache: Path | None = None,
+    function_env: dict[str, str] | None = None,
 ) -> Runner:
     state_dir.mkdir(parents=True, exist_ok=True)
     stack = Stack(load(), region=REGION)
@@ -81,7 +82,7 @@ def start(
         "OUTBOX_DIR": str(state_dir / "outbox"),
         "COOKIE_SECURE": "false",
         "CHAT_MODEL": "offline",
-    }
+    } | (function_env or {})
     pool = ContainerPool(stack.functions(), [str(p) for p in stack.layer_dirs()], base_env, overrides=local_env)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
     schedules = Scheduler(stack, pool).start()

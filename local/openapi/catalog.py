@@ -9,7 +9,10 @@ RATE_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 HEADERS: dict[str, dict[str, Any]] = {
     "RateLimit-Limit": {"description": "The key's limit, requests per minute.", "schema": {"type": "integer"}},
     "RateLimit-Remaining": {"description": "Requests left before a 429.", "schema": {"type": "integer"}},
-    "RateLimit-Reset": {"description": "Seconds until the limit resets.", "schema": {"type": "integer"}},
+    "RateLimit-Reset": {
+        "description": "Seconds until RateLimit-Remaining next goes up (equals Retry-After when it is 0).",
+        "schema": {"type": "integer"},
+    },
     "Retry-After": {"description": "Whole seconds to wait before trying again.", "schema": {"type": "integer"}},
     "ETag": {"description": "The object's entity tag.", "schema": {"type": "string"}},
     "Last-Modified": {"description": "When the object was stored (HTTP date).", "schema": {"type": "string"}},

@@ -86,34 +86,8 @@ def _routes_of(module: ModuleType) -> list[Any]:
     return [*app._static_routes, *app._dynamic_routes] if app is not None else []
 
 
-def _pending(logical_id: str) -> tuple[dict[str, Any], ...]:
-    """Declarations of handlers whose owners have not added their ``@contract`` yet (theirs wins once added)."""
-    from core.errors import ApiKeysNotAvailable, Conflict, Forbidden, NotFound, ValidationFailed
-    from core.models.management import MagicLinkRequest, MintKeyRequest
-
-    pending = {
-        "PortalMagicLinkFunction": {
-            "summary": "Mail a sign-in link",
-            "body": MagicLinkRequest,
-            "response": "envelopes.Sent",
-            "status": 202,
-            "auth": "none",
-            "errors": (ValidationFailed,),
-        },
-        "PortalKeysMintFunction": {
-            "summary": "Mint a workspace key (the raw key is in this answer only)",
-            "body": MintKeyRequest,
-            "response": "envelopes.MintedKeyEnvelope",
-            "status": 201,
-            "errors": (NotFound, Forbidden, ValidationFailed, ApiKeysNotAvailable, Conflict),
-            "request_headers": ("Idempotency-Key",),
-        },
-    }
-    return (pending[logical_id],) if logical_id in pending else ()
-
-
 def _declaration(route: Route, func: Any) -> dict[str, Any]:
-    declared = getattr(func, "__contracts__", ()) or _pending(route.function)
+    declared = getattr(func, "__contracts__", ())
     matching = [d for d in declared if d.get("path") in (None, route.path)]
     if len(matching) != 1:
         where = f"{route.method} {route.path} ({route.function})"

@@ -69,9 +69,16 @@ class LocalService:
         return self.request("GET", self.brain + path, headers=auth | headers)
 
 
-def started_service(state_dir: Path) -> Iterator[LocalService]:
+# Every test signs in from 127.0.0.1, so a runner shared by many tests would spend the per-source
+# sign-in mail budget (30 in 15 minutes) and then silently send no mail. Test runners get a larger
+# one; the throttle's own tests pass ``sign_in_limits={}`` to run with the deployed defaults.
+GENEROUS_SIGN_IN = {"MAGIC_LINK_PER_IP": "10000", "MAGIC_LINK_PER_ADDRESS": "1000"}
+
+
+def started_service(state_dir: Path, *, sign_in_limits: dict[str, str] | None = None) -> Iterator[LocalService]:
     """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts."""
-    with running(state_dir) as demo:
+    limits = GENEROUS_SIGN_IN if sign_in_limits is None else sign_in_limits
+    with running(state_dir, function_env=limits) as demo:
         yield LocalService(demo, state_dir)
 
 

@@ -5,6 +5,8 @@
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import ValidationFailed
 from core.http import json_response, parse_body, portal_api
 from core.models.management import MagicLinkRequest
 
@@ -12,6 +14,10 @@ app = portal_api(authenticated=False)
 
 
 @app.post("/api/auth/magic-link")
+@contract(
+    "Mail a sign-in link", body=MagicLinkRequest, response="envelopes.Sent", status=202, auth="none",
+    errors=(ValidationFailed,),
+)  # fmt: skip
 def request_magic_link():
     request = parse_body(app, MagicLinkRequest)
     # API Gateway always sets it; read defensively so a hand-built event is not a 500.

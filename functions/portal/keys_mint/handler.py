@@ -7,6 +7,8 @@ record is gone, the same header mints a new key (``KeyAdminService.mint_once``).
 """
 
 from core import deps
+from core.contract import contract
+from core.errors import ApiKeysNotAvailable, Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import header, json_response, parse_body, portal_api, portal_caller
 from core.models.management import MintKeyRequest
 
@@ -14,6 +16,11 @@ app = portal_api()
 
 
 @app.post("/api/workspaces/<workspaceId>/keys")
+@contract(
+    "Mint a workspace key (the raw key is in this answer only)", body=MintKeyRequest,
+    response="envelopes.MintedKeyEnvelope", status=201,
+    errors=(NotFound, Forbidden, ValidationFailed, ApiKeysNotAvailable, Conflict), request_headers=("Idempotency-Key",),
+)  # fmt: skip
 def mint_key(workspaceId: str):
     user_id = portal_caller(app).user_id
     admin = deps.key_admin()

@@ -19,6 +19,13 @@ _REFUSED_IN_NAMES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 # braille blank, the combining grapheme joiner): text made only of these reads as empty.
 _BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0")
 _DIGITS = re.compile(r"[0-9]{1,9}", re.ASCII)
+QUERY_INT_MAX = 999_999_999  # nine digits: what ``_DIGITS`` reads
+
+# The same rules as JSON Schema patterns, for the OpenAPI documents (the validators above stay the
+# authority; these only tell clients and fuzzers what is refused). A JSON Schema pattern is unanchored.
+_CONTROLS = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029"
+VISIBLE = "[^\\s\\u0000-\\u001f\\u0085\\u200b-\\u200d\\u2060\\ufeff]"  # survives trimming, not zero-width
+NAME_PATTERN = f"^[^{_CONTROLS}]*{VISIBLE}[^{_CONTROLS}]*$"
 
 
 def is_invisible(char: str) -> bool:
@@ -42,7 +49,10 @@ def _clean_name(value: str) -> str:
 
 def Name(max_length: int) -> Any:  # used as a type: ``name: Name(80)``
     """A human-readable name: trimmed, 1..max_length characters, no control characters, not blank-looking."""
-    return Annotated[str, Field(min_length=1, max_length=max_length), AfterValidator(_clean_name)]
+    schema = {"pattern": NAME_PATTERN}
+    return Annotated[
+        str, Field(min_length=1, max_length=max_length, json_schema_extra=schema), AfterValidator(_clean_name)
+    ]
 
 
 def _visible_prompt(value: str) -> str:
@@ -53,7 +63,9 @@ def _visible_prompt(value: str) -> str:
 
 # The chat prompt: whitespace at either end is trimmed, and a prompt with nothing visible is refused
 # before any credit is held (so it is never billed).
-Prompt = Annotated[str, Field(min_length=1, max_length=4000), AfterValidator(_visible_prompt)]
+Prompt = Annotated[
+    str, Field(min_length=1, max_length=4000, json_schema_extra={"pattern": VISIBLE}), AfterValidator(_visible_prompt)
+]
 
 
 def _ascii_digits(value: object) -> object:
@@ -69,3 +81,15 @@ def _ascii_digits(value: object) -> object:
 
 # An integer from a URL query string: ``20``, never ``+20``, `` 20``, ``2_0``, ``20.0`` or full-width digits.
 QueryInt = Annotated[int, BeforeValidator(_ascii_digits)]
+
+
+def _integral(value: object) -> object:
+    """JSON has one number type: ``120.0`` is the integer 120 (as JSON Schema says), ``120.5`` is not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# An integer in a JSON body: a number with no fractional part; never a string, a boolean or 1.5.
+WholeNumber = Annotated[int, BeforeValidator(_integral)]
+EMAIL_PATTERN = "^\\s*[^@\\s]{1,64}@[^@\\s]+\\.[^@\\s]{2,}\\s*$"

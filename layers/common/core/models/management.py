@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import ApiModel, RequestModel
-from .fields import Name, QueryInt
+from .fields import EMAIL_PATTERN, QUERY_INT_MAX, VISIBLE, Name, QueryInt, WholeNumber
 
 Role = Literal["owner", "admin", "member"]
 WorkspaceType = Literal["personal", "team"]
@@ -137,15 +137,15 @@ class ErrorBody(ApiModel):
 
 
 class MagicLinkRequest(RequestModel):
-    email: str = Field(min_length=3, max_length=254)
+    email: str = Field(min_length=3, max_length=254, json_schema_extra={"pattern": EMAIL_PATTERN})
 
 
 class MagicLinkVerifyRequest(RequestModel):
-    token: str = Field(min_length=1, max_length=512)
+    token: str = Field(min_length=1, max_length=512, json_schema_extra={"pattern": VISIBLE})
 
 
 class IdTokenRequest(RequestModel):
-    id_token: str = Field(min_length=1, max_length=8192)
+    id_token: str = Field(min_length=1, max_length=8192, json_schema_extra={"pattern": VISIBLE})
 
 
 class CreateWorkspaceRequest(RequestModel):
@@ -154,7 +154,7 @@ class CreateWorkspaceRequest(RequestModel):
 
 class MintKeyRequest(RequestModel):
     name: Name(64)
-    rate_limit: int | None = Field(default=None, ge=1, le=100_000)
+    rate_limit: WholeNumber | None = Field(default=None, ge=1, le=100_000)
 
 
 class CreditHistoryQuery(ApiModel):
@@ -164,7 +164,7 @@ class CreditHistoryQuery(ApiModel):
     model_config = ApiModel.model_config | {"extra": "ignore", "validate_by_name": False}
 
     limit: QueryInt = Field(50, ge=1, le=200)
-    offset: QueryInt = Field(0, ge=0)
+    offset: QueryInt = Field(0, ge=0, le=QUERY_INT_MAX)
     ref_type: RefType | None = None
 
 

@@ -1,0 +1,54 @@
+"""Schema fuzzing of the read plane with schemathesis: every operation, with and without a key.
+
+Zero 5xx, and every response conforms to ``docs/openapi/brain.json`` as the runner serves it
+(status codes, content types, headers, bodies; the chat's NDJSON line by line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import LocalService, started_service
+from tests.e2e.test_portal_http import portal, sign_in
+from tests.fuzz.support import fuzz
+
+pytestmark = pytest.mark.fuzz
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
+    yield from started_service(tmp_path_factory.mktemp("fuzz-brain"))
+
+
+@pytest.fixture(scope="module")
+def fuzz_key(service: LocalService) -> str:
+    """A key of the first demo workspace with a limit the run never reaches (the limiter has its own tests)."""
+    workspace = service.demo["workspaces"][0]
+    _, jwt = sign_in(service, workspace["ownerEmail"])
+    minted = portal(
+        service, "POST", f"/api/workspaces/{workspace['id']}/keys", jwt, {"name": "fuzz", "rateLimit": 100_000}
+    )
+    assert minted.status == 201, minted.body
+    return minted.json()["key"]["key"]
+
+
+def test_every_brain_operation_conforms_with_a_key(service: LocalService, fuzz_key: str, tmp_path: Path) -> None:
+    agent = service.demo["workspaces"][0]["agents"][0]["id"]
+    run = fuzz(
+        "brain-with-key", service.brain, tmp_path,
+        headers={"Authorization": f"Bearer {fuzz_key}"}, parameters={"path.agentId": agent},
+    )  # fmt: skip
+    print(run.summary())
+    assert run.operations == 12 and run.cases > 0
+    assert run.failures == [], run.output[-6000:]
+
+
+def test_every_brain_operation_conforms_without_credentials(service: LocalService, tmp_path: Path) -> None:
+    agent = service.demo["workspaces"][0]["agents"][0]["id"]
+    run = fuzz("brain-anonymous", service.brain, tmp_path, parameters={"path.agentId": agent})
+    print(run.summary())
+    assert run.operations == 12 and run.cases > 0
+    assert run.failures == [], run.output[-6000:]

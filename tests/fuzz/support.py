@@ -24,7 +24,14 @@ PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage,fuzzing")
 # Every check schemathesis has, less the stateful ones that need links between operations the
 # document does not declare (created resources are not addressable by a follow-up request's
 # parameters here: ids come from the runner's demo data instead).
-EXCLUDED_CHECKS = "use_after_free,ensure_resource_availability"
+#
+# positive_data_acceptance ("a schema-valid request is accepted") is left out of the short run: some
+# refusals are business state or rules JSON Schema cannot state (402 at a plan's workspace limit, lone
+# UTF-16 surrogates in a JSON string, r2's key grammar), and the check would have the documents claim
+# less than the service checks. ``make fuzz`` runs it, to read, not to gate.
+EXCLUDED_CHECKS = os.environ.get(
+    "FUZZ_EXCLUDED_CHECKS", "use_after_free,ensure_resource_availability,positive_data_acceptance"
+)
 # Operations that accept no valid request by design, so "a schema-valid request is accepted" cannot
 # hold: bare ``/v1/r2`` (no object key) exists only to answer 400 INVALID_PATH, as documented.
 NO_VALID_REQUEST = """

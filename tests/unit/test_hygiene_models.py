@@ -141,3 +141,19 @@ def test_slugs_are_unicode_normalised(name: str, slug: str) -> None:
 
 def test_nfc_and_nfd_spellings_share_one_slug() -> None:
     assert slugify("Crème Brûlée") == slugify("Cre\u0300me Bru\u0302le\u0301e") == "creme-brulee"
+
+
+@pytest.mark.parametrize("value", [120, 120.0, 1e2])
+def test_a_json_number_with_no_fraction_is_an_integer(value: float) -> None:
+    assert MintKeyRequest.model_validate({"name": "site", "rateLimit": value}).rate_limit == int(value)
+
+
+@pytest.mark.parametrize("value", [120.5, "120", True, 0, 0.0, 100_001])
+def test_a_fraction_a_string_a_boolean_or_out_of_range_is_not(value: object) -> None:
+    with pytest.raises(ValidationError):
+        MintKeyRequest.model_validate({"name": "site", "rateLimit": value})
+
+
+def test_the_rate_limit_bounds_are_in_the_json_schema() -> None:
+    (integer, _) = MintKeyRequest.model_json_schema()["properties"]["rateLimit"]["anyOf"]
+    assert (integer["minimum"], integer["maximum"]) == (1, 100_000)

@@ -154,7 +154,7 @@ class CreateWorkspaceRequest(RequestModel):
 
 class MintKeyRequest(RequestModel):
     name: Name(64)
-    rate_limit: WholeNumber | None = Field(default=None, ge=1, le=100_000)
+    rate_limit: WholeNumber(1, 100_000) | None = None
 
 
 class CreditHistoryQuery(ApiModel):

@@ -18,12 +18,13 @@ VENV_CHECKOV := .venv-checkov
 PY       := $(VENV)/bin/python
 SAM      := $(VENV_SAM)/bin/sam
 
-.PHONY: help serve test lint format validate checkov build unit integration e2e bench clean ops
+.PHONY: help serve test lint format validate checkov build unit integration e2e local attack faults load fuzz openapi bench clean ops
 
 help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
 	@echo "make test   - ruff, sam validate --lint, sam build and the whole test suite"
 	@echo "make bench  - cold import, round trips, purge, streaming memory, chat turn (see bench/)"
+	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
 
 $(VENV)/.installed: requirements-dev.txt layers/common/requirements.txt
 	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
@@ -68,8 +69,17 @@ checkov: $(VENV_CHECKOV)/.installed
 build: $(VENV_SAM)/.installed
 	$(SAM) build
 
-unit integration e2e: $(VENV)/.installed $(VENV_SAM)/.installed
+unit integration e2e local attack faults load: $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/$@
+
+# A long schemathesis run (make test runs a short one): every phase, many more cases, a fresh seed.
+fuzz: $(VENV)/.installed
+	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-150} FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-600} FUZZ_SEED=$${FUZZ_SEED:-$$RANDOM} \
+	FUZZ_PHASES=examples,coverage,fuzzing,stateful $(PY) -m pytest -p no:cacheprovider -s $(PYTEST_ARGS) tests/fuzz
+
+# Regenerate docs/openapi/*.json after changing a route, a model or an error (a test fails on drift).
+openapi: $(VENV)/.installed
+	PYTHONPATH=layers/common $(PY) -m local.openapi
 
 bench: $(VENV)/.installed
 	$(PY) bench/cold_import.py

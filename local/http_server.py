@@ -23,14 +23,20 @@ logger = logging.getLogger("local.gateway")
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own request limit
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver listens with a backlog of 5: a burst of clients would see connections reset before
+    # any HTTP answer. API Gateway never refuses a connection; excess load is a 429/503 answer instead.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def serve(gateway: ApiGateway, host: str, port: int) -> ThreadingHTTPServer:
     """Serve ``gateway`` on a background thread; returns the server (its bound port in ``server_address``)."""
 
     class Handler(GatewayHandler):
         api = gateway
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
+    server = _Server((host, port), Handler)
     threading.Thread(target=server.serve_forever, name=f"http-{gateway.name}", daemon=True).start()
     return server
 

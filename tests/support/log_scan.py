@@ -45,21 +45,23 @@ def register_secret(*values: Any) -> None:
             (_token_canaries if TOKEN.fullmatch(value) else _phrase_canaries).add(value)
 
 
-def _walk(document: Any) -> Iterable[tuple[str, Any]]:
+def _walk(document: Any, depth: int = 0) -> Iterable[tuple[str, Any]]:
+    if depth > 64:  # a hostile test body nests thousands deep; no secret of ours lives down there
+        return
     if isinstance(document, dict):
         for key, value in document.items():
             yield str(key), value
-            yield from _walk(value)
+            yield from _walk(value, depth + 1)
     elif isinstance(document, list):
         for value in document:
-            yield from _walk(value)
+            yield from _walk(value, depth + 1)
 
 
 def register_body(body: bytes | str | None) -> None:
     """The secrets in a JSON body: fields named like secrets, keys, JWTs, links with a token."""
     try:
         document = json.loads(body or "null")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # not JSON, or hostile nesting: nothing to learn
         return
     for name, value in _walk(document):
         if not isinstance(value, str):

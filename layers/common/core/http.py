@@ -155,6 +155,8 @@ def validation_failed(error: ValidationError) -> ValidationFailed:
     first = error.errors()[0]
     field = ".".join(str(part) for part in first.get("loc", ())) or "body"
     message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+    if first.get("type") == "string_pattern_mismatch":  # pydantic's message quotes the regex: say what it means
+        message = "is not in the expected format (see the API document)"
     return ValidationFailed(f"{field}: {message}")
 
 

@@ -47,12 +47,31 @@ def _clean_name(value: str) -> str:
     return unicodedata.normalize("NFC", value)
 
 
+def _at_most(limit: int) -> BeforeValidator:
+    """The length limit on the value as sent, before trimming: the documents' ``maxLength`` means what it says."""
+
+    def check(value: object) -> object:
+        if isinstance(value, str) and len(value) > limit:
+            raise ValueError(f"must be at most {limit} characters")
+        return value
+
+    return BeforeValidator(check)
+
+
+def Text(min_length: int, max_length: int, *, pattern: str | None = None, documented: str = VISIBLE) -> Any:
+    """A trimmed string of ``min_length``..``max_length`` characters (as sent) with something visible in it.
+
+    ``pattern`` is checked after trimming; ``documented`` is the pattern the OpenAPI document shows.
+    """
+    length = Field(
+        min_length=min_length, max_length=max_length, pattern=pattern, json_schema_extra={"pattern": documented}
+    )
+    return Annotated[str, length, _at_most(max_length)]
+
+
 def Name(max_length: int) -> Any:  # used as a type: ``name: Name(80)``
     """A human-readable name: trimmed, 1..max_length characters, no control characters, not blank-looking."""
-    schema = {"pattern": NAME_PATTERN}
-    return Annotated[
-        str, Field(min_length=1, max_length=max_length, json_schema_extra=schema), AfterValidator(_clean_name)
-    ]
+    return Annotated[Text(1, max_length, documented=NAME_PATTERN), AfterValidator(_clean_name)]
 
 
 def _visible_prompt(value: str) -> str:
@@ -63,9 +82,7 @@ def _visible_prompt(value: str) -> str:
 
 # The chat prompt: whitespace at either end is trimmed, and a prompt with nothing visible is refused
 # before any credit is held (so it is never billed).
-Prompt = Annotated[
-    str, Field(min_length=1, max_length=4000, json_schema_extra={"pattern": VISIBLE}), AfterValidator(_visible_prompt)
-]
+Prompt = Annotated[Text(1, 4000), AfterValidator(_visible_prompt)]
 
 
 def _ascii_digits(value: object) -> object:
@@ -98,4 +115,6 @@ def WholeNumber(minimum: int, maximum: int) -> Any:  # used as a type: ``rate_li
     return Annotated[int, Field(ge=minimum, le=maximum), BeforeValidator(_integral)]
 
 
-EMAIL_PATTERN = "^\\s*[^@\\s]{1,64}@[^@\\s]+\\.[^@\\s]{2,}\\s*$"
+_EMAIL_CHAR = "[^@\\s\x00-\x1f\x7f-\x9f]"  # no control character (literal ones: the pattern engines differ)
+EMAIL_PATTERN = f"^{_EMAIL_CHAR}{{1,64}}@{_EMAIL_CHAR}+\\.{_EMAIL_CHAR}{{2,}}$"  # checked after trimming
+EMAIL_DOCUMENTED = f"^\\s*{EMAIL_PATTERN[1:-1]}\\s*$"  # as sent: whitespace around it is trimmed

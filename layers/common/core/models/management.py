@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import ApiModel, RequestModel
-from .fields import EMAIL_PATTERN, QUERY_INT_MAX, VISIBLE, Name, QueryInt, WholeNumber
+from .fields import EMAIL_DOCUMENTED, EMAIL_PATTERN, QUERY_INT_MAX, Name, QueryInt, Text, WholeNumber
 
 Role = Literal["owner", "admin", "member"]
 WorkspaceType = Literal["personal", "team"]
@@ -137,15 +137,15 @@ class ErrorBody(ApiModel):
 
 
 class MagicLinkRequest(RequestModel):
-    email: str = Field(min_length=3, max_length=254, json_schema_extra={"pattern": EMAIL_PATTERN})
+    email: Text(3, 254, pattern=EMAIL_PATTERN, documented=EMAIL_DOCUMENTED)
 
 
 class MagicLinkVerifyRequest(RequestModel):
-    token: str = Field(min_length=1, max_length=512, json_schema_extra={"pattern": VISIBLE})
+    token: Text(1, 512)
 
 
 class IdTokenRequest(RequestModel):
-    id_token: str = Field(min_length=1, max_length=8192, json_schema_extra={"pattern": VISIBLE})
+    id_token: Text(1, 8192)
 
 
 class CreateWorkspaceRequest(RequestModel):

@@ -157,3 +157,18 @@ def test_a_fraction_a_string_a_boolean_or_out_of_range_is_not(value: object) -> 
 def test_the_rate_limit_bounds_are_in_the_json_schema() -> None:
     (integer, _) = MintKeyRequest.model_json_schema()["properties"]["rateLimit"]["anyOf"]
     assert (integer["minimum"], integer["maximum"]) == (1, 100_000)
+
+
+@pytest.mark.parametrize(
+    "email", ["ava\x04@northwind.example", "ava@north\x85wind.example", "ava@northwind.ex\x7fample"]
+)
+def test_an_email_address_with_a_control_character_is_refused(email: str) -> None:
+    with pytest.raises(ValidationError):
+        MagicLinkRequest.model_validate({"email": email})
+
+
+def test_limits_count_the_value_as_sent_and_whitespace_around_it_is_trimmed() -> None:
+    assert MagicLinkRequest.model_validate({"email": "  ava@northwind.example  "}).email == "ava@northwind.example"
+    padded = " " * 10 + "a" * 240 + "@b.example"  # 250 characters once trimmed, 260 as sent
+    with pytest.raises(ValidationError, match="at most 254"):
+        MagicLinkRequest.model_validate({"email": padded})

@@ -13,8 +13,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ReadTimeoutError
-
 from core import deps
 from core.auth import portal_jwt
 from core.auth.api_keys import hash_key
@@ -111,16 +109,7 @@ class MintScenario:
         assert world.portal.whoami(raw).status == 200, "the minted key does not authenticate"
 
     def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
-        if not self.idempotent or calls[-1].label != "dynamodb.UpdateItem":
-            return None
-        complete, put = len(calls) - 1, len(calls) - 2  # the idempotency record's completion, and the key's put
-        if position == complete and fault.timeout is not ReadTimeoutError:
-            return ("the key is stored but the idempotency record stays IN_PROGRESS; once its lock lapses the "
-                    "retry re-claims it with a new attempt id and mints a second key")  # fmt: skip
-        if position == put and fault.timeout is ReadTimeoutError:
-            return ("the key is stored but the reply is lost; the claim is released and the retry mints a "
-                    "second key (the first one is listed, never delivered)")  # fmt: skip
-        return None
+        return None  # none known: the key and its idempotency record's completion are one transaction
 
 
 SCENARIOS = [MintScenario("mint", idempotent=False), MintScenario("mint-idem", idempotent=True)]

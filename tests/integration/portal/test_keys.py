@@ -225,3 +225,59 @@ def test_an_existing_key_record_is_never_overwritten(portal: Portal, team: dict[
         repo.put(revoked.model_copy(update={"id": "key_01JNEWRECORD0000000000000", "revoked_at": None}))
     assert repo.get_by_hash(hash_key(key["key"])) == revoked
     assert_error(portal.whoami(key["key"]), 401, "UNAUTHORIZED")
+
+
+def stored_then_crashed(owner: Session, workspace_id: str, idempotency_key: str) -> str:
+    """A first attempt that stored its key and died before completing its idempotency record (the
+    record stays IN_PROGRESS): the raw key it would have answered."""
+    from core import deps
+    from core.auth.api_keys import display_prefix, generate, hash_key
+    from core.ids import new_id, now_iso
+    from core.models.management import MintKeyRequest
+    from core.models.records import ApiKeyRecord
+
+    admin, request, raw = deps.key_admin(), MintKeyRequest(name="ci"), []
+
+    def crash(claim: Any) -> tuple[int, Any]:
+        raw.append(generate(admin.replay_secret(owner.user_id, workspace_id, claim.attempt)))
+        deps.api_keys().put(ApiKeyRecord(id=new_id("key"), key_hash=hash_key(raw[0]), workspace_id=workspace_id,
+                                         name="ci", prefix=display_prefix(raw[0]), created_at=now_iso()))  # fmt: skip
+        raise TimeoutError("the function timed out")  # in doubt: the claim is kept
+
+    with pytest.raises(TimeoutError):
+        deps.idempotency().run_claimed(idempotency_key, scope=f"{owner.user_id}|mint-key|{workspace_id}",
+                                       request=request.model_dump_json(), work=crash)  # fmt: skip
+    return raw[0]
+
+
+@pytest.mark.parametrize("revoked", [False, True])
+def test_a_retry_after_the_lock_lapsed_re_derives_the_key_its_attempt_stored(
+    portal: Portal, team: dict[str, Any], monkeypatch: pytest.MonkeyPatch, revoked: bool
+) -> None:
+    """Issue: a lapsed claim was re-taken with a new attempt id and minted a second key. It keeps its
+    attempt: the retry derives the same key and finds it stored; a revoked one is never handed back."""
+    import time
+
+    from core.repositories import idempotency as records
+
+    ws, owner = team["workspace"], team["owner"]
+    raw = stored_then_crashed(owner, ws["id"], "deploy-7")
+    [stored] = keys(portal, owner, ws["id"])
+    assert_error(mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-7"}), 409, "CONFLICT")
+    if revoked:
+        assert revoke(portal, owner, ws["id"], stored["id"]).status == 200
+    later = type("Later", (), {"time": staticmethod(lambda: time.time() + records.IN_PROGRESS_SECONDS + 1)})
+    monkeypatch.setattr(records, "time", later)
+    retry = mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-7"})
+    if revoked:  # refused, and the claim released: the next retry mints a new key
+        assert_error(retry, 409, "CONFLICT")
+        retry = mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-7"})
+        assert retry.status == 201 and retry.json()["key"]["key"] != raw
+        assert_error(portal.whoami(raw), 401, "UNAUTHORIZED")
+        assert len(keys(portal, owner, ws["id"])) == 2
+        return
+    assert retry.status == 201 and retry.json()["key"]["key"] == raw and retry.json()["key"]["id"] == stored["id"]
+    assert [k["id"] for k in keys(portal, owner, ws["id"])] == [stored["id"]]
+    replay = mint(portal, owner, ws["id"], {"name": "ci"}, **{"Idempotency-Key": "deploy-7"})
+    assert replay.json() == retry.json()  # the record is completed now: a plain replay
+    assert portal.whoami(raw).status == 200

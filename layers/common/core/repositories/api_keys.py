@@ -35,16 +35,28 @@ class ApiKeyRepository:
                 ExpressionAttributeValues=to_item({":at": at}),
             )
 
-    def put(self, record: ApiKeyRecord) -> None:
-        """Store a new key; never over an existing one (that would bring a revoked key back to life)."""
-        with translate_errors("PutItem"):
+    def put(self, record: ApiKeyRecord, *, completing: dict[str, Any] | None = None) -> None:
+        """Store a new key; never over an existing one (that would bring a revoked key back to life).
+
+        ``completing``: another write (an idempotency record's completion) made in one transaction with
+        the key's, so the key is never stored without the record saying so; if either condition fails,
+        neither is written (``Conflict``).
+        """
+        put = {"TableName": self._table, "Item": to_item(record.attributes()),
+               "ConditionExpression": "attribute_not_exists(keyHash)"}  # fmt: skip
+        with translate_errors("TransactWriteItems" if completing else "PutItem"):
             try:
-                self._db.put_item(
-                    TableName=self._table,
-                    Item=to_item(record.attributes()),
-                    ConditionExpression="attribute_not_exists(keyHash)",
-                )
-            except self._db.exceptions.ConditionalCheckFailedException:
+                if completing is None:
+                    self._db.put_item(**put)
+                else:
+                    self._db.transact_write_items(TransactItems=[{"Put": put}, completing])
+            except (self._db.exceptions.ConditionalCheckFailedException,
+                    self._db.exceptions.TransactionCanceledException) as exc:  # fmt: skip
+                failed = _failed_conditions(exc) if completing is not None else [0]
+                if not failed:
+                    raise  # cancelled for another reason (a conflicting transaction): storage, not a conflict
+                if failed == [1]:  # only the completion's: the request's claim is no longer this attempt's
+                    raise Conflict("A request with this Idempotency-Key is in progress; retry shortly") from None
                 raise Conflict("This key already exists; mint again") from None
 
     def list_for_workspace(self, workspace_id: str) -> list[ApiKeyRecord]:
@@ -71,3 +83,9 @@ class ApiKeyRepository:
 
     def delete_many(self, key_hashes: list[str]) -> None:
         batch_delete(self._db, self._table, [{"keyHash": h} for h in key_hashes])
+
+
+def _failed_conditions(exc: Any) -> list[int]:
+    """The positions of a cancelled transaction's items whose condition failed."""
+    reasons = getattr(exc, "response", {}).get("CancellationReasons", [])
+    return [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]

@@ -3,7 +3,10 @@
 The key is scoped to the caller and the route, and bound to the request body: a
 retry with the same key and body replays the first response (status and body); a
 different body, or a retry while the first attempt still runs, is 409 CONFLICT.
-Failed attempts are not remembered, so a retry after a 4xx/5xx runs again.
+An attempt known to have written nothing (a refusal, a throttle) is forgotten, so a
+retry runs again at once; one that failed in doubt (a timeout, a 5xx: it may have
+been applied) keeps its claim until the lock lapses, and the retry then runs with
+the same attempt id, so it re-derives, rather than duplicates, what may exist.
 
 Each claim carries a random ``attempt`` id, given to the work and replayed with the
 response: what the work derives from it (a minted key's secret) is reproducible for
@@ -15,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationFailed
-from ..repositories.idempotency import IdempotencyRepository
+from ..repositories.idempotency import IdempotencyRepository, known_not_applied
 
 MAX_KEY_LENGTH = 255
 
@@ -30,6 +33,26 @@ class Outcome:
     body: Any
     replayed: bool
     attempt: str | None  # the claim's random id (None without an Idempotency-Key)
+
+
+@dataclass
+class Claim:
+    """This call's hold on an Idempotency-Key: its attempt id, and the write that completes it."""
+
+    attempt: str
+    _completion: Callable[[int, Any], dict[str, Any]]
+    handed_out: bool = field(default=False, init=False)
+
+    def completion(self, status: int, body: Any) -> dict[str, Any]:
+        """The transaction item completing the record with this response (redacted). A work that takes it
+        must write it in the same transaction as its own effect: once the work returns, it is taken as written."""
+        self.handed_out = True
+        return self._completion(status, body)
+
+    def found_stored(self) -> None:
+        """The work found its effect already stored (by an earlier run of this attempt) and wrote nothing:
+        the record is completed after it, as in ``run``."""
+        self.handed_out = False
 
 
 def _sha256(value: str) -> str:
@@ -50,20 +73,38 @@ class Idempotency:
         redact: Callable[[Any], Any] = lambda body: body,
     ) -> Outcome:
         """Run ``work`` once per (scope, key); it gets the attempt id. ``redact`` strips secrets before storing."""
+        return self.run_claimed(
+            idempotency_key, scope=scope, request=request, redact=redact,
+            work=lambda claim: work(claim.attempt if claim else None),
+        )  # fmt: skip
+
+    def run_claimed(
+        self,
+        idempotency_key: str | None,
+        *,
+        scope: str,
+        request: str,
+        work: Callable[[Claim | None], tuple[int, Any]],
+        redact: Callable[[Any], Any] = lambda body: body,
+    ) -> Outcome:
+        """``run`` for a work that completes the record in its own transaction (``Claim.completion``);
+        if it does not take the completion, the record is completed after it, as in ``run``."""
         if idempotency_key is None:
             status, body = work(None)
             return Outcome(status, body, replayed=False, attempt=None)
         if not 1 <= len(idempotency_key) <= MAX_KEY_LENGTH or not idempotency_key.isprintable():
             raise ValidationFailed(f"Idempotency-Key: must be 1-{MAX_KEY_LENGTH} printable characters")
         key_hash = _sha256(f"{scope}|{idempotency_key}")
-        attempt = secrets.token_hex(16)
-        stored = self._records.claim(key_hash, _sha256(request), attempt)
+        attempt, stored = self._records.claim(key_hash, _sha256(request), secrets.token_hex(16))
         if stored is not None:
             return Outcome(stored[0], stored[1], replayed=True, attempt=stored[2])
+        claim = Claim(attempt, lambda s, b: self._records.completion(key_hash, attempt, s, redact(b)))
         try:
-            status, body = work(attempt)
-        except BaseException:
-            self._records.release(key_hash)
+            status, body = work(claim)
+        except BaseException as exc:
+            if known_not_applied(exc):  # otherwise the claim stays until its lock lapses (see the module)
+                self._records.release(key_hash, attempt)
             raise
-        self._records.complete(key_hash, status, redact(body))
+        if not claim.handed_out:
+            self._records.complete(key_hash, attempt, status, redact(body))
         return Outcome(status, body, replayed=False, attempt=attempt)

@@ -3,7 +3,9 @@
 A key's raw value is returned once and never stored (only its SHA-256). A mint with an
 ``Idempotency-Key`` derives the raw value from the idempotency record's own random
 ``attempt`` id, so a replay while the record lives returns the same key, and a mint
-after it expired makes a new one. A key record is never overwritten, so a revoked key
+after it expired makes a new one. The key and the record's completion are written in one
+transaction, so a key is never stored while its record says the mint is still to do (a
+retry would mint a second one). A key record is never overwritten, so a revoked key
 stays revoked whatever is replayed, retried or minted again.
 """
 
@@ -15,13 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..auth import api_keys
-from ..errors import ApiKeysNotAvailable, NotFound
+from ..errors import ApiKeysNotAvailable, Conflict, NotFound
 from ..ids import new_id, now_iso
 from ..models.management import ApiKey, MintedApiKey, MintKeyRequest
 from ..models.records import ApiKeyRecord, WorkspaceRecord
 from ..repositories.api_keys import ApiKeyRepository
 from ..settings import PlanLimits
-from .idempotency import Idempotency
+from .idempotency import Claim, Idempotency
 from .workspaces import WorkspaceService
 
 MANAGERS = ("owner", "admin")
@@ -73,25 +75,39 @@ class KeyAdminService:
         workspace_id: str,
         name: str,
         rate_limit: int | None,
-        replay_of: str | None,
+        claim: Claim | None,
         *,
         workspace: WorkspaceRecord | None = None,
     ) -> MintedApiKey:
         """A new key; the raw value is in the response only.
 
         ``workspace`` is the caller's already-checked workspace (``require_manager``), if any.
-        ``replay_of``: the idempotency record's attempt id; the secret is an HMAC of it under
-        the service's secret, so a replayed response can carry the same raw key again
-        without the raw key ever being stored.
+        ``claim``: the Idempotency-Key's claim; the secret is an HMAC of its attempt id under the
+        service's secret, so a replayed response can carry the same raw key again without the raw
+        key ever being stored, and the key is written in one transaction with the claim's completion.
         """
         self.check_can_mint(user_id, workspace_id, workspace)
-        raw = api_keys.generate(self.replay_secret(user_id, workspace_id, replay_of) if replay_of else None)
+        raw = api_keys.generate(self.replay_secret(user_id, workspace_id, claim.attempt) if claim else None)
         record = ApiKeyRecord(
             id=new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
             prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, created_at=now_iso(),
         )  # fmt: skip
-        self._keys.put(record)  # conditional: never over an existing key
-        return MintedApiKey(**self._view(record).model_dump(), key=raw)
+        minted = MintedApiKey(**self._view(record).model_dump(), key=raw)
+        if claim is None:
+            self._keys.put(record)  # conditional: never over an existing key
+            return minted
+        try:
+            self._keys.put(record, completing=claim.completion(201, {"key": minted.wire()}))
+        except Conflict:
+            # A run of this same attempt may have stored the key already (two runs after a lapsed lock):
+            # the hash is derived from the attempt, so a live key with it in this workspace is this mint's.
+            # A revoked one is refused (the claim is then released, and a retry mints a new key).
+            stored = self._keys.get_by_hash(record.key_hash)
+            if stored is None or stored.workspace_id != workspace_id or stored.revoked_at is not None:
+                raise
+            claim.found_stored()
+            minted = MintedApiKey(**self._view(stored).model_dump(), key=raw)
+        return minted
 
     def mint_once(
         self,
@@ -104,11 +120,11 @@ class KeyAdminService:
     ) -> tuple[int, dict[str, Any]]:
         """``mint`` honouring ``Idempotency-Key``: (status, wire body), a replay re-deriving the raw key."""
 
-        def work(attempt: str | None) -> tuple[int, dict[str, Any]]:
-            key = self.mint(user_id, workspace_id, request.name, request.rate_limit, attempt, workspace=workspace)
+        def work(claim: Claim | None) -> tuple[int, dict[str, Any]]:
+            key = self.mint(user_id, workspace_id, request.name, request.rate_limit, claim, workspace=workspace)
             return 201, {"key": key.wire()}
 
-        outcome = self._idempotency().run(
+        outcome = self._idempotency().run_claimed(
             idempotency_key, scope=f"{user_id}|mint-key|{workspace_id}", request=request.model_dump_json(),
             work=work, redact=lambda body: {"key": {k: v for k, v in body["key"].items() if k != "key"}},
         )  # fmt: skip

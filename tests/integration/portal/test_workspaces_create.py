@@ -68,10 +68,12 @@ def test_invalid_bodies_are_400_and_create_nothing(portal: Portal, body: Any) ->
     assert listed(portal, owner) == []
 
 
-def test_name_of_80_characters_after_trimming_is_accepted(portal: Portal) -> None:
+def test_a_name_is_limited_as_sent_then_trimmed(portal: Portal) -> None:
+    """The document's ``maxLength`` counts the characters sent; whitespace around the name is then trimmed."""
     owner = portal.sign_in("owner@example.com")
-    result = create(portal, owner, {"name": "  " + "n" * 80 + "  "})
-    assert result.status == 201 and result.json()["workspace"]["name"] == "n" * 80
+    result = create(portal, owner, {"name": "  " + "n" * 76 + "  "})
+    assert result.status == 201 and result.json()["workspace"]["name"] == "n" * 76
+    assert create(portal, owner, {"name": "  " + "n" * 80 + "  "}).status == 400
 
 
 def test_the_validation_message_names_the_field(portal: Portal) -> None:

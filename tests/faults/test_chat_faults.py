@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from botocore.exceptions import ReadTimeoutError
-
 from core import deps
 from core.ids import new_id
 from core.repositories.workspaces import WorkspaceRepository
@@ -109,11 +107,6 @@ class ChatScenario:
         assert ledger_repository(world.aws.dynamodb).balance(account).available == CREDITS - charged
 
     def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
-        labels = [c.label for c in calls]
-        hold = labels.index("dynamodb.TransactWriteItems")
-        if position == hold + 1 and labels[position] == "dynamodb.UpdateItem" and fault.timeout is ReadTimeoutError:
-            return ("the hold is marked delivered but the reply is lost; the turn stops before any text, yet "
-                    "the mark makes release refuse and the sweeper settle: the owner pays for nothing")  # fmt: skip
         return None
 
 

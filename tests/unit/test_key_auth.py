@@ -7,6 +7,7 @@ import pytest
 from core.auth.api_keys import display_prefix, generate, hash_key
 from core.errors import RateLimited, Unauthorized
 from core.models.records import ApiKeyRecord
+from core.repositories.dynamo import StorageUnavailable
 from core.repositories.rate_limits import Added, Buckets
 from core.services.key_auth import VAGUE_MESSAGE, KeyAuthenticator, RateStatus, WorkspaceCaller
 
@@ -144,6 +145,23 @@ def test_last_used_is_touched_once_per_minute(keys: FakeKeys, limits: FakeLimits
     assert len(keys.touched) == 2
     key_hash, at = keys.touched[0]
     assert key_hash == hash_key(RAW) and at.endswith("Z")
+
+
+def test_a_failed_last_used_touch_lets_the_counted_request_through(
+    auth: KeyAuthenticator, keys: FakeKeys, limits: FakeLimits, caplog: pytest.LogCaptureFixture
+) -> None:
+    keys.add(RAW)
+
+    def broken(key_hash: str, at: str) -> None:
+        raise StorageUnavailable()
+
+    keys.touch_last_used = broken  # type: ignore[method-assign]
+    caller = auth.authenticate(bearer(RAW))
+    assert caller.api_key_id == "key_1" and caller.rate.remaining == 599
+    assert limits.calls == [("key#key_1", int(NOW), 600)]  # counted once, not refused
+    warnings = [r for r in caplog.records if r.name == "core.services.key_auth"]
+    assert [r.levelname for r in warnings] == ["WARNING"]
+    assert RAW not in caplog.text and hash_key(RAW) not in caplog.text
 
 
 def test_default_rate_limit_when_record_has_none(keys: FakeKeys, limits: FakeLimits) -> None:

@@ -142,9 +142,21 @@ class ChatStream:
     def _deliver(self) -> None:
         if not self._delivered:
             # From here on even a crash bills this turn. A hold that is gone (swept) stops the turn, unpaid.
-            if not self._credits.mark_delivered(self._hold):
+            if not self._mark_delivered():
                 raise ModelError("MODEL_TIMEOUT")
             self._delivered = True
+
+    def _mark_delivered(self) -> bool:
+        """The mark, retried once after a failure: it is idempotent, and a lost reply may hide an applied mark.
+
+        Giving up after a mark that did apply would leave a hold that release refuses and the sweeper
+        charges, for a turn that showed no text; the retry settles which it is, so the text follows the charge.
+        """
+        try:
+            return self._credits.mark_delivered(self._hold)
+        except Exception:
+            logger.warning("marking a chat turn delivered failed; retrying once", extra={"turnId": self.turn_id})
+        return self._credits.mark_delivered(self._hold)
 
     def _finish(self, complete: bool) -> None:
         """Once per turn: settle the hold if any text was delivered, else release it; keep the transcript."""

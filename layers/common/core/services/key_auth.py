@@ -2,11 +2,12 @@
 
 Per request: an offline checksum test, one GetItem by SHA-256, the sliding-window
 limiter's GetItem and conditional UpdateItem, and (at most once a minute per key) the
-``lastUsedAt`` write. Every refusal carries the same vague message.
+``lastUsedAt`` write (best-effort). Every refusal carries the same vague message.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.rate_limits import RateLimitRepository
 from .rate_limit import RateStatus, SlidingWindowLimiter
 
+logger = logging.getLogger(__name__)
 VAGUE_MESSAGE = "Invalid or missing API key"
 
 
@@ -55,5 +57,10 @@ class KeyAuthenticator:
     def _count_request(self, key_id: str, key_hash: str, limit: int) -> RateStatus:
         status = self._limiter.take(f"key#{key_id}", limit)
         if status.new_minute:  # the key's first request counted in this clock minute: lastUsedAt within a minute
-            self._keys.touch_last_used(key_hash, now_iso())
+            try:
+                self._keys.touch_last_used(key_hash, now_iso())
+            except Exception:
+                # Bookkeeping only: the request is already counted, so failing it would cost the caller a
+                # place in the window for nothing. The key (or its hash) never goes to the log; its id may.
+                logger.warning("lastUsedAt was not updated", extra={"apiKeyId": key_id})
         return status

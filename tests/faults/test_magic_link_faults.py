@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ReadTimeoutError
-
 from core.ids import new_id
 from core.repositories.users import UserRepository
 from core.services.identity import sha256
@@ -70,10 +68,12 @@ class MagicLinkScenario:
         assert world.portal.verify(state.token).status == 401, "the link works twice"
 
     def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
-        consumed = next(i for i, c in enumerate(calls) if c.label == "dynamodb.DeleteItem")  # the token goes first
-        if position > consumed or (position == consumed and fault.timeout is ReadTimeoutError):
-            return ("the link's token is deleted before the user and session are written, so this failure "
-                    "leaves the link used up and no session: the user cannot retry (401 on the retry)")  # fmt: skip
+        # The last transaction uses up the token and starts the session; the handler reads the account after it.
+        committed = max(i for i, c in enumerate(calls) if c.label == "dynamodb.TransactWriteItems")
+        if position > committed:
+            return ("the handler reads the account after the service has used up the link and started the "
+                    "session, so this failure loses the cookie and the retry is 401: the handler must read the "
+                    "account between IdentityService.open_magic_link and complete_magic_link")  # fmt: skip
         return None
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Any
 
 from ..models.records import SessionRecord, UserRecord
 from . import main_table as keys
-from .dynamo import cancelled_by_condition, from_item, to_item, translate_errors
+from .dynamo import StorageUnavailable, cancelled_by_condition, from_item, to_item, translate_errors
 
 
 class UserRepository:
@@ -77,42 +76,66 @@ class UserRepository:
                 ExpressionAttributeValues=to_item({":plan": plan}),
             )
 
-    # --- magic-link tokens: stored by hash, consumed exactly once
+    # --- magic-link tokens: stored by hash, used once (by the transaction that starts the session)
 
     def put_magic_token(self, token_hash: str, email: str, expires_at: int) -> None:
         item = keys.magic_token(token_hash) | {"email": email.lower(), "expiresAt": expires_at}
         with translate_errors("PutItem"):
             self._db.put_item(TableName=self._table, Item=to_item(item))
 
-    def consume_magic_token(self, token_hash: str) -> str | None:
-        """The token's e-mail if it existed and had not expired; either way it is gone afterwards.
-
-        One conditional DeleteItem: of two concurrent verifications only one gets the item.
-        """
-        with translate_errors("DeleteItem"), contextlib.suppress(self._db.exceptions.ConditionalCheckFailedException):
-            old = self._db.delete_item(
-                TableName=self._table,
-                Key=to_item(keys.magic_token(token_hash)),
-                ConditionExpression="attribute_exists(pk)",
-                ReturnValues="ALL_OLD",
-            ).get("Attributes")
-            record = from_item(old) if old else None
-            if record and record["expiresAt"] > time.time():
-                return record["email"]
+    def magic_token_email(self, token_hash: str) -> str | None:
+        """The e-mail of a live token, without using it up; an expired token is deleted (it can never work)."""
+        found = self._get(keys.magic_token(token_hash))
+        if found is None:
+            return None
+        if found["expiresAt"] > time.time():
+            return found["email"]
+        with translate_errors("DeleteItem"):
+            self._db.delete_item(TableName=self._table, Key=to_item(keys.magic_token(token_hash)))
         return None
+
+    def start_session_with_magic_token(self, token_hash: str, session: SessionRecord, cookie_hash: str) -> bool:
+        """Use up the token and start ``session`` in one transaction; False if the token is gone or expired.
+
+        One transaction, so no failure leaves a used link without a session (the user can retry) or
+        a session without a used link; of two verifications of one token, only one passes the condition.
+        """
+        delete = {
+            "TableName": self._table,
+            "Key": to_item(keys.magic_token(token_hash)),
+            "ConditionExpression": "attribute_exists(pk) AND expiresAt > :now",
+            "ExpressionAttributeValues": to_item({":now": int(time.time())}),
+        }
+        items = [{"Delete": delete}, *self._session_puts(session, cookie_hash)]
+        try:
+            with translate_errors("TransactWriteItems"):
+                try:
+                    self._db.transact_write_items(TransactItems=items)
+                except self._db.exceptions.TransactionCanceledException as exc:
+                    if cancelled_by_condition(exc, 0):
+                        return False
+                    raise
+        except StorageUnavailable:
+            # The reply may be lost after the write applied (a read timeout): the session's id is new,
+            # so its presence says the transaction happened. If this read fails too, the link may be
+            # used up without the user's knowing it (two failures in a row): they request a new one.
+            if self._get(keys.session(session.id)) is None:
+                raise
+        return True
 
     # --- sessions: one item by id (for the JWT's sid) and one by token hash (for the cookie)
 
-    def create_session(self, session: SessionRecord, token_hash: str) -> None:
+    def _session_puts(self, session: SessionRecord, token_hash: str) -> list[dict[str, Any]]:
         ttl = {"expiresAt": session.expires_at}
         pointer = keys.session_token(token_hash) | {"sessionId": session.id, "userId": session.user_id} | ttl
+        return [
+            {"Put": self._put_new(keys.session(session.id) | session.attributes() | {"tokenHash": token_hash})},
+            {"Put": self._put_new(pointer)},
+        ]
+
+    def create_session(self, session: SessionRecord, token_hash: str) -> None:
         with translate_errors("TransactWriteItems"):
-            self._db.transact_write_items(
-                TransactItems=[
-                    {"Put": self._put_new(keys.session(session.id) | session.attributes() | {"tokenHash": token_hash})},
-                    {"Put": self._put_new(pointer)},
-                ]
-            )
+            self._db.transact_write_items(TransactItems=self._session_puts(session, token_hash))
 
     def get_session(self, session_id: str) -> SessionRecord | None:
         found = self._get(keys.session(session_id))

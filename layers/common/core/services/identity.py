@@ -28,6 +28,7 @@ from .rate_limit import SlidingWindowLimiter
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 SESSION_COOKIE = "session"
+INVALID_LINK = "This sign-in link is invalid, used or expired"
 logger = logging.getLogger(__name__)
 
 
@@ -60,6 +61,14 @@ class NewSession:
     user: UserRecord
     token: str  # the raw cookie value: returned to the browser once, never stored
     max_age: int
+
+
+@dataclass(frozen=True)
+class MagicSignIn:
+    """A live magic link's user, before the link is used up (see ``IdentityService.complete_magic_link``)."""
+
+    token_hash: str
+    user: UserRecord
 
 
 @dataclass(frozen=True)
@@ -130,11 +139,23 @@ class IdentityService:
                 return False
         return True
 
-    def verify_magic_link(self, token: str) -> NewSession:
-        email = self._users.consume_magic_token(sha256(token)) if token else None
+    def open_magic_link(self, token: str) -> MagicSignIn:
+        """The live link's user (created on a first sign-in); the link is not used up yet, so it survives a failure."""
+        token_hash = sha256(token) if token else ""
+        email = self._users.magic_token_email(token_hash) if token else None
         if email is None:
-            raise Unauthorized("This sign-in link is invalid, used or expired")
-        return self._start_session(self._user_for(email, name="", image=""))
+            raise Unauthorized(INVALID_LINK)
+        return MagicSignIn(token_hash=token_hash, user=self._user_for(email, name="", image=""))
+
+    def complete_magic_link(self, sign_in: MagicSignIn) -> NewSession:
+        """Use up the link and start the session: one transaction, and nothing that can fail after it."""
+        session, token = self._new_session(sign_in.user)
+        if not self._users.start_session_with_magic_token(sign_in.token_hash, session, sha256(token)):
+            raise Unauthorized(INVALID_LINK)  # a concurrent verification got it first, or it has just expired
+        return NewSession(user=sign_in.user, token=token, max_age=self._session_ttl)
+
+    def verify_magic_link(self, token: str) -> NewSession:
+        return self.complete_magic_link(self.open_magic_link(token))
 
     def sign_in_with(self, provider: str, id_token: str) -> NewSession:
         identity: VerifiedIdentity = verify_id_token(
@@ -150,11 +171,16 @@ class IdentityService:
         user = UserRecord(id=new_id("usr"), email=email, name=name, image=image, created_at=now_iso())
         return self._users.create(user)
 
-    def _start_session(self, user: UserRecord) -> NewSession:
+    def _new_session(self, user: UserRecord) -> tuple[SessionRecord, str]:
+        """A session not stored yet, and its raw cookie token."""
         token = secrets.token_urlsafe(32)
         session = SessionRecord(
             id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + self._session_ttl
         )
+        return session, token
+
+    def _start_session(self, user: UserRecord) -> NewSession:
+        session, token = self._new_session(user)
         self._users.create_session(session, sha256(token))
         return NewSession(user=user, token=token, max_age=self._session_ttl)
 

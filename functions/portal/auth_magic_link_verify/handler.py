@@ -25,8 +25,10 @@ app = portal_api(authenticated=False)
     response_headers=("Set-Cookie",),
 )
 def verify_magic_link():
-    session = deps.identity().verify_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
-    account = deps.workspaces().account(session.user.id)
+    identity = deps.identity()
+    sign_in = identity.open_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
+    account = deps.workspaces().account(sign_in.user.id)  # read before the link is used up: a failure here is retryable
+    session = identity.complete_magic_link(sign_in)  # one transaction; nothing after it can fail
     cookie = session_cookie(session.token, session.max_age, secure=get_settings().cookie_secure)
     return json_response(SignInResponse(user=account), cookies=[cookie])
 

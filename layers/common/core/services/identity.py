@@ -154,9 +154,6 @@ class IdentityService:
             raise Unauthorized(INVALID_LINK)  # a concurrent verification got it first, or it has just expired
         return NewSession(user=sign_in.user, token=token, max_age=self._session_ttl)
 
-    def verify_magic_link(self, token: str) -> NewSession:
-        return self.complete_magic_link(self.open_magic_link(token))
-
     def sign_in_with(self, provider: str, id_token: str) -> NewSession:
         identity: VerifiedIdentity = verify_id_token(
             provider, id_token, self._jwks(provider), self._client_ids(provider)

@@ -43,6 +43,18 @@ def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     deps.reset()
 
 
+@pytest.fixture
+def as_function(monkeypatch: pytest.MonkeyPatch):
+    """Give the process the environment template.yaml gives one function (e.g. API_PLANE=portal)."""
+
+    def apply(logical_id: str) -> None:
+        for name, value in stack().functions()[logical_id].environment.items():
+            monkeypatch.setenv(name, value)
+        deps.reset()
+
+    return apply
+
+
 @dataclass
 class Aws:
     dynamodb: Any

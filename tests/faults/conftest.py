@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from core import deps
 from tests.conftest import Aws
-from tests.faults.harness import World, cases, environment, open_moto
+from tests.faults.harness import World, cases, lambda_moto
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,17 +38,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="module")
 def shared_aws() -> Iterator[Aws]:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-        monkeypatch.delenv("AWS_PROFILE", raising=False)
-        for name, value in environment().items():
-            monkeypatch.setenv(name, value)
-        mock, clients = open_moto()
-        try:
-            yield clients
-        finally:
-            mock.stop()
-            deps.reset()
+    with lambda_moto() as (_, clients):
+        yield clients
 
 
 @pytest.fixture

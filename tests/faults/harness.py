@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -94,24 +95,31 @@ def open_moto() -> tuple[Any, Aws]:
 _probed: dict[str, list[Call]] = {}
 
 
+@contextmanager
+def lambda_moto() -> Iterator[tuple[pytest.MonkeyPatch, Aws]]:
+    """A moto of its own with the functions' environment set, outside any test's fixtures; undone on exit."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+        monkeypatch.delenv("AWS_PROFILE", raising=False)
+        for name, value in environment().items():
+            monkeypatch.setenv(name, value)
+        mock, clients = open_moto()
+        try:
+            yield monkeypatch, clients
+        finally:
+            mock.stop()
+            deps.reset()
+
+
 def probe(scenario: Scenario) -> list[Call]:
     """The calls a clean run of the scenario's act makes (once per process, in a moto of its own)."""
     if scenario.name not in _probed:
-        with pytest.MonkeyPatch.context() as monkeypatch, tempfile.TemporaryDirectory() as tmp:
-            monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-            monkeypatch.delenv("AWS_PROFILE", raising=False)
-            for name, value in environment().items():
-                monkeypatch.setenv(name, value)
-            mock, clients = open_moto()
-            try:
-                world = World(clients, monkeypatch, Path(tmp))
-                state = scenario.arrange(world)
-                with world.injector.armed() as calls:
-                    scenario.act(world, state)
-                _probed[scenario.name] = list(calls)
-            finally:
-                mock.stop()
-                deps.reset()
+        with lambda_moto() as (monkeypatch, clients), tempfile.TemporaryDirectory() as tmp:
+            world = World(clients, monkeypatch, Path(tmp))
+            state = scenario.arrange(world)
+            with world.injector.armed() as calls:
+                scenario.act(world, state)
+            _probed[scenario.name] = list(calls)
     return _probed[scenario.name]
 
 

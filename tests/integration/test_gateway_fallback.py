@@ -18,19 +18,6 @@ LIMIT = 256 * 1024
 PORTAL_ORIGIN = stack().parameters["PortalAllowOrigin"]
 
 
-@pytest.fixture
-def as_function(monkeypatch: pytest.MonkeyPatch):
-    """Give the process the environment template.yaml gives one function (e.g. API_PLANE=portal)."""
-    from core import deps
-
-    def apply(logical_id: str) -> None:
-        for name, value in stack().functions()[logical_id].environment.items():
-            monkeypatch.setenv(name, value)
-        deps.reset()
-
-    return apply
-
-
 def brain_fallback(resource: str, request_path: str, method: str, **params: str):
     event = sample_event(BRAIN)
     event["resource"] = event["requestContext"]["resourcePath"] = resource

@@ -26,18 +26,6 @@ def test_table_covers_every_routed_path_of_both_planes() -> None:
     assert table["portal"]["/api/workspaces/{workspaceId}"] == ["DELETE", "GET", "OPTIONS"]
 
 
-@pytest.fixture
-def as_function(monkeypatch: pytest.MonkeyPatch):
-    from core import deps
-
-    def apply(logical_id: str) -> None:
-        for name, value in stack().functions()[logical_id].environment.items():
-            monkeypatch.setenv(name, value)
-        deps.reset()
-
-    return apply
-
-
 def fallback(function: str, resource: str, path: str, method: str) -> Any:
     event = sample_event(function)
     event["resource"] = event["requestContext"]["resourcePath"] = resource

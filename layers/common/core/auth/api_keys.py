@@ -33,7 +33,8 @@ def _checksum(body: str) -> str:
 
 
 def generate(secret: bytes | None = None) -> str:
-    """A new raw key. ``secret`` is for deterministic fixtures only."""
+    """A new raw key: random, or derived from ``secret`` (an idempotent mint's HMAC of its attempt id, so a
+    replay can hand back the same key without storing it; tests use it for fixed fixtures)."""
     raw = secret if secret is not None else secrets.token_bytes(32)
     body = PREFIX + _base62(int.from_bytes(raw, "big"), _SECRET_CHARS)
     return body + _checksum(body)

@@ -48,7 +48,7 @@ $(VENV_CHECKOV)/.installed: requirements-checkov.txt
 serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local
 
-test: lint validate checkov build
+test: lint validate checkov build browser-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
@@ -72,6 +72,24 @@ build: $(VENV_SAM)/.installed
 unit integration e2e local attack faults load: $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/$@
 
+# Debian's chromium and chromium-driver for tests/browser: installed when we are root with apt-get; otherwise a
+# message, and the browser tests skip (under CI=true or REQUIRE_BROWSER=1 they fail instead).
+.PHONY: browser browser-deps
+browser-deps:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then \
+	  echo "browser-deps: chromium and chromedriver are installed"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update && apt-get install -y --no-install-recommends chromium chromium-driver \
+	    || echo "browser-deps: apt-get could not install chromium chromium-driver: the browser tests will skip"; \
+	else \
+	  echo "browser-deps: /usr/bin/chromium or /usr/bin/chromedriver is missing and cannot be installed here" \
+	       "(needs root and apt-get): the browser tests will skip. Install: sudo apt-get install chromium chromium-driver"; \
+	fi
+
+browser: browser-deps $(VENV)/.installed $(VENV_SAM)/.installed
+	$(PY) -m pytest $(PYTEST_ARGS) tests/browser
+
 # A long schemathesis run (make test runs a short one): every phase, many more cases, a fresh seed.
 fuzz: $(VENV)/.installed
 	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-150} FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-600} FUZZ_SEED=$${FUZZ_SEED:-$$RANDOM} \
@@ -87,6 +105,7 @@ bench: $(VENV)/.installed
 	PYTHONPATH=layers/common:. $(PY) bench/purge.py
 	$(PY) bench/stream_memory.py
 	$(PY) bench/chat_turn.py
+	$(PY) bench/cost_inputs.py
 
 clean:
 	rm -rf .aws-sam .local .pytest_cache .ruff_cache

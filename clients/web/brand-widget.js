@@ -1,0 +1,397 @@
+/*
+ * brand-widget.js: an agent's brand page (theme, greeting, feed grid, streamed chat) in one <script> tag.
+ *
+ *   <script src="https://cdn.example/brand-widget.js" async
+ *           data-brain-url="https://brain.example" data-key="sk_ws_…" data-agent="prj_…"></script>
+ *
+ * Optional: data-target="#css-selector" (render there, else right after the tag), data-limit (feed tiles, 12).
+ * Plain JS, no build step. Every API string reaches the DOM through textContent or a URL attribute,
+ * never innerHTML. No globals: each tag mounts its own instance, so two on one page work side by side.
+ * See clients/web/README.md for the key to use (restricted origins, low rate limit) and the CSP.
+ */
+(function () {
+  "use strict";
+
+  var CLIENT_STORAGE = "brandWidget.client";
+  var SIGN_BATCH = 50; // POST /v1/media-urls signs at most 50 paths at once
+  var SIGN_TTL = 900; // seconds a signed media URL lives
+  var RESIGN_MARGIN_MS = 60000; // a URL this close to its expiry is signed again before use
+  var MAX_MEDIA_RETRIES = 2; // re-signs per element after a load error (expired, revoked…)
+  var HISTORY_TURNS = 20;
+
+  function ApiError(status, code, message, retryAfter) {
+    var error = new Error(message);
+    error.status = status;
+    error.code = code;
+    error.retryAfter = retryAfter;
+    return error;
+  }
+
+  // A fetch that never reached an answer the page can read: the network failed, or the service answered
+  // without CORS headers (a key restricted to other origins is refused that way: 403 ORIGIN_NOT_ALLOWED).
+  function unreachable() {
+    return ApiError(0, "UNREACHABLE",
+      "The brand service could not be reached from this page: this page's origin may not be allowed " +
+      "for its key (ORIGIN_NOT_ALLOWED), or the service is unavailable.");
+  }
+
+  async function errorFrom(response) {
+    var body = {};
+    try { body = await response.json(); } catch (ignored) { /* not JSON: status alone */ }
+    var retry = parseInt(response.headers.get("Retry-After") || "", 10);
+    return ApiError(response.status, body.code || "HTTP_" + response.status,
+      body.error || "The service answered " + response.status + ".", isNaN(retry) ? null : retry);
+  }
+
+  function Api(brainUrl, key) {
+    this.call = async function (method, path, body, signal) {
+      var headers = { Authorization: "Bearer " + key };
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      var response;
+      try {
+        response = await fetch(brainUrl + path, {
+          method: method, headers: headers, signal: signal, credentials: "omit", referrerPolicy: "origin",
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (error) {
+        if (error.name === "AbortError") throw error;
+        throw unreachable();
+      }
+      if (!response.ok) throw await errorFrom(response);
+      return response;
+    };
+    this.json = async function (method, path, body) {
+      return (await this.call(method, path, body)).json();
+    };
+  }
+
+  // Short-lived signed URLs for media paths: <img> and <video> cannot send the key, and a key never goes in a URL.
+  function Signer(api) {
+    var signed = {}; // path -> {url, expiresMs}
+    function fresh(path) {
+      var entry = signed[path];
+      return entry && entry.expiresMs - Date.now() > RESIGN_MARGIN_MS;
+    }
+    function expiryMs(value) {
+      if (typeof value === "number") return value < 1e12 ? value * 1000 : value;
+      var parsed = Date.parse(value);
+      return isNaN(parsed) ? Date.now() + SIGN_TTL * 1000 : parsed;
+    }
+    this.sign = async function (paths, force) {
+      var wanted = paths.filter(function (p, i) { return paths.indexOf(p) === i && (force || !fresh(p)); });
+      for (var start = 0; start < wanted.length; start += SIGN_BATCH) {
+        var batch = wanted.slice(start, start + SIGN_BATCH);
+        var answer = await api.json("POST", "/v1/media-urls", { paths: batch, expiresIn: SIGN_TTL });
+        answer.urls.forEach(function (u) { signed[u.path] = { url: u.url, expiresMs: expiryMs(u.expiresAt) }; });
+      }
+    };
+    this.url = function (path) { return signed[path] ? signed[path].url : null; };
+  }
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function uniqueId(prefix) {
+    return prefix + "-" + Math.random().toString(36).slice(2, 10);
+  }
+
+  function randomId() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID(); // secure contexts only
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
+  // One id per visitor and browser, kept across visits: the service limits chat turns per `client`.
+  function visitorId() {
+    try {
+      var stored = localStorage.getItem(CLIENT_STORAGE);
+      if (stored && /^[A-Za-z0-9_-]{16,128}$/.test(stored)) return stored;
+      var made = randomId();
+      localStorage.setItem(CLIENT_STORAGE, made);
+      return made;
+    } catch (storageBlocked) {
+      return randomId(); // storage disabled (privacy mode, sandboxed frame): one id for this page view
+    }
+  }
+
+  function applyTheme(root, theme) {
+    var colours = { primary: "--bw-primary", accent: "--bw-accent", background: "--bw-background", text: "--bw-text" };
+    Object.keys(colours).forEach(function (name) {
+      var value = theme[name];
+      if (typeof value === "string" && CSS.supports("color", value)) root.style.setProperty(colours[name], value);
+    });
+    var font = theme.fontFamily;
+    if (typeof font === "string" && CSS.supports("font-family", font)) {
+      root.style.setProperty("--bw-font", font + ", system-ui, sans-serif");
+    }
+  }
+
+  // What a feed post shows: its video (with poster), its first image, or its text.
+  function tileOf(post, base) {
+    var first = (post.pages || [])[0];
+    if (post.isVideo && post.playable) {
+      return { kind: "video", path: base + post.playable, poster: post.poster ? base + post.poster : null, post: post };
+    }
+    if (first && first.mediaType) return { kind: first.mediaType, path: base + first.key, poster: null, post: post };
+    if (post.mediaType === "image") return { kind: "image", path: base + post.key, poster: null, post: post };
+    return { kind: "text", path: null, poster: null, post: post };
+  }
+
+  function Widget(script) {
+    var brainUrl = (script.dataset.brainUrl || "").replace(/\/+$/, "");
+    var agent = script.dataset.agent || "";
+    var limit = parseInt(script.dataset.limit || "12", 10) || 12;
+    var api = new Api(brainUrl, script.dataset.key || "");
+    var signer = new Signer(api);
+    var client = visitorId();
+    var history = [];
+    var threadKey = null;
+    var controller = null;
+
+    var root = el("section", "bw");
+    root.setAttribute("aria-label", "Brand page");
+    var avatar = el("img", "bw-avatar");
+    avatar.alt = "";
+    avatar.hidden = true;
+    var greeting = el("p", "bw-greeting");
+    var head = el("header", "bw-head");
+    head.append(avatar, greeting);
+    var status = el("p", "bw-status");
+    status.setAttribute("role", "status");
+    var grid = el("div", "bw-grid");
+    grid.setAttribute("aria-label", "Feed");
+    grid.setAttribute("role", "list");
+    var log = el("div", "bw-log");
+    log.setAttribute("aria-live", "polite");
+    log.setAttribute("aria-label", "Conversation");
+    var form = el("form", "bw-form");
+    var inputId = uniqueId("bw-input");
+    var label = el("label", "bw-label", "Ask a question");
+    label.htmlFor = inputId;
+    var input = el("input", "bw-input");
+    input.id = inputId;
+    input.type = "text";
+    input.maxLength = 4000;
+    input.autocomplete = "off";
+    var sendButton = el("button", "bw-send", "Send");
+    sendButton.type = "submit";
+    var stopButton = el("button", "bw-stop", "Stop");
+    stopButton.type = "button";
+    stopButton.disabled = true;
+    var chatStatus = el("p", "bw-chat-status");
+    chatStatus.setAttribute("role", "alert");
+    form.append(label, input, sendButton, stopButton);
+    var chat = el("div", "bw-chat");
+    chat.append(log, form, chatStatus);
+    root.append(head, status, grid, chat);
+
+    function show(node, message, kind) {
+      node.textContent = message || "";
+      node.dataset.kind = kind || "";
+    }
+
+    function mediaElement(tile, url) {
+      var media;
+      if (tile.kind === "video") {
+        media = el("video", "bw-media");
+        media.controls = true;
+        media.preload = "metadata";
+        media.playsInline = true;
+        if (tile.poster && signer.url(tile.poster)) media.poster = signer.url(tile.poster);
+      } else {
+        media = el("img", "bw-media");
+        media.alt = tile.post.title || tile.post.caption || "";
+        media.loading = "lazy";
+        media.decoding = "async";
+      }
+      media.dataset.path = tile.path;
+      media.src = url;
+      var retries = 0;
+      // A signed URL that expired (403 SIGNED_URL_EXPIRED) or broke: sign it again and pick up where it was.
+      media.addEventListener("error", async function () {
+        if (retries >= MAX_MEDIA_RETRIES) return;
+        retries += 1;
+        var at = media.currentTime || 0;
+        var playing = tile.kind === "video" && !media.paused;
+        try {
+          await signer.sign([tile.path], true);
+          media.src = signer.url(tile.path);
+          if (tile.kind === "video") {
+            media.currentTime = at;
+            if (playing) media.play().catch(function () { /* autoplay policy: the user presses play */ });
+          }
+        } catch (error) {
+          show(status, "A picture or video could not be loaded: " + error.message, "error");
+        }
+      });
+      return media;
+    }
+
+    function tileNode(tile) {
+      var figure = el("figure", "bw-tile");
+      figure.setAttribute("role", "listitem");
+      figure.dataset.kind = tile.kind;
+      var url = tile.path && signer.url(tile.path);
+      if (url) figure.append(mediaElement(tile, url));
+      else figure.append(el("p", "bw-text", tile.post.title || ""));
+      var caption = tile.post.caption || tile.post.title;
+      if (caption) figure.append(el("figcaption", "bw-caption", caption));
+      return figure;
+    }
+
+    async function loadFeed(avatarPath) {
+      var posts = await api.json("GET", "/v1/agent/" + encodeURIComponent(agent) + "/feed");
+      var base = "projects/" + agent + "/";
+      var tiles = posts.slice(0, limit).map(function (post) { return tileOf(post, base); });
+      var paths = avatarPath ? [avatarPath] : [];
+      tiles.forEach(function (t) { [t.path, t.poster].forEach(function (p) { if (p) paths.push(p); }); });
+      await signer.sign(paths);
+      if (avatarPath && signer.url(avatarPath)) {
+        avatar.src = signer.url(avatarPath);
+        avatar.hidden = false;
+      }
+      grid.replaceChildren.apply(grid, tiles.map(tileNode));
+    }
+
+    async function load() {
+      show(status, "Loading…", "info");
+      try {
+        var wrap = await api.json("GET", "/v1/agent/" + encodeURIComponent(agent) + "/wrap");
+        applyTheme(root, wrap.theme || {});
+        greeting.textContent = wrap.greeting || "";
+        var avatarPath = typeof wrap.avatar === "string" && wrap.avatar ? "projects/" + agent + "/" + wrap.avatar : null;
+        await loadFeed(avatarPath);
+        show(status, "", "");
+      } catch (error) {
+        show(status, error.message, "error");
+        root.dataset.error = error.code;
+      }
+    }
+
+    function refusal(error) {
+      if (error.status === 429) {
+        var wait = error.retryAfter !== null ? error.retryAfter : 60;
+        return "Too many messages. Please wait " + wait + " s before sending another.";
+      }
+      if (error.status === 402) return "The assistant is unavailable right now: its owner has run out of credits.";
+      return error.message;
+    }
+
+    // The reply as the service streams it: NDJSON, one event per line, text appended as each delta arrives.
+    async function readStream(body, reply) {
+      var reader = body.getReader();
+      var decoder = new TextDecoder();
+      var buffered = "";
+      var ended = null;
+      function handle(line) {
+        if (!line.trim()) return;
+        var event = JSON.parse(line);
+        if (event.type === "start") threadKey = event.threadKey;
+        else if (event.type === "delta") reply.textContent += event.text;
+        else if (event.type === "done" || event.type === "error") ended = event;
+      }
+      for (;;) {
+        var chunk = await reader.read();
+        if (chunk.done) break;
+        buffered += decoder.decode(chunk.value, { stream: true });
+        var lines = buffered.split("\n");
+        buffered = lines.pop();
+        lines.forEach(handle);
+      }
+      handle(buffered + decoder.decode());
+      return ended;
+    }
+
+    async function send(prompt) {
+      controller = new AbortController();
+      stopButton.disabled = false;
+      sendButton.disabled = true;
+      show(chatStatus, "", "");
+      log.append(el("p", "bw-message bw-user", prompt));
+      var reply = el("p", "bw-message bw-reply");
+      reply.dataset.state = "waiting";
+      log.append(reply);
+      log.setAttribute("aria-busy", "true");
+      var body = { prompt: prompt, client: client, history: history.slice(-2 * HISTORY_TURNS) };
+      if (threadKey) body.threadKey = threadKey;
+      try {
+        var response = await api.call("POST", "/v1/agent/" + encodeURIComponent(agent) + "/chat", body,
+          controller.signal);
+        reply.dataset.state = "streaming";
+        var ended = await readStream(response.body, reply);
+        if (ended && ended.type === "done") {
+          reply.dataset.state = "done";
+          history.push({ role: "user", content: prompt }, { role: "assistant", content: reply.textContent });
+        } else {
+          reply.dataset.state = "failed";
+          show(chatStatus, ended ? ended.message : "The reply was cut off. Please try again.", "error");
+        }
+      } catch (error) {
+        if (error.name === "AbortError") {
+          reply.dataset.state = "stopped";
+          show(chatStatus, "Stopped.", "info");
+        } else {
+          reply.dataset.state = "failed";
+          show(chatStatus, refusal(error), "error");
+          root.dataset.error = error.code || "STREAM_FAILED";
+        }
+        if (!reply.textContent) reply.remove();
+      } finally {
+        controller = null;
+        stopButton.disabled = true;
+        sendButton.disabled = false;
+        log.removeAttribute("aria-busy");
+      }
+    }
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var prompt = input.value.trim();
+      if (!prompt || controller) return;
+      input.value = "";
+      send(prompt);
+    });
+    stopButton.addEventListener("click", function () {
+      if (controller) controller.abort();
+    });
+
+    this.mount = function () {
+      var target = script.dataset.target ? document.querySelector(script.dataset.target) : null;
+      if (script.dataset.target && !target) {
+        show(status, "brand-widget: no element matches data-target " + script.dataset.target, "error");
+      }
+      if (target) target.append(root);
+      else script.after(root);
+      if (!brainUrl || !agent || !script.dataset.key) {
+        show(status, "brand-widget: data-brain-url, data-key and data-agent are required.", "error");
+        return;
+      }
+      load();
+    };
+  }
+
+  // The stylesheet next to this script, linked once per page (a <link>, so a CSP needs no 'unsafe-inline').
+  function linkStyles(script) {
+    var href = script.src.replace(/brand-widget(\.min)?\.js(\?.*)?$/, "brand-widget.css");
+    if (href === script.src || document.querySelector("link[data-brand-widget]")) return;
+    var link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = href;
+    link.dataset.brandWidget = "";
+    document.head.append(link);
+  }
+
+  // document.currentScript is this tag while it runs (async too); else every tag not mounted yet.
+  var scripts = document.currentScript ? [document.currentScript]
+    : Array.prototype.slice.call(document.querySelectorAll("script[data-brain-url]"));
+  scripts.forEach(function (script) {
+    if (script.dataset.bwMounted) return;
+    script.dataset.bwMounted = "true";
+    linkStyles(script);
+    new Widget(script).mount();
+  });
+})();

@@ -106,7 +106,6 @@ bench: $(VENV)/.installed
 	$(PY) bench/stream_memory.py
 	$(PY) bench/chat_turn.py
 	$(PY) bench/cost_inputs.py
-	$(PY) bench/cost_inputs.py
 
 clean:
 	rm -rf .aws-sam .local .pytest_cache .ruff_cache

@@ -22,7 +22,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import BaseModel, ValidationError
 
-from . import deps, json_body
+from . import deps, json_body, observability
 from .auth.bearer import authorization_count
 from .errors import (
     DomainError,
@@ -78,6 +78,7 @@ def json_response(
 
 
 def error_response(error: DomainError) -> Response:
+    observability.count("Errors", code=error.code)  # every error answer passes here, so it is counted once
     return json_response(error.body(), status=error.status, headers=dict(error.headers))
 
 
@@ -160,15 +161,28 @@ def validation_failed(error: ValidationError) -> ValidationFailed:
     return ValidationFailed(f"{field}: {message}")
 
 
+class _ObservedResolver(APIGatewayRestResolver):
+    """Each ``resolve`` is one observed invocation: correlation id, cold start, the caller's ids, one
+    ``request done`` line with status and latency, and the invocation's metrics (core.observability)."""
+
+    def __init__(self, plane: Callable[[], str], **kwargs: Any):
+        super().__init__(**kwargs)
+        self._plane = plane
+
+    def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return observability.invocation(self._plane(), super().resolve, event, context)
+
+
 def _make_resolver(
     authenticate: Authenticate | None,
     allow_origin: Callable[[], str],
     *,
+    plane: Callable[[], str],
     unauthorized: str = "Unauthorized",
     fallback: bool = False,
     allowed_methods: Callable[[str], Sequence[str]] | None = None,
 ) -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(serializer=_serialize)
+    app = _ObservedResolver(plane, serializer=_serialize)
     app.use(middlewares=[_boundary_for(authenticate, allow_origin, None if fallback else unauthorized)])
 
     @app.not_found
@@ -189,18 +203,23 @@ def _make_resolver(
 def _authenticate_workspace_key(app: APIGatewayRestResolver) -> dict[str, str]:
     caller = deps.key_authenticator().authenticate(app.current_event.headers)
     app.append_context(caller=caller)
+    observability.identify(workspace_id=caller.workspace_id, key_id=caller.api_key_id)
     return caller.rate.headers()
 
 
 def brain_api() -> APIGatewayRestResolver:
     """Read plane: every route requires a workspace API key (and counts against its rate limit)."""
-    return _make_resolver(_authenticate_workspace_key, lambda: _plane_origin("brain"), unauthorized=VAGUE_MESSAGE)
+    return _make_resolver(
+        _authenticate_workspace_key, lambda: _plane_origin("brain"), plane=lambda: "brain", unauthorized=VAGUE_MESSAGE
+    )
 
 
 def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
     from .auth.bearer import bearer_token
 
-    app.append_context(caller=deps.identity().authenticate(bearer_token(app.current_event.headers)))
+    caller = deps.identity().authenticate(bearer_token(app.current_event.headers))
+    app.append_context(caller=caller)
+    observability.identify(user_id=caller.user_id)
     return {}
 
 
@@ -209,6 +228,7 @@ def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
     return _make_resolver(
         _authenticate_portal_jwt if authenticated else None,
         lambda: _plane_origin("portal"),
+        plane=lambda: "portal",
         unauthorized="Send one Authorization header",
     )
 
@@ -217,7 +237,11 @@ def fallback_api(allowed_methods: Callable[[str], Sequence[str]] | None = None) 
     """No routes and no credential: answers 404/405 for whatever API Gateway did not route; a 405 carries
     ``Allow`` with ``allowed_methods(resource)`` (RFC 9110)."""
     return _make_resolver(
-        None, lambda: _plane_origin(get_settings().api_plane), fallback=True, allowed_methods=allowed_methods
+        None,
+        lambda: _plane_origin(get_settings().api_plane),
+        plane=lambda: get_settings().api_plane,
+        fallback=True,
+        allowed_methods=allowed_methods,
     )
 
 

@@ -1,0 +1,189 @@
+"""Logs, metrics and traces through Powertools, behind the few calls the rest of the layer makes.
+
+- ``invocation(plane, handler, event, context)`` frames one invocation (the HTTP factory's resolver,
+  ``core.runtime`` through it, and the workers' ``observed`` decorator): Powertools' ``inject_lambda_context``
+  (cold start, function, request id, the API Gateway request id as ``correlation_id``), then one
+  ``request done`` line with status and latency, then one flush of the invocation's metrics. A streamed
+  body is finished when it closes, so the line and the flush come after the stream.
+- ``count`` / ``add`` record a fact where it is known (services); ``identify`` names the caller.
+- ``subsegment`` traces a call (the model's) when X-Ray is on; Tracer is imported only then.
+
+Metrics are EMF: one document per dimension set (``core.observability.catalogue`` bounds every dimension).
+Nothing here may fail a request: a broken emitter is a warning line, never an error answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
+
+from ..streaming import StreamBody
+from .catalogue import bounded_dimensions, unit_of
+
+DEFAULT_NAMESPACE = "WorkspaceService"
+_log = logging.getLogger(__name__)
+_loggers: dict[str, Logger] = {}
+_values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = defaultdict(float)
+_tracer: Any = None
+
+
+def service_name(plane: str) -> str:
+    """One service per plane (``brain``, ``portal``, ``workers``), under the stack's POWERTOOLS_SERVICE_NAME."""
+    return f"{os.environ.get('POWERTOOLS_SERVICE_NAME', 'workspace-service')}-{plane}"
+
+
+def logger_for(plane: str) -> Logger:
+    """The plane's Powertools Logger; in a Lambda sandbox, the layer's own ``core.*`` loggers write through it."""
+    service = service_name(plane)
+    if (found := _loggers.get(service)) is None:
+        found = _loggers[service] = Logger(service=service)
+        if os.environ.get("AWS_EXECUTION_ENV") or not logging.getLogger().handlers:
+            # On Lambda (and in the local runner's containers, where nothing else formats them) one format for
+            # every line. Not in a test process: its root handlers (pytest's, the log scan) must keep seeing them.
+            copy_config_to_registered_loggers(source_logger=found, include={"core"})
+    return found
+
+
+def count(metric: str, value: float = 1, **dimensions: str) -> None:
+    """Add ``value`` to ``metric`` for this invocation (flushed once, at its end)."""
+    try:
+        _values[(metric, bounded_dimensions(metric, dimensions))] += value
+    except Exception:  # an unknown metric is a bug to see in the logs, not a reason to fail the request
+        _log.warning("metric not recorded", extra={"metric": metric}, exc_info=True)
+
+
+def identify(**ids: str) -> None:
+    """The caller's ids on every later line of this invocation (workspace, key id or user id; never a secret)."""
+    for logger in _loggers.values():
+        logger.append_keys(**ids)
+
+
+def flush(plane: str) -> None:
+    """Print this invocation's metrics as EMF lines (Powertools' serializer): one document per dimension set."""
+    from aws_lambda_powertools.metrics import Metrics, single_metric
+
+    values = dict(_values)
+    _values.clear()
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE", DEFAULT_NAMESPACE)
+    service = service_name(plane)
+    try:
+        plain = {name: value for (name, dims), value in values.items() if not dims}
+        if plain:
+            metrics = Metrics(namespace=namespace, service=service)
+            for name, value in plain.items():
+                metrics.add_metric(name=name, unit=unit_of(name), value=value)
+            metrics.flush_metrics()
+        for (name, dims), value in values.items():
+            if dims:
+                dimensions = {"service": service, **dict(dims)}
+                with single_metric(name, unit_of(name), value, namespace=namespace, default_dimensions=dimensions):
+                    pass
+    except Exception:
+        _log.warning("metrics were not emitted", exc_info=True)
+
+
+class _ObservedBody(StreamBody):
+    """A streamed body that finishes its invocation (line, metrics) once the runtime closes it."""
+
+    def __init__(self, body: StreamBody, finish: Callable[[], None]):
+        super().__init__(body)
+        self._body, self._finish = body, finish
+
+    def close(self) -> None:
+        try:
+            self._body.close()  # first: a generator's ``finally`` records usage (credits, bytes)
+        finally:
+            finish, self._finish = self._finish, lambda: None
+            finish()
+
+
+def invocation(plane: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
+    """Run ``handler`` as one observed invocation (see the module's docstring)."""
+    logger = logger_for(plane)
+    started = time.perf_counter()
+    _values.clear()
+
+    def finish(result: Any) -> None:
+        status = result.get("statusCode") if isinstance(result, dict) else None
+        resource = event.get("resource") if isinstance(event, dict) else None
+        extra = {"status": status, "latency_ms": round((time.perf_counter() - started) * 1000, 1)}
+        if resource:  # the route's pattern, never the path: a path may carry a token
+            extra |= {"method": event.get("httpMethod"), "resource": resource}
+        logger.info("request done", extra=extra)
+        if status is not None:
+            count("Requests")
+        flush(plane)
+
+    def observed(event: Any, context: Any) -> Any:
+        with _traced(plane):
+            try:
+                result = handler(event, context)
+            except BaseException:
+                finish({"statusCode": 500} if isinstance(event, dict) and "httpMethod" in event else None)
+                raise
+        body = result.get("body") if isinstance(result, dict) else None
+        if isinstance(body, StreamBody):
+            result["body"] = _ObservedBody(body, lambda: finish(result))
+        else:
+            finish(result)
+        return result
+
+    inject = logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
+    return inject(observed)(event, context)
+
+
+def observed(plane: str) -> Callable[[Callable[[Any, Any], Any]], Callable[[Any, Any], Any]]:
+    """``@observed("workers")`` on a non-HTTP ``lambda_handler``: the same framing as the HTTP factory's."""
+
+    def decorate(handler: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def lambda_handler(event: Any, context: Any) -> Any:
+            return invocation(plane, handler, event, context)
+
+        return lambda_handler
+
+    return decorate
+
+
+def tracing_enabled() -> bool:
+    """X-Ray is on: the function runs with ``Tracing: Active`` (Lambda sets the daemon address) and
+    POWERTOOLS_TRACE_DISABLED is not set. Locally and in tests neither holds, so Tracer is never imported."""
+    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "").lower() in ("1", "true", "yes")
+    return bool(os.environ.get("AWS_XRAY_DAEMON_ADDRESS")) and not disabled
+
+
+def tracer(plane: str) -> Any:
+    """Powertools' Tracer, created on first use (it patches botocore: DynamoDB and S3 calls become subsegments)."""
+    global _tracer  # noqa: PLW0603 - one per container, created on its first traced invocation
+    if _tracer is None:
+        from aws_lambda_powertools import Tracer
+
+        _tracer = Tracer(service=service_name(plane), patch_modules=["botocore"])
+    return _tracer
+
+
+def _traced(plane: str) -> AbstractContextManager[Any]:
+    if not tracing_enabled():
+        return nullcontext()
+    return tracer(plane).provider.in_subsegment(f"## {service_name(plane)}")
+
+
+def subsegment(name: str) -> AbstractContextManager[Any]:
+    """A subsegment around a call (e.g. the model's), or nothing when X-Ray is off."""
+    if _tracer is None or not tracing_enabled():
+        return nullcontext()
+    return _tracer.provider.in_subsegment(name)
+
+
+def stream_subsegment(name: str, chunks: Iterator[Any]) -> Iterator[Any]:
+    """``chunks``, traced as one subsegment from first pull to exhaustion (a streamed model reply)."""
+    with subsegment(name):
+        yield from chunks

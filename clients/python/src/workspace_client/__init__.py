@@ -1,0 +1,53 @@
+"""Python client of the workspace service: ``Portal`` (management plane) and ``Brain`` (read plane), sync and async."""
+
+__version__ = "0.1.0"
+
+from .brain import AsyncBrain, Brain
+from .chat import ChatEvent
+from .errors import (
+    ApiError,
+    AuthError,
+    BadRequestError,
+    ChatStreamError,
+    ClientError,
+    ConflictError,
+    DownloadIntegrityError,
+    ForbiddenError,
+    IncompleteStreamError,
+    NotFoundError,
+    PaymentRequiredError,
+    RangeNotSatisfiableError,
+    RateLimitedError,
+    ServerError,
+    TokenExpiredError,
+    TransportError,
+    ValidationError,
+)
+from .portal import AsyncPortal, Portal
+from .retry import RetryPolicy
+
+__all__ = [
+    "ApiError",
+    "AsyncBrain",
+    "AsyncPortal",
+    "AuthError",
+    "BadRequestError",
+    "Brain",
+    "ChatEvent",
+    "ChatStreamError",
+    "ClientError",
+    "ConflictError",
+    "DownloadIntegrityError",
+    "ForbiddenError",
+    "IncompleteStreamError",
+    "NotFoundError",
+    "PaymentRequiredError",
+    "Portal",
+    "RangeNotSatisfiableError",
+    "RateLimitedError",
+    "RetryPolicy",
+    "ServerError",
+    "TokenExpiredError",
+    "TransportError",
+    "ValidationError",
+]

@@ -1,0 +1,1 @@
+"""Generated from docs/openapi by clients/python/generate.py: do not edit."""

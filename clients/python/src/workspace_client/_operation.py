@@ -1,0 +1,78 @@
+"""One call of the API, independent of the transport: what to send and how to read the answer."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+from urllib.parse import quote
+
+from pydantic import BaseModel, TypeAdapter
+
+# RFC 9110 §9.2.2: a repeated request has the same effect (a DELETE of something gone is a 404, no harm).
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+
+
+def new_idempotency_key() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class Operation:
+    """``path`` is the OpenAPI template (``/api/workspaces/{workspaceId}``); ``path`` values are escaped once.
+
+    ``auth``: ``bearer`` (the plane's credential is required), ``optional`` (sent when the client
+    holds one) or ``none``. ``response`` is the type of the JSON answer (None: nothing to parse).
+    """
+
+    method: str
+    template: str
+    response: Any = None
+    ok: tuple[int, ...] = (200,)
+    auth: Literal["bearer", "optional", "none"] = "bearer"
+    path: dict[str, str] = field(default_factory=dict)
+    query: dict[str, Any] = field(default_factory=dict)
+    body: BaseModel | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    idempotency_key: str | None = None
+    keep_slashes: bool = False  # /v1/r2/{path}: an object key's "/" are part of the route
+
+    @property
+    def url_path(self) -> str:
+        safe = "/" if self.keep_slashes else ""
+        url = self.template
+        for name, value in self.path.items():
+            if not value:
+                raise ValueError(f"{name} must not be empty")
+            url = url.replace(f"{{{name}}}", quote(value, safe=safe))
+        return url
+
+    @property
+    def params(self) -> dict[str, str]:
+        return {name: str(value) for name, value in self.query.items() if value is not None}
+
+    @property
+    def request_headers(self) -> dict[str, str]:
+        headers = dict(self.headers)
+        if self.idempotency_key:
+            headers["Idempotency-Key"] = self.idempotency_key
+        return headers
+
+    @property
+    def json_body(self) -> dict[str, Any] | None:
+        """The body as the service reads it: wire names, absent fields left out (``null`` means absent)."""
+        return None if self.body is None else self.body.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    @property
+    def retry_safe(self) -> bool:
+        """Whether sending it twice does no harm: an idempotent method, or a POST carrying an Idempotency-Key."""
+        return self.method in IDEMPOTENT_METHODS or self.idempotency_key is not None
+
+    def parse(self, content: bytes) -> Any:
+        return None if self.response is None else adapter(self.response).validate_json(content)
+
+
+@cache
+def adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)

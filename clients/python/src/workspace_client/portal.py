@@ -1,0 +1,169 @@
+"""The management plane (portal): sign-in, workspaces, members, brands, keys, credits, account.
+
+    portal = Portal("http://127.0.0.1:3000")
+    portal.request_magic_link(email="ava@northwind.example")
+    portal.sign_in_with_magic_link(link_from_the_mail)      # the link, or just its token
+    for workspace in portal.list_workspaces(): ...
+
+After a sign-in the client holds the ``session`` cookie (its cookie jar) and a portal JWT, which it
+renews by itself shortly before it expires (see ``_session``). Every JSON operation of the OpenAPI
+document is a method (``_generated/operations_portal.py``); this module adds the session around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+from urllib.parse import urlsplit
+
+from ._generated.models_portal import Account, Empty, TokenResponse
+from ._generated.operations_portal import AsyncPortalOperations, PortalOperations
+from ._operation import Operation
+from ._session import REFRESH_PATH, SESSION_COOKIE, TokenHolder, magic_link_token, renews_itself
+from ._transport import AsyncTransport, SyncTransport
+from .errors import AuthError, TokenExpiredError
+
+REFRESH_MARGIN_SECONDS = 120.0
+
+
+class _PortalSession:
+    """What the sync and async portal share: the token holder, the cookie, what a result teaches."""
+
+    _http: Any
+
+    def _start_session(self, base_url: str, token: str | None, session: str | None, margin: float) -> None:
+        self._tokens = TokenHolder(token, margin)
+        if session:
+            self._http.cookies.set(SESSION_COOKIE, session, domain=urlsplit(base_url).hostname or "", path="/")
+
+    @property
+    def token(self) -> str | None:
+        """The current portal JWT (None before a sign-in)."""
+        return self._tokens.token
+
+    @property
+    def session_cookie(self) -> str | None:
+        """The ``session`` cookie of the sign-in, to keep a session across runs (``Portal(session=…)``)."""
+        return self._http.cookies.get(SESSION_COOKIE)
+
+    def _learn(self, operation: Operation, result: Any) -> None:
+        if isinstance(result, TokenResponse):
+            self._tokens.set(result.token)
+        elif isinstance(result, Empty) and operation.template == "/api/auth/logout":
+            self._tokens.set(None)
+            self._http.cookies.delete(SESSION_COOKIE)
+
+
+class Portal(_PortalSession, SyncTransport, PortalOperations):
+    """Sync portal client. ``token``: a portal JWT to start with; ``session``: a ``session`` cookie value."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        session: str | None = None,
+        refresh_margin: float = REFRESH_MARGIN_SECONDS,
+        **options: Any,
+    ):
+        super().__init__(base_url, **options)
+        self._start_session(base_url, token, session, refresh_margin)
+        self._lock = threading.Lock()
+
+    def sign_in_with_magic_link(self, link_or_token: str) -> Account:
+        """Verify the mailed link (the URL or its token), then mint the portal JWT from the new session."""
+        account = self.verify_magic_link(token=magic_link_token(link_or_token)).user
+        self.mint_portal_token()
+        return account
+
+    def sign_in_with_id_token(self, provider: str, id_token: str) -> Account:
+        """Google or Apple sign-in with the provider's ID token, then mint the portal JWT."""
+        account = self.sign_in_with_provider(provider, id_token=id_token).user  # type: ignore[arg-type]
+        self.mint_portal_token()
+        return account
+
+    def _bearer(self, operation: Operation) -> str | None:
+        if not renews_itself(operation):
+            with self._lock:
+                if self._tokens.needs_renewal():
+                    self._renew()
+        return self._tokens.token
+
+    def _renew(self) -> None:
+        if self._tokens.refreshable():
+            try:
+                self.refresh_portal_token()
+                return
+            except AuthError:
+                pass  # the token lapsed on its way, or the session ended: the cookie decides
+        if self.session_cookie:
+            self.mint_portal_token()
+
+    def _call(self, operation: Operation) -> Any:
+        try:
+            result = super()._call(operation)
+        except TokenExpiredError:
+            if renews_itself(operation) or operation.template == REFRESH_PATH:
+                raise
+            with self._lock:
+                self._tokens.expire()
+            result = super()._call(operation)
+        self._learn(operation, result)
+        return result
+
+
+class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
+    """Async portal client (``async with AsyncPortal(url) as portal``); the same methods, awaited."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        session: str | None = None,
+        refresh_margin: float = REFRESH_MARGIN_SECONDS,
+        **options: Any,
+    ):
+        super().__init__(base_url, **options)
+        self._start_session(base_url, token, session, refresh_margin)
+        self._lock = asyncio.Lock()
+
+    async def sign_in_with_magic_link(self, link_or_token: str) -> Account:
+        account = (await self.verify_magic_link(token=magic_link_token(link_or_token))).user
+        await self.mint_portal_token()
+        return account
+
+    async def sign_in_with_id_token(self, provider: str, id_token: str) -> Account:
+        account = (await self.sign_in_with_provider(provider, id_token=id_token)).user  # type: ignore[arg-type]
+        await self.mint_portal_token()
+        return account
+
+    async def _bearer(self, operation: Operation) -> str | None:
+        if not renews_itself(operation):
+            async with self._lock:
+                if self._tokens.needs_renewal():
+                    await self._renew()
+        return self._tokens.token
+
+    async def _renew(self) -> None:
+        if self._tokens.refreshable():
+            try:
+                await self.refresh_portal_token()
+                return
+            except AuthError:
+                pass
+        if self.session_cookie:
+            await self.mint_portal_token()
+
+    async def _call(self, operation: Operation) -> Any:
+        try:
+            result = await super()._call(operation)
+        except TokenExpiredError:
+            if renews_itself(operation) or operation.template == REFRESH_PATH:
+                raise
+            async with self._lock:
+                self._tokens.expire()
+            result = await super()._call(operation)
+        self._learn(operation, result)
+        return result

@@ -344,10 +344,20 @@ def invoke(op: Operation, event: dict[str, Any]) -> tuple[int, int]:
     return raw["statusCode"], size
 
 
+def configure_logging() -> None:
+    """Log as on Lambda: Powertools' JSON lines where the layer uses it (core.observability), else the managed
+    runtime's JSON format for stdlib logging (core.lambda_logging, older layers), at Lambda's default level."""
+    try:
+        from core import lambda_logging  # type: ignore[attr-defined]
+    except ImportError:
+        return  # core.observability routes the layer's loggers through Powertools, which writes to stdout itself
+    lambda_logging.configure()
+
+
 def measure(op: Operation, meter: Meter, runs: int) -> Result:
     import boto3
 
-    from core import deps, lambda_logging
+    from core import deps
     from tests.support.lambdas import stack
 
     spec = stack().functions()[op.function]
@@ -355,7 +365,7 @@ def measure(op: Operation, meter: Meter, runs: int) -> Result:
     deps.reset()
     boto3.setup_default_session()  # the handlers' clients come from this session: hook it
     meter.attach(boto3.DEFAULT_SESSION)
-    lambda_logging.configure()  # the managed runtime's JSON lines at Lambda's default level (INFO)
+    configure_logging()
     with captured_output():
         invoke(op, op.event({}))  # the container's first request (clients, settings, the minute's lastUsedAt)
     durations, own, logs, usages, status, size = [], [], [], [], 0, 0

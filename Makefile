@@ -45,8 +45,9 @@ $(VENV_CHECKOV)/.installed: requirements-checkov.txt
 	$(VENV_CHECKOV)/bin/pip install --quiet --disable-pip-version-check -r requirements-checkov.txt
 	@touch $@
 
+# State (tables, objects, queued messages) is kept in .local/state/ across restarts; FRESH=1 starts clean.
 serve: $(VENV)/.installed
-	PYTHONPATH=layers/common $(PY) -m local
+	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
 test: lint validate checkov build browser-deps
 	$(PY) -m pytest $(PYTEST_ARGS)

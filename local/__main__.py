@@ -58,7 +58,8 @@ def main() -> None:
     parser.add_argument("--portal-port", type=int, default=int(os.environ.get("PORTAL_PORT", "3000")))
     parser.add_argument("--brain-port", type=int, default=int(os.environ.get("BRAIN_PORT", "3001")))
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
-    parser.add_argument("--no-demo", action="store_true", help="start with empty tables and bucket")
+    parser.add_argument("--no-demo", action="store_true", help="seed no demo data into an empty state")
+    parser.add_argument("--fresh", action="store_true", help="forget the kept state (tables, objects, queues) first")
     parser.add_argument("--media-cache", type=Path, help="where generated demo media is cached (default: state dir)")
     parser.add_argument(
         "--function-env", action="append", default=[], metavar="NAME=VALUE",
@@ -76,6 +77,7 @@ def main() -> None:
         demo=not args.no_demo,
         media_cache=args.media_cache,
         function_env=dict(pair.split("=", 1) for pair in args.function_env),
+        fresh=args.fresh,
     )
     keys = sys.stdout.isatty()
     demo = _shown(runner.demo(), keys=keys)
@@ -83,14 +85,13 @@ def main() -> None:
     print(f"\nportal: {runner.portal_url}\nbrain:  {runner.brain_url}\nwritten: {args.state_dir / 'demo.json'}")
     print("\nTry:\n" + _curl_examples(runner.demo(), keys=keys, demo_file=args.state_dir / "demo.json"), flush=True)
 
+    # Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the journal closed.
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        runner.close()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    stop.wait()
+    print("stopping: finishing the requests in flight", flush=True)
+    runner.close()
 
 
 if __name__ == "__main__":

@@ -7,16 +7,23 @@ Runtime API (``local.runtime_api``).
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
+from .capacity import PoolLimits, Throttled
 from .streaming_containers import InvocationFailed, StreamedResponse, StreamingContainer
 from .template import ROOT, FunctionSpec
 from .worker import read_frame, write_frame
+
+__all__ = ["ContainerPool", "InvocationFailed", "PoolLimits", "StreamedResponse", "Throttled"]
+logger = logging.getLogger("local.containers")
+AnyContainer = Any  # Container | StreamingContainer
 
 
 def _environment(spec: FunctionSpec, base_env: dict[str, str], overrides: dict[str, str] | None) -> dict[str, str]:
@@ -37,6 +44,7 @@ class Container:
         self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str], overrides: dict[str, str] | None = None
     ):
         self.spec = spec
+        self.last_used = 0.0
         self.process = subprocess.Popen(
             [sys.executable, "-m", "local.worker", str(spec.code_uri), spec.handler, *layers],
             stdin=subprocess.PIPE,
@@ -61,6 +69,10 @@ class Container:
             raise InvocationFailed(f"{message.get('errorType')}: {message.get('errorMessage')}")
         return message["payload"]
 
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
     def close(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
@@ -68,7 +80,12 @@ class Container:
 
 
 class ContainerPool:
-    """Reuses warm containers; starts another (a cold start) when all are busy, as Lambda does."""
+    """Reuses warm containers and starts more (cold starts) when all are busy, as Lambda does, within ``limits``.
+
+    A request takes an idle container of its function, or starts one if the function and the runner
+    are under their bounds and fewer than ``cold_starts`` are starting (an idle container of another
+    function is stopped to make room), or waits up to ``queue_wait`` for either; else ``Throttled``.
+    """
 
     def __init__(
         self,
@@ -76,54 +93,149 @@ class ContainerPool:
         layers: list[str],
         base_env: dict[str, str],
         overrides: dict[str, str] | None = None,
+        limits: PoolLimits | None = None,
     ):
         self._functions = functions
         self._overrides = overrides or {}
         self._layers = layers
         self._env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")} | base_env
-        self._idle: dict[str, list[Container]] = {name: [] for name in functions}
-        self._idle_streams: dict[str, list[StreamingContainer]] = {name: [] for name in functions}
-        self._all: list[Container | StreamingContainer] = []
-        self._lock = threading.Lock()
+        self.limits = limits or PoolLimits.from_environment()
+        self._idle: dict[str, list[AnyContainer]] = {name: [] for name in functions}  # most recently used last
+        self._count = dict.fromkeys(functions, 0)  # containers running or starting, per function
+        self._waiting = dict.fromkeys(functions, 0)
+        self._starting = 0
+        self._all: set[AnyContainer] = set()
+        self._cond = threading.Condition()
+        self._closed = threading.Event()
+        self._reaper = threading.Thread(target=self._reap, name="container-reaper", daemon=True)
+        self._reaper.start()
+
+    @property
+    def size(self) -> int:
+        with self._cond:
+            return len(self._all) + self._starting
 
     def invoke(self, function: str, event: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            container = self._idle[function].pop() if self._idle[function] else None
-        if container is None:
-            container = Container(self._functions[function], self._layers, self._env, self._overrides)
-            with self._lock:
-                self._all.append(container)
+        container = self._acquire(function, streaming=False)
         try:
             result = container.invoke(event)
         except Exception:
-            container.close()  # a failed container is never reused
+            self._discard(container)  # a failed container is never reused
             raise
-        with self._lock:
-            self._idle[function].append(container)
+        self._release(container)
         return result
 
     def invoke_stream(self, function: str, event: dict[str, Any]) -> StreamedResponse:
-        """Invoke a streaming function; returns once its status and headers have arrived."""
-        with self._lock:
-            idle = self._idle_streams[function]
-            idle[:] = [c for c in idle if c.alive]  # one that failed after asking for more work is dead
-            container = idle.pop() if idle else None
-        if container is None:
-            spec = self._functions[function]
-            env = _environment(spec, self._env, self._overrides)
-            container = StreamingContainer(spec, self._layers[0], env, on_idle=self._stream_idle)
-            with self._lock:
-                self._all.append(container)
-        return container.invoke(event)  # a failed container closes itself
+        """Invoke a streaming function; returns once its status and headers have arrived.
 
-    def _stream_idle(self, container: StreamingContainer) -> None:
-        """Its runtime asked for the next invocation: the container can take another request."""
-        with self._lock:
-            if container.alive:
-                self._idle_streams[container.spec.logical_id].append(container)
+        The container is free again when its runtime asks for the next invocation (``_release``).
+        """
+        container = self._acquire(function, streaming=True)
+        return container.invoke(event)  # a failed container closes itself, and its exit discards it
+
+    def _acquire(self, function: str, *, streaming: bool) -> AnyContainer:
+        limits, evicted = self.limits, []
+        deadline = time.monotonic() + min(limits.queue_wait, self._functions[function].timeout / 2)
+        with self._cond:
+            if self._waiting[function] >= limits.queue_depth:
+                raise Throttled(function, runner_full=False, retry_after=1)
+            self._waiting[function] += 1
+            try:
+                while True:
+                    idle = self._idle[function]
+                    while idle and not idle[-1].alive:
+                        self._forget(idle.pop())
+                    if idle:
+                        return idle.pop()
+                    room = self._count[function] < limits.per_function and self._starting < limits.cold_starts
+                    if room and (len(self._all) + self._starting < limits.total or self._evict(function, evicted)):
+                        self._count[function] += 1
+                        self._starting += 1
+                        break
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        full = self._count[function] < limits.per_function
+                        raise Throttled(function, runner_full=full, retry_after=1 if not full else 2)
+                    self._cond.wait(remaining)
+            finally:
+                self._waiting[function] -= 1
+        for container in evicted:
+            container.close()
+        return self._start(function, streaming)
+
+    def _start(self, function: str, streaming: bool) -> AnyContainer:
+        spec = self._functions[function]
+        try:
+            if streaming:
+                env = _environment(spec, self._env, self._overrides)
+                container = StreamingContainer(spec, self._layers[0], env, on_idle=self._release, on_exit=self._exited)
+            else:
+                container = Container(spec, self._layers, self._env, self._overrides)
+        except Exception:
+            with self._cond:
+                self._count[function] -= 1
+                self._starting -= 1
+                self._cond.notify_all()
+            raise
+        with self._cond:
+            self._starting -= 1
+            self._all.add(container)
+            self._cond.notify_all()
+        return container
+
+    def _evict(self, function: str, evicted: list[AnyContainer]) -> bool:
+        """Make room for ``function``: the least recently used idle container of another function goes."""
+        others = [(c.last_used, name) for name, idle in self._idle.items() if name != function for c in idle[:1]]
+        if not others:
+            return False
+        victim = self._idle[min(others)[1]].pop(0)
+        self._forget(victim)
+        evicted.append(victim)
+        return True
+
+    def _forget(self, container: AnyContainer) -> None:
+        if container in self._all:
+            self._all.discard(container)
+            self._count[container.spec.logical_id] -= 1
+            self._cond.notify_all()
+
+    def _release(self, container: AnyContainer) -> None:
+        with self._cond:
+            if container.alive and container in self._all:
+                container.last_used = time.monotonic()
+                self._idle[container.spec.logical_id].append(container)
+                self._cond.notify_all()
+
+    def _discard(self, container: AnyContainer) -> None:
+        with self._cond:
+            idle = self._idle[container.spec.logical_id]
+            if container in idle:
+                idle.remove(container)
+            self._forget(container)
+        container.close()
+
+    def _exited(self, container: AnyContainer) -> None:
+        """A streaming container's runtime exited (it failed, or was stopped): stop its Runtime API too."""
+        threading.Thread(target=self._discard, args=(container,), name="container-exit", daemon=True).start()
+
+    def _reap(self) -> None:
+        """Stop containers idle longer than ``idle_seconds`` (Lambda reclaims idle ones too)."""
+        while not self._closed.wait(min(30.0, self.limits.idle_seconds / 4)):
+            cutoff, stale = time.monotonic() - self.limits.idle_seconds, []
+            with self._cond:
+                for idle in self._idle.values():
+                    stale += [c for c in idle if c.last_used < cutoff]
+                    idle[:] = [c for c in idle if c.last_used >= cutoff]
+                for container in stale:
+                    self._forget(container)
+            for container in stale:
+                container.close()
+            if stale:
+                logger.info("stopped %d idle containers", len(stale))
 
     def close(self) -> None:
-        with self._lock:  # not held while closing: a closing runtime API may call back into _stream_idle
+        self._closed.set()
+        with self._cond:  # not held while closing: a closing runtime API may call back into _release
             containers = list(self._all)
         for container in containers:
             container.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from secrets import token_urlsafe
 from typing import Any
 
@@ -11,6 +13,12 @@ from .template import Stack
 _CREATE_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes")
 
 
+# Held by every DynamoDB request; reentrant, so the state journal (local.state_capture) can hold it
+# across a write and its journal line, making the journal's order the order writes were applied in.
+DYNAMODB_LOCK = threading.RLock()
+Middleware = Callable[[Any], Any]  # wraps moto's WSGI application
+
+
 def make_dynamodb_atomic() -> None:
     """Run moto's DynamoDB requests one at a time.
 
@@ -18,32 +26,52 @@ def make_dynamodb_atomic() -> None:
     moto takes no lock, so concurrent requests could interleave and, say, overspend a
     balance that DynamoDB would protect. One lock restores DynamoDB's guarantee.
     """
-    import threading
-
     from moto.dynamodb.responses import DynamoHandler
 
     if getattr(DynamoHandler.call_action, "atomic", False):
         return
-    lock = threading.Lock()
     original = DynamoHandler.call_action
 
     def call_action(self: DynamoHandler) -> Any:
-        with lock:
+        with DYNAMODB_LOCK:
             return original(self)
 
     call_action.atomic = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
 
 
-def start_moto(host: str = "127.0.0.1", port: int = 0) -> tuple[Any, str]:
-    """Start moto's threaded server (with atomic DynamoDB requests); returns it and its endpoint URL."""
-    from moto.server import ThreadedMotoServer
+class MotoServer:
+    """moto's threaded WSGI server (as ``moto.server.ThreadedMotoServer``), its application optionally wrapped."""
 
+    def __init__(self, host: str, port: int, middleware: Middleware | None = None):
+        from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from werkzeug.serving import make_server
+
+        app = DomainDispatcherApplication(create_backend_app)
+        self.app = middleware(app) if middleware else app
+        self._server = make_server(host, port, self.app, threaded=True, request_handler=MotoRequestHandler)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="moto", daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> MotoServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
+def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | None = None) -> tuple[Any, str]:
+    """Start moto's threaded server (with atomic DynamoDB requests); returns it and its endpoint URL."""
     make_dynamodb_atomic()
-    server = ThreadedMotoServer(ip_address=host, port=port, verbose=False)
-    server.start()
-    bound_host, bound_port = server.get_host_and_port()
-    return server, f"http://{bound_host}:{bound_port}"
+    server = MotoServer(host, port, middleware).start()
+    return server, server.endpoint
 
 
 def create_resources(

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .containers import ContainerPool, InvocationFailed, StreamedResponse
+from .containers import ContainerPool, InvocationFailed, StreamedResponse, Throttled
 from .http_server import serve
 from .refusals import refusal
 from .routing import match, proxy_event
@@ -112,7 +112,18 @@ class ApiGateway:
         except InvocationFailed as exc:
             logger.error("%s failed: %s", found.route.function, exc)
             return self._gateway_response("DEFAULT_5XX", 502, "Internal server error")
+        except Throttled as shed:
+            return self.shed(shed)
         return _to_http(result)
+
+    def shed(self, shed: Throttled) -> Reply:
+        """No container came free in time: the function's throttle (429, THROTTLED) or a busy runner (503)."""
+        logger.warning("shed: %s", shed)
+        retry = {"Retry-After": str(shed.retry_after)}
+        if shed.runner_full:
+            return refusal(503, retry)
+        status, headers, body = self._gateway_response("THROTTLED", 429, "Rate exceeded")
+        return status, headers | retry, body
 
 
 def _to_http(result: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:

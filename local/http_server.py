@@ -23,26 +23,58 @@ logger = logging.getLogger("local.gateway")
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own request limit
 
 
-class _Server(ThreadingHTTPServer):
+DRAIN_SECONDS = 20  # on shutdown, how long requests in flight may take to finish (a chat turn streams)
+
+
+class GatewayServer(ThreadingHTTPServer):
     # socketserver listens with a backlog of 5: a burst of clients would see connections reset before
     # any HTTP answer. API Gateway never refuses a connection; excess load is a 429/503 answer instead.
-    request_queue_size = 128
+    request_queue_size = 512
     daemon_threads = True
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.closing = False
+        self._active = 0
+        self._idle = threading.Condition()
 
-def serve(gateway: ApiGateway, host: str, port: int) -> ThreadingHTTPServer:
+    def begin_request(self) -> bool:
+        """Count a request in; False once the server is closing (it is then refused)."""
+        with self._idle:
+            if self.closing:
+                return False
+            self._active += 1
+            return True
+
+    def end_request(self) -> None:
+        with self._idle:
+            self._active -= 1
+            self._idle.notify_all()
+
+    def drain(self, timeout: float = DRAIN_SECONDS) -> None:
+        """Stop accepting, then wait (bounded) for the requests in flight to be answered."""
+        self.shutdown()
+        self.server_close()
+        with self._idle:
+            self.closing = True  # a kept-alive connection's next request is refused, not started
+            if not self._idle.wait_for(lambda: self._active == 0, timeout):
+                logger.warning("%d requests still in flight after %ss", self._active, timeout)
+
+
+def serve(gateway: ApiGateway, host: str, port: int) -> GatewayServer:
     """Serve ``gateway`` on a background thread; returns the server (its bound port in ``server_address``)."""
 
     class Handler(GatewayHandler):
         api = gateway
 
-    server = _Server((host, port), Handler)
+    server = GatewayServer((host, port), Handler)
     threading.Thread(target=server.serve_forever, name=f"http-{gateway.name}", daemon=True).start()
     return server
 
 
 class GatewayHandler(BaseHTTPRequestHandler):
     api: ApiGateway
+    server: GatewayServer
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # a streamed chunk leaves at once, not after the last one's ACK
 
@@ -87,6 +119,14 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
     def _dispatch(self) -> None:
+        if not self.server.begin_request():  # shutting down: as API Gateway does while a stage goes away
+            return self._reply(*refusal(503, {"Retry-After": "1"}), close=True)
+        try:
+            self._answer()
+        finally:
+            self.server.end_request()
+
+    def _answer(self) -> None:
         try:
             body = read_body(self.rfile, self.headers, MAX_PAYLOAD)
         except TooLarge:

@@ -34,6 +34,7 @@ CODES = {
     431: ("Request header fields too large", "REQUEST_HEADER_FIELDS_TOO_LARGE"),
     500: ("Internal error", "INTERNAL_ERROR"),
     501: ("Not implemented", "NOT_IMPLEMENTED"),
+    503: ("Service unavailable, retry after the time in Retry-After", "SERVICE_UNAVAILABLE"),
     505: ("HTTP version not supported", "HTTP_VERSION_NOT_SUPPORTED"),
 }
 

@@ -1,19 +1,22 @@
-"""Start everything: moto, the template's resources, demo data, and both APIs on localhost."""
+"""Start everything: moto, the template's resources, the kept state (or demo data), and both APIs on localhost."""
 
 from __future__ import annotations
 
 import json
 import logging
 import secrets
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .containers import ContainerPool
+from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
 from .queues import QueuePoller
 from .schedules import Scheduler
+from .state import StateStore
+from .state_capture import StateCapture
 from .template import Stack, load
 
 logger = logging.getLogger("local.runner")
@@ -35,8 +38,12 @@ class Runner:
         return {"portalUrl": self.portal_url, "brainUrl": self.brain_url, "workspaces": self.workspaces}
 
     def close(self) -> None:
+        """Stop taking requests, let those in flight finish (bounded), then stop the rest; the journal last."""
         for close in reversed(self._closers):
-            close()
+            try:
+                close()
+            except Exception:  # one part failing to stop must not keep the journal open
+                logger.exception("stopping %s failed", getattr(close, "__qualname__", close))
 
 
 def _clients(endpoint: str) -> dict[str, Any]:
@@ -55,6 +62,19 @@ def _kept_secret(state_dir: Path, name: str) -> str:
     return path.read_text().strip()
 
 
+def _kept_demo(state: Path, seed: bool, load_demo_data: Any) -> list[dict[str, Any]]:
+    """The demo workspaces: seeded only into an empty state, then kept (raw keys included) beside it."""
+    kept = state / "demo-workspaces.json"
+    if seed:
+        workspaces = load_demo_data()
+        kept.write_text(json.dumps(workspaces, indent=2) + "\n")
+        kept.chmod(0o600)
+        return workspaces
+    if kept.exists():
+        return json.loads(kept.read_text())
+    return []
+
+
 def start(
     state_dir: Path,
     *,
@@ -64,17 +84,33 @@ def start(
     demo: bool = True,
     media_cache: Path | None = None,
     function_env: dict[str, str] | None = None,
+    fresh: bool = False,
+    limits: PoolLimits | None = None,
 ) -> Runner:
+    """Start the runner on ``state_dir``: what it kept is loaded back (``fresh`` starts clean)."""
     state_dir.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        shutil.rmtree(state_dir / "state", ignore_errors=True)
     stack = Stack(load(), region=REGION)
-    moto, endpoint = start_moto(host)
+
+    # AWS: moto with the template's resources, then the kept state replayed into it and compacted.
+    store = StateStore(state_dir / "state")
+    buckets = {stack.physical_name(name) for name in stack.of_type("AWS::S3::Bucket")}
+    capture = StateCapture(store, buckets, REGION)
+    moto, endpoint = start_moto(host, middleware=capture)
     clients = _clients(endpoint)
     dynamodb, s3 = clients["dynamodb"], clients["s3"]
     generated = {name: _kept_secret(state_dir, name) for name in stack.of_type("AWS::SecretsManager::Secret")}
     create_resources(
         stack, dynamodb, s3, secrets=clients["secretsmanager"], sqs=clients["sqs"], secret_values=generated
     )
+    saved = store.load()
+    capture.restore(moto.app, saved)
+    store.begin(*capture.current())
+    capture.recording = True
+    logger.info("state: %s (generation %d, %s)", store.directory, store.generation, "empty" if saved.empty else "kept")
 
+    # Functions and the two APIs.
     base_env = AWS_ENV | {"AWS_ENDPOINT_URL": endpoint, "AWS_MAX_ATTEMPTS": "2"}
     # What differs from AWS: mail goes to files, cookies work over plain http, chat answers offline.
     local_env = {
@@ -83,7 +119,8 @@ def start(
         "COOKIE_SECURE": "false",
         "CHAT_MODEL": "offline",
     } | (function_env or {})
-    pool = ContainerPool(stack.functions(), [str(p) for p in stack.layer_dirs()], base_env, overrides=local_env)
+    layers = [str(p) for p in stack.layer_dirs()]
+    pool = ContainerPool(stack.functions(), layers, base_env, overrides=local_env, limits=limits)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
     schedules = Scheduler(stack, pool).start()
     portal = serve(ApiGateway(stack, "PortalApi", pool), host, portal_port)
@@ -93,12 +130,15 @@ def start(
         aws_endpoint=endpoint,
         portal_url=f"http://{host}:{portal.server_address[1]}",
         brain_url=f"http://{host}:{brain.server_address[1]}",
-        _closers=[moto.stop, pool.close, queues.close, schedules.close, portal.shutdown, brain.shutdown],
+        # Closed in reverse: the APIs stop taking requests and drain, then the rest; the journal last.
+        _closers=[store.close, moto.stop, pool.close, queues.close, schedules.close, portal.drain, brain.drain],
     )
-    if demo:
+
+    # Demo data: seeded into an empty state only, so a restart shows the same ids and keys.
+    def seed() -> list[dict[str, Any]]:
         from .demo import load_demo
 
-        runner.workspaces = load_demo(
+        return load_demo(
             dynamodb,
             s3,
             main_table=stack.physical_name("MainTable"),
@@ -107,6 +147,10 @@ def start(
             bucket=stack.physical_name("ContentBucket"),
             cache_dir=media_cache or state_dir / "media-cache",
         )
+
+    runner.workspaces = _kept_demo(store.directory, demo and saved.empty, seed)
+
+    # Anything served beside the APIs (a demo page…) starts here, once the demo data is in place.
     (state_dir / "demo.json").write_text(json.dumps(runner.demo(), indent=2) + "\n")
     (state_dir / "runner.json").write_text(json.dumps({"awsEndpoint": endpoint, "region": REGION}, indent=2) + "\n")
     return runner

@@ -26,9 +26,18 @@ class StreamingContainer:
     """Runs ``core.runtime`` through the layer's ``stream-bootstrap``, with the handler named as Lambda names it."""
 
     def __init__(
-        self, spec: FunctionSpec, layer: str, env: dict[str, str], on_idle: Callable[[StreamingContainer], None]
+        self,
+        spec: FunctionSpec,
+        layer: str,
+        env: dict[str, str],
+        on_idle: Callable[[StreamingContainer], None],
+        on_exit: Callable[[StreamingContainer], None] | None = None,
     ):
         self.spec = spec
+        self.last_used = 0.0
+        self._on_exit = on_exit
+        self._closing = threading.Lock()
+        self._closed = False
         if not spec.environment.get("AWS_LAMBDA_EXEC_WRAPPER", "").endswith("/stream-bootstrap"):
             # Locally it streams all the same; on AWS the managed runtime would buffer it, and fail.
             logger.warning(
@@ -51,6 +60,8 @@ class StreamingContainer:
         status = self.process.wait()
         detail = f": {self.api.init_error}" if self.api.init_error else ""
         self.api.retire(f"the runtime exited with status {status}{detail}")
+        if self._on_exit is not None:  # the pool forgets it, and its Runtime API is stopped (not on this thread)
+            self._on_exit(self)
 
     @property
     def alive(self) -> bool:
@@ -68,10 +79,15 @@ class StreamingContainer:
         return StreamedResponse(prelude, invocation, self)
 
     def close(self) -> None:
+        with self._closing:
+            if self._closed:
+                return
+            self._closed = True
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
-        self._watcher.join()
+        if threading.current_thread() is not self._watcher:
+            self._watcher.join()
         self.api.close()
 
 

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from ._generated.models_portal import Account, Empty, TokenResponse
 from ._generated.operations_portal import AsyncPortalOperations, PortalOperations
 from ._operation import Operation
-from ._session import REFRESH_PATH, SESSION_COOKIE, TokenHolder, magic_link_token, renews_itself
+from ._session import SESSION_COOKIE, TokenHolder, magic_link_token, renews_itself
 from ._transport import AsyncTransport, SyncTransport
 from .errors import AuthError, TokenExpiredError
 
@@ -104,8 +104,8 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
         try:
             result = super()._call(operation)
         except TokenExpiredError:
-            if renews_itself(operation) or operation.template == REFRESH_PATH:
-                raise
+            if renews_itself(operation) or not self.session_cookie:
+                raise  # by the service's clock the JWT has expired, so refresh would be refused too: the cookie or nothing
             with self._lock:
                 self._tokens.expire()
             result = super()._call(operation)
@@ -160,7 +160,7 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
         try:
             result = await super()._call(operation)
         except TokenExpiredError:
-            if renews_itself(operation) or operation.template == REFRESH_PATH:
+            if renews_itself(operation) or not self.session_cookie:
                 raise
             async with self._lock:
                 self._tokens.expire()

@@ -66,6 +66,10 @@ def annotation(schema: dict[str, Any]) -> str:
     return PYTHON_TYPES.get(kind, "Any")
 
 
+def nullable(python_type: str) -> str:
+    return python_type if "None" in python_type.split(" | ") else f"{python_type} | None"
+
+
 def docstring(text: str | None, indent: str) -> str:
     if not text:
         return ""
@@ -157,9 +161,9 @@ def request_body(operation: dict[str, Any], schemas: dict[str, Any], required: l
         if wire in schema.get("required", []):
             required.append(f"{python_name}: {python_type}")
         else:
-            optional.append(f"{python_name}: {python_type} | None = None")
+            optional.append(f"{python_name}: {nullable(python_type)} = None")
         fields.append(f"{python_name}={python_name}")
-    return f"{model}({', '.join(fields)})"
+    return f"{model}(**present({', '.join(fields)}))"  # a field left out keeps its default, and is not sent
 
 
 def operation_method(operation: dict[str, Any], schemas: dict[str, Any], *, asynchronous: bool) -> str:
@@ -178,7 +182,7 @@ def operation_method(operation: dict[str, Any], schemas: dict[str, Any], *, asyn
             positional.append(f"{python_name}: {python_type}")
             path_args.append(f"{parameter['name']!r}: {python_name}")
         elif parameter["in"] == "query":
-            optional.append(f"{python_name}: {python_type} | None = None")
+            optional.append(f"{python_name}: {nullable(python_type)} = None")
             query_args.append(f"{parameter['name']!r}: {python_name}")
         elif parameter["name"] == IDEMPOTENCY_HEADER:
             idempotent = True
@@ -226,7 +230,7 @@ def render_operations(plane: str, document: dict[str, Any]) -> str:
     return (
         HEADER.format(plane=plane)
         + "from __future__ import annotations\n\nfrom typing import Any, Literal\n\n"
-        + "from .._operation import Operation, new_idempotency_key\n"
+        + "from .._operation import Operation, new_idempotency_key, present\n"
         + f"from .models_{plane} import {', '.join(used)}\n\n\n"
         + text
     )

@@ -14,6 +14,11 @@ from pydantic import BaseModel, TypeAdapter
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 
 
+def present(**fields: Any) -> dict[str, Any]:
+    """The arguments a caller gave (None: not given), so a body model sets only those."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
 def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
@@ -61,8 +66,10 @@ class Operation:
 
     @property
     def json_body(self) -> dict[str, Any] | None:
-        """The body as the service reads it: wire names, absent fields left out (``null`` means absent)."""
-        return None if self.body is None else self.body.model_dump(mode="json", by_alias=True, exclude_none=True)
+        """The body as the service reads it: wire names; fields not set are left out (the service's defaults apply)."""
+        if self.body is None:
+            return None
+        return self.body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
 
     @property
     def retry_safe(self) -> bool:

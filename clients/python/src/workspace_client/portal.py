@@ -105,7 +105,7 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
             result = super()._call(operation)
         except TokenExpiredError:
             if renews_itself(operation) or not self.session_cookie:
-                raise  # by the service's clock the JWT has expired, so refresh would be refused too: the cookie or nothing
+                raise  # expired by the service's clock, so refresh would be refused too: the cookie or nothing
             with self._lock:
                 self._tokens.expire()
             result = super()._call(operation)

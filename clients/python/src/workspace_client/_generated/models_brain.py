@@ -84,11 +84,14 @@ class Error(ApiModel):
         "INVALID_PATH",
         "METHOD_NOT_ALLOWED",
         "NOT_FOUND",
+        "ORIGIN_NOT_ALLOWED",
         "PAYLOAD_TOO_LARGE",
         "PLAN_LIMIT_REACHED",
         "PREFIX_NOT_ALLOWED",
         "RANGE_NOT_SATISFIABLE",
         "RATE_LIMITED",
+        "SIGNED_URL_EXPIRED",
+        "SIGNED_URL_INVALID",
         "TOKEN_EXPIRED",
         "UNAUTHORIZED",
         "UNSUPPORTED_MEDIA_TYPE",
@@ -142,6 +145,21 @@ class Item(ApiModel):
     origin: Literal["upload", "generated", "import"] = Field(alias="origin")
 
 
+class MediaUrls(ApiModel):
+    urls: list[SignedMediaUrl] = Field(alias="urls")
+
+
+class MediaUrlsRequest(ApiModel):
+    paths: list[str] = Field(alias="paths")
+    expires_in: int = Field(900, alias="expiresIn")
+
+
+class SignedMediaUrl(ApiModel):
+    path: str = Field(alias="path")
+    url: str = Field(alias="url")
+    expires_at: str = Field(alias="expiresAt")
+
+
 class SiteConfig(ApiModel):
     pages: list[Any] = Field(alias="pages")
     nav: list[Any] = Field(alias="nav")
@@ -184,6 +202,9 @@ FeedPage.model_rebuild()
 FeedPost.model_rebuild()
 HistoryEntry.model_rebuild()
 Item.model_rebuild()
+MediaUrls.model_rebuild()
+MediaUrlsRequest.model_rebuild()
+SignedMediaUrl.model_rebuild()
 SiteConfig.model_rebuild()
 Suggestions.model_rebuild()
 WhoAmI.model_rebuild()

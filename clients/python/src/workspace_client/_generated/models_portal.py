@@ -26,6 +26,7 @@ class ApiKey(ApiModel):
     name: str = Field(alias="name")
     prefix: str = Field(alias="prefix")
     rate_limit: int = Field(alias="rateLimit")
+    allowed_origins: list[str] | None = Field(alias="allowedOrigins")
     last_used_at: str | None = Field(alias="lastUsedAt")
     created_at: str = Field(alias="createdAt")
     revoked_at: str | None = Field(alias="revokedAt")
@@ -99,11 +100,14 @@ class Error(ApiModel):
         "INVALID_PATH",
         "METHOD_NOT_ALLOWED",
         "NOT_FOUND",
+        "ORIGIN_NOT_ALLOWED",
         "PAYLOAD_TOO_LARGE",
         "PLAN_LIMIT_REACHED",
         "PREFIX_NOT_ALLOWED",
         "RANGE_NOT_SATISFIABLE",
         "RATE_LIMITED",
+        "SIGNED_URL_EXPIRED",
+        "SIGNED_URL_INVALID",
         "TOKEN_EXPIRED",
         "UNAUTHORIZED",
         "UNSUPPORTED_MEDIA_TYPE",
@@ -141,6 +145,7 @@ class Member(ApiModel):
 class MintKeyRequest(ApiModel):
     name: str = Field(alias="name")
     rate_limit: int | None = Field(None, alias="rateLimit")
+    allowed_origins: list[str] | None = Field(None, alias="allowedOrigins")
 
 
 class MintedApiKey(ApiModel):
@@ -148,6 +153,7 @@ class MintedApiKey(ApiModel):
     name: str = Field(alias="name")
     prefix: str = Field(alias="prefix")
     rate_limit: int = Field(alias="rateLimit")
+    allowed_origins: list[str] | None = Field(alias="allowedOrigins")
     last_used_at: str | None = Field(alias="lastUsedAt")
     created_at: str = Field(alias="createdAt")
     revoked_at: str | None = Field(alias="revokedAt")

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._operation import Operation
-from .models_brain import AgentMetadata, FeedPost, Item, SiteConfig, Suggestions, WhoAmI, WrapConfig
+from .._operation import Operation, present
+from .models_brain import (
+    AgentMetadata,
+    FeedPost,
+    Item,
+    MediaUrls,
+    MediaUrlsRequest,
+    SiteConfig,
+    Suggestions,
+    WhoAmI,
+    WrapConfig,
+)
 
 
 class BrainOperations:
@@ -89,6 +99,19 @@ class BrainOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"agentId": agent_id},
+            )
+        )
+
+    def media_urls(self, *, paths: list[str], expires_in: int | None = None) -> MediaUrls:
+        """POST /v1/media-urls: Signed, short-lived URLs to workspace objects."""
+        return self._call(
+            Operation(
+                "POST",
+                "/v1/media-urls",
+                response=MediaUrls,
+                ok=(200,),
+                auth="bearer",
+                body=MediaUrlsRequest(**present(paths=paths, expires_in=expires_in)),
             )
         )
 
@@ -180,6 +203,19 @@ class AsyncBrainOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"agentId": agent_id},
+            )
+        )
+
+    async def media_urls(self, *, paths: list[str], expires_in: int | None = None) -> MediaUrls:
+        """POST /v1/media-urls: Signed, short-lived URLs to workspace objects."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/v1/media-urls",
+                response=MediaUrls,
+                ok=(200,),
+                auth="bearer",
+                body=MediaUrlsRequest(**present(paths=paths, expires_in=expires_in)),
             )
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .._operation import Operation, new_idempotency_key
+from .._operation import Operation, new_idempotency_key, present
 from .models_portal import (
     Account,
     Brand,
@@ -42,7 +42,7 @@ class PortalOperations:
                 response=WorkspaceEnvelope,
                 ok=(201,),
                 auth="bearer",
-                body=CreateWorkspaceRequest(name=name),
+                body=CreateWorkspaceRequest(**present(name=name)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -146,7 +146,13 @@ class PortalOperations:
         )
 
     def mint_key(
-        self, workspace_id: str, *, name: str, rate_limit: int | None | None = None, idempotency_key: str | None = None
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        rate_limit: int | None = None,
+        allowed_origins: list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> MintedKeyEnvelope:
         """POST /api/workspaces/{workspaceId}/keys: Mint a workspace key (the raw key is in this answer only)."""
         return self._call(
@@ -157,7 +163,7 @@ class PortalOperations:
                 ok=(201,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
-                body=MintKeyRequest(name=name, rate_limit=rate_limit),
+                body=MintKeyRequest(**present(name=name, rate_limit=rate_limit, allowed_origins=allowed_origins)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -179,7 +185,7 @@ class PortalOperations:
                 response=Sent,
                 ok=(202,),
                 auth="none",
-                body=MagicLinkRequest(email=email),
+                body=MagicLinkRequest(**present(email=email)),
             )
         )
 
@@ -206,7 +212,7 @@ class PortalOperations:
                 ok=(200,),
                 auth="none",
                 path={"provider": provider},
-                body=IdTokenRequest(id_token=id_token),
+                body=IdTokenRequest(**present(id_token=id_token)),
             )
         )
 
@@ -223,7 +229,7 @@ class PortalOperations:
                 response=SignInResponse,
                 ok=(200,),
                 auth="none",
-                body=MagicLinkVerifyRequest(token=token),
+                body=MagicLinkVerifyRequest(**present(token=token)),
             )
         )
 
@@ -242,7 +248,7 @@ class AsyncPortalOperations:
                 response=WorkspaceEnvelope,
                 ok=(201,),
                 auth="bearer",
-                body=CreateWorkspaceRequest(name=name),
+                body=CreateWorkspaceRequest(**present(name=name)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -348,7 +354,13 @@ class AsyncPortalOperations:
         )
 
     async def mint_key(
-        self, workspace_id: str, *, name: str, rate_limit: int | None | None = None, idempotency_key: str | None = None
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        rate_limit: int | None = None,
+        allowed_origins: list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> MintedKeyEnvelope:
         """POST /api/workspaces/{workspaceId}/keys: Mint a workspace key (the raw key is in this answer only)."""
         return await self._call(
@@ -359,7 +371,7 @@ class AsyncPortalOperations:
                 ok=(201,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
-                body=MintKeyRequest(name=name, rate_limit=rate_limit),
+                body=MintKeyRequest(**present(name=name, rate_limit=rate_limit, allowed_origins=allowed_origins)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -385,7 +397,7 @@ class AsyncPortalOperations:
                 response=Sent,
                 ok=(202,),
                 auth="none",
-                body=MagicLinkRequest(email=email),
+                body=MagicLinkRequest(**present(email=email)),
             )
         )
 
@@ -412,7 +424,7 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="none",
                 path={"provider": provider},
-                body=IdTokenRequest(id_token=id_token),
+                body=IdTokenRequest(**present(id_token=id_token)),
             )
         )
 
@@ -429,6 +441,6 @@ class AsyncPortalOperations:
                 response=SignInResponse,
                 ok=(200,),
                 auth="none",
-                body=MagicLinkVerifyRequest(token=token),
+                body=MagicLinkVerifyRequest(**present(token=token)),
             )
         )

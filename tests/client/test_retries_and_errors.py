@@ -136,6 +136,7 @@ def test_key_mint_carries_one_idempotency_key_across_its_retries() -> None:
             "createdAt": "2026-01-01T00:00:00.000Z",
             "revokedAt": None,
             "key": KEY,
+            "allowedOrigins": None,
         }
     }
     seen, handler = scripted(

@@ -23,6 +23,7 @@ SAMPLE_AGENT_ID = "prj_01JD0SAMPLE0AGENT000000000"
 SAMPLE_PARAMS = {"agentId": SAMPLE_AGENT_ID, "proxy": "v1/agent/unknown/route", "path": "assets/logo.png"}
 SAMPLE_QUERIES = {"/v1/agent/{agentId}/feed": "?channel=instagram"}
 SAMPLE_BODIES = {
+    "/v1/media-urls": {"paths": ["assets/logo.png", "projects/prj_01JD0SAMPLE0AGENT000000000/media/clip.mp4"]},
     "/v1/agent/{agentId}/chat": {
         "prompt": "What do you have for a rainy day?",
         "client": "v1_3f9a2c7e5b1d4e8fa6c0b2d4",

@@ -81,12 +81,13 @@ SECURITY: dict[tuple[str, str], list[dict[str, list[str]]]] = {
 def plane_errors(plane: str, auth: str, has_body: bool) -> list[type]:
     """The errors every operation of the plane can answer, mirroring ``core.http``'s boundary: 413
     before anything, 415 for a body not declared JSON, 401 for two ``Authorization`` headers or a bad
-    credential, the read plane's key limit (429), and 500 for anything unexpected."""
+    credential, the read plane's key limit (429) and a restricted key's origins (403), and 500 for anything
+    unexpected."""
     from core import errors
 
     found = [errors.PayloadTooLarge, errors.UnsupportedMediaType, errors.Unauthorized, errors.DomainError]
     if plane == "brain":
-        found.append(errors.RateLimited)
+        found += [errors.RateLimited, errors.OriginNotAllowed]  # a key restricted to origins refuses the others
     if plane == "portal" and auth in ("plane", "session-or-bearer"):
         found.append(errors.TokenExpired)
     if has_body:

@@ -37,7 +37,7 @@ def test_every_known_brain_path_with_a_wrong_method_is_405(as_function) -> None:
     as_function(BRAIN)
     routes = [r for r in stack().routes("BrainApi") if r.function != BRAIN]
     known = sorted({r.path for r in routes})
-    assert len(known) == 10
+    assert len(known) == 11
     samples = {"agentId": "prj_x", "path": "assets/x.png"}
     for resource in known:
         params = {k: v for k, v in samples.items() if f"{{{k}" in resource}

@@ -3,16 +3,21 @@
 ``path`` is relative to the key's workspace and must start with an allowlisted prefix.
 Honours one ``Range`` (206, or 416 when unsatisfiable), ``If-Range``, ``If-None-Match`` (304);
 an object larger than one response may carry is a 307 to S3.
+
+Without ``Authorization``, a URL from ``POST /v1/media-urls`` (``?expires=&kid=&sig=``) is served
+the same way for its key's workspace, cached no longer than it lives; an expired one is 403
+SIGNED_URL_EXPIRED, any other bad one 403 SIGNED_URL_INVALID. With ``Authorization`` the
+signature's parameters are ignored: the request is a keyed one.
 """
 
 from core import deps
 from core.contract import contract
-from core.errors import InvalidPath, NotFound, PrefixNotAllowed, RangeNotSatisfiable
+from core.errors import InvalidPath, NotFound, PrefixNotAllowed, RangeNotSatisfiable, SignedUrlExpired, SignedUrlInvalid
 from core.http import brain_api, header, stream_response, workspace_caller
 from core.services.media import object_path
 from core.settings import ALLOWED_R2_PREFIXES
 
-app = brain_api()
+app = brain_api(signed_media=True)
 
 
 @app.get("/v1/r2.*")  # a regex: the key may span many segments (API Gateway's {path+})
@@ -23,7 +28,7 @@ app = brain_api()
     path_values={"path": ALLOWED_R2_PREFIXES},  # prefixes: any other is 403 PREFIX_NOT_ALLOWED
     media_type="*/*",  # the object's own Content-Type
     statuses={206: "One range of the object", 304: "Not modified (If-None-Match)", 307: "Too large: fetch it from S3"},
-    errors=(InvalidPath, PrefixNotAllowed, NotFound, RangeNotSatisfiable),
+    errors=(InvalidPath, PrefixNotAllowed, NotFound, RangeNotSatisfiable, SignedUrlExpired, SignedUrlInvalid),
     request_headers=("Range", "If-Range", "If-None-Match"),
     response_headers={
         200: ("ETag", "Last-Modified", "Cache-Control", "Accept-Ranges", "Content-Length"),
@@ -35,13 +40,15 @@ app = brain_api()
 )
 @contract("No object key: always 400 INVALID_PATH", path="/v1/r2", errors=(InvalidPath,), status=None)
 def get_object():
+    caller = workspace_caller(app)
     reply = deps.media().fetch(
-        workspace_caller(app).workspace_id,
+        caller.workspace_id,
         object_path(app.current_event.path),
         range_header=header(app, "Range"),
         if_range=header(app, "If-Range"),
         if_none_match=header(app, "If-None-Match"),
         head=app.current_event.http_method == "HEAD",
+        cache_until=caller.signed_until,
     )
     return stream_response(reply.status, reply.headers, reply.body)
 

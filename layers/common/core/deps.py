@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # management-plane modules are imported lazily: read-plane co
     from .services.identity import IdentityService
     from .services.key_admin import KeyAdminService
     from .services.media import MediaService
+    from .services.media_urls import MediaUrlService
     from .services.purge import PurgeService
     from .services.workspaces import WorkspaceService
 
@@ -49,7 +50,22 @@ def api_keys() -> ApiKeyRepository:
 def key_authenticator() -> KeyAuthenticator:
     settings = get_settings()
     limits = RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)
-    return KeyAuthenticator(api_keys(), limits, settings.default_key_rate_limit)
+    return KeyAuthenticator(api_keys(), limits, settings.default_key_rate_limit, signing_secret=media_url_secret)
+
+
+_media_secret_lock = threading.Lock()
+_media_secret: tuple[float, bytes] | None = None
+
+
+def media_url_secret() -> bytes:
+    """The signed-media-URL secret (a Secrets Manager secret of its own, so read-plane functions never hold
+    the portal JWT key), fetched on first use per container and re-read every five minutes."""
+    global _media_secret  # noqa: PLW0603 - a per-container cache, like portal_secret's
+    with _media_secret_lock:
+        if _media_secret is None or time.monotonic() - _media_secret[0] > SECRET_MAX_AGE:
+            response = aws.client("secretsmanager").get_secret_value(SecretId=get_settings().media_url_secret_id)
+            _media_secret = (time.monotonic(), response["SecretString"].encode())
+        return _media_secret[1]
 
 
 @cache
@@ -65,6 +81,13 @@ def media() -> MediaService:
     settings = get_settings()
     reader = ObjectReader(aws.s3(), settings.content_bucket)
     return MediaService(reader, settings.r2_cache_control, settings.r2_max_response_bytes)
+
+
+@cache
+def media_urls() -> MediaUrlService:
+    from .services.media_urls import MediaUrlService
+
+    return MediaUrlService(media_url_secret)
 
 
 @cache
@@ -229,9 +252,9 @@ def purge() -> PurgeService:
 
 def reset() -> None:
     """Forget every cached setting, client, secret and service (tests, after changing the environment)."""
-    global _secret  # noqa: PLW0603
-    _secret = None
+    global _secret, _media_secret  # noqa: PLW0603
+    _secret = _media_secret = None
     for cached in (api_keys, key_authenticator, read_plane, users, identity, mailer, workspaces, key_admin,
-                   idempotency, purge, credits, media, chat_model, chat, get_settings, aws.client,
+                   idempotency, purge, credits, media, media_urls, chat_model, chat, get_settings, aws.client,
                    aws.bedrock_runtime):  # fmt: skip
         cached.cache_clear()

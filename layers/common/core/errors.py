@@ -83,3 +83,17 @@ class RateLimited(DomainError):
 
 class Conflict(DomainError):
     status, code, message = 409, "CONFLICT", "Conflict"
+
+
+class OriginNotAllowed(DomainError):
+    status, code, message = 403, "ORIGIN_NOT_ALLOWED", "This API key may not be used from this origin"
+
+
+class SignedUrlInvalid(DomainError):
+    # One vague message for every reason (bad signature, another path, revoked key, deleted workspace…):
+    # a holder of a URL learns nothing about why it fails, so it cannot probe which part to change.
+    status, code, message = 403, "SIGNED_URL_INVALID", "This media URL is not valid"
+
+
+class SignedUrlExpired(DomainError):
+    status, code, message = 403, "SIGNED_URL_EXPIRED", "This media URL has expired; ask for a new one"

@@ -16,13 +16,15 @@ import base64
 import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import BaseModel, ValidationError
 
-from . import deps, json_body, observability
+from . import deps, json_body, observability, origins
+from .auth import media_signing
 from .auth.bearer import authorization_count
 from .errors import (
     DomainError,
@@ -33,7 +35,8 @@ from .errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from .services.key_auth import VAGUE_MESSAGE, WorkspaceCaller
+from .services.key_auth import VAGUE_MESSAGE, RefusedOrigin, WorkspaceCaller
+from .services.media import object_path
 from .settings import get_settings
 from .streaming import StreamBody
 
@@ -89,8 +92,16 @@ def _body_size(app: APIGatewayRestResolver) -> int:
     return len(body.encode())
 
 
-def _cors_headers(allow_origin: str, request_origin: str | None) -> dict[str, str]:
+def _cors_headers(
+    allow_origin: str, request_origin: str | None, key_origins: tuple[str, ...] | None = None
+) -> dict[str, str]:
     headers = {"Access-Control-Expose-Headers": EXPOSED_HEADERS}
+    if key_origins is not None:  # a read-plane key restricted to some origins: its list decides (core/origins.py)
+        key_cors = origins.cors_headers(key_origins, request_origin)
+        echoed = key_cors.get("Access-Control-Allow-Origin")
+        if echoed and allow_origin != "*" and echoed not in allow_origin.split(","):
+            del key_cors["Access-Control-Allow-Origin"]  # the plane's own list still applies
+        return headers | key_cors
     if allow_origin == "*":
         headers["Access-Control-Allow-Origin"] = "*"
     elif request_origin and request_origin in allow_origin.split(","):
@@ -140,7 +151,8 @@ def _boundary_for(
             logger.exception("unhandled error")
             response = error_response(DomainError())
         for name, value in (
-            extra_headers | _cors_headers(allow_origin(), app.current_event.headers.get("origin"))
+            extra_headers
+            | _cors_headers(allow_origin(), app.current_event.headers.get("origin"), app.context.get("key_origins"))
         ).items():
             if name == "Vary" and isinstance(current := response.headers.get("Vary"), str):
                 response.headers["Vary"] = _merge_tokens(current, value)  # both reasons hold: keep both
@@ -200,17 +212,32 @@ def _make_resolver(
     return app
 
 
-def _authenticate_workspace_key(app: APIGatewayRestResolver) -> dict[str, str]:
-    caller = deps.key_authenticator().authenticate(app.current_event.headers)
-    app.append_context(caller=caller)
+def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bool = False) -> dict[str, str]:
+    """The key's caller; with ``signed_media`` (``/v1/r2``), a request with no ``Authorization`` but a
+    signature's parameters is the signing key's (an ``Authorization`` header always wins)."""
+    event, authenticator = app.current_event, deps.key_authenticator()
+    origin, query = event.headers.get("origin"), event.query_string_parameters
+    try:
+        if signed_media and header(app, "Authorization") is None and media_signing.carries_signature(query):
+            caller = authenticator.authenticate_signed(query, lambda: object_path(event.path), origin=origin)
+        else:
+            caller = authenticator.authenticate(event.headers, origin=origin)
+    except RefusedOrigin as refused:
+        app.append_context(key_origins=refused.allowed)  # the refusal's CORS is the key's: no ACAO
+        raise
+    app.append_context(caller=caller, key_origins=caller.allowed_origins)
     observability.identify(workspace_id=caller.workspace_id, key_id=caller.api_key_id)
     return caller.rate.headers()
 
 
-def brain_api() -> APIGatewayRestResolver:
-    """Read plane: every route requires a workspace API key (and counts against its rate limit)."""
+def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
+    """Read plane: every route requires a workspace API key (and counts against its rate limit);
+    ``signed_media``: a URL signed for the route's path (``POST /v1/media-urls``) stands for the key."""
     return _make_resolver(
-        _authenticate_workspace_key, lambda: _plane_origin("brain"), plane=lambda: "brain", unauthorized=VAGUE_MESSAGE
+        partial(_authenticate_workspace_key, signed_media=signed_media),
+        lambda: _plane_origin("brain"),
+        plane=lambda: "brain",
+        unauthorized=VAGUE_MESSAGE,
     )
 
 

@@ -64,6 +64,9 @@ class Settings(BaseModel):
     api_plane: Literal["brain", "portal"] = Field("brain", alias="API_PLANE")
     service_name: str = Field("workspace-service", alias="POWERTOOLS_SERVICE_NAME")
 
+    # --- signed media URLs: the HMAC secret's id (only /v1/media-urls and /v1/r2 are given it and may read it)
+    media_url_secret_id: str = Field("", alias="MEDIA_URL_SECRET_ID")
+
     # --- management plane: sign-in, sessions, portal JWT
     portal_jwt_secret_id: str = Field("", alias="PORTAL_JWT_SECRET_ID")
     session_days: int = Field(30, alias="SESSION_DAYS", ge=1)

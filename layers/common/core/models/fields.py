@@ -118,3 +118,24 @@ def WholeNumber(minimum: int, maximum: int) -> Any:  # used as a type: ``rate_li
 _EMAIL_CHAR = "[^@\\s\x00-\x1f\x7f-\x9f]"  # no control character (literal ones: the pattern engines differ)
 EMAIL_PATTERN = f"^{_EMAIL_CHAR}{{1,64}}@{_EMAIL_CHAR}+\\.{_EMAIL_CHAR}{{2,}}$"  # checked after trimming
 EMAIL_DOCUMENTED = f"^\\s*{EMAIL_PATTERN[1:-1]}\\s*$"  # as sent: whitespace around it is trimmed
+
+
+def _origin(value: str) -> str:
+    from ..origins import normalize_origin
+
+    return normalize_origin(value)
+
+
+def _distinct(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))  # the same origin written twice (HTTPS://A, https://a:443) is kept once
+
+
+# A key's allowed origins: 1..10 serialized origins (scheme://host[:port]), normalised to lower case with
+# the default port dropped. The pattern is the document's hint; ``normalize_origin`` is the authority.
+ORIGIN_DOCUMENTED = "^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+$"
+AllowedOrigins = Annotated[
+    list[Annotated[str, Field(min_length=8, max_length=280, json_schema_extra={"pattern": ORIGIN_DOCUMENTED}),
+                   AfterValidator(_origin)]],
+    Field(min_length=1, max_length=10),
+    AfterValidator(_distinct),
+]  # fmt: skip

@@ -7,7 +7,16 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import ApiModel, RequestModel
-from .fields import EMAIL_DOCUMENTED, EMAIL_PATTERN, QUERY_INT_MAX, Name, QueryInt, Text, WholeNumber
+from .fields import (
+    EMAIL_DOCUMENTED,
+    EMAIL_PATTERN,
+    QUERY_INT_MAX,
+    AllowedOrigins,
+    Name,
+    QueryInt,
+    Text,
+    WholeNumber,
+)
 
 Role = Literal["owner", "admin", "member"]
 WorkspaceType = Literal["personal", "team"]
@@ -80,6 +89,9 @@ class ApiKey(ApiModel):
     name: str
     prefix: str
     rate_limit: int
+    allowed_origins: list[str] | None = Field(
+        description="Origins a browser may call the read plane from with this key; null: any (docs/security.md)"
+    )
     last_used_at: str | None
     created_at: str
     revoked_at: str | None
@@ -155,6 +167,7 @@ class CreateWorkspaceRequest(RequestModel):
 class MintKeyRequest(RequestModel):
     name: Name(64)
     rate_limit: WholeNumber(1, 100_000) | None = None
+    allowed_origins: AllowedOrigins | None = None
 
 
 class CreditHistoryQuery(ApiModel):

@@ -139,6 +139,8 @@ class ApiKeyRecord(Record):
     name: str
     prefix: str
     rate_limit: int | None = None
+    # Serialized origins a browser may use the key from; None (absent): any (core/origins.py).
+    allowed_origins: list[str] | None = None
     created_at: str
     last_used_at: str | None = None
     revoked_at: str | None = None

@@ -23,6 +23,19 @@ class ApiKeyRepository:
             ).get("Item")
         return ApiKeyRecord.model_validate(from_item(item)) if item else None
 
+    def hash_of(self, key_id: str) -> str | None:
+        """The ``keyHash`` of the key with this id (one Query of the keys-only ``byId`` index), or None.
+
+        The index is eventually consistent: it maps an id to its hash, which never changes; whether the
+        key is still live is then read from the table itself (``get_by_hash``, consistent).
+        """
+        with translate_errors("Query"):
+            items = self._db.query(
+                TableName=self._table, IndexName="byId", KeyConditionExpression="id = :id",
+                ExpressionAttributeValues=to_item({":id": key_id}), Limit=1,
+            ).get("Items", [])  # fmt: skip
+        return from_item(items[0])["keyHash"] if items else None
+
     def touch_last_used(self, key_hash: str, at: str) -> None:
         """Record use; a key deleted meanwhile must not be re-created by this write."""
         gone = self._db.exceptions.ConditionalCheckFailedException

@@ -50,7 +50,8 @@ class KeyAdminService:
     def _view(self, record: ApiKeyRecord) -> ApiKey:
         return ApiKey(
             id=record.id, name=record.name, prefix=record.prefix,
-            rate_limit=record.rate_limit or self._default_rate_limit, last_used_at=record.last_used_at,
+            rate_limit=record.rate_limit or self._default_rate_limit, allowed_origins=record.allowed_origins,
+            last_used_at=record.last_used_at,
             created_at=record.created_at, revoked_at=record.revoked_at,
         )  # fmt: skip
 
@@ -78,6 +79,7 @@ class KeyAdminService:
         claim: Claim | None,
         *,
         workspace: WorkspaceRecord | None = None,
+        allowed_origins: list[str] | None = None,
     ) -> MintedApiKey:
         """A new key; the raw value is in the response only.
 
@@ -90,7 +92,8 @@ class KeyAdminService:
         raw = api_keys.generate(self.replay_secret(user_id, workspace_id, claim.attempt) if claim else None)
         record = ApiKeyRecord(
             id=new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
-            prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, created_at=now_iso(),
+            prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, allowed_origins=allowed_origins,
+            created_at=now_iso(),
         )  # fmt: skip
         minted = MintedApiKey(**self._view(record).model_dump(), key=raw)
         if claim is None:
@@ -121,7 +124,10 @@ class KeyAdminService:
         """``mint`` honouring ``Idempotency-Key``: (status, wire body), a replay re-deriving the raw key."""
 
         def work(claim: Claim | None) -> tuple[int, dict[str, Any]]:
-            key = self.mint(user_id, workspace_id, request.name, request.rate_limit, claim, workspace=workspace)
+            key = self.mint(
+                user_id, workspace_id, request.name, request.rate_limit, claim, workspace=workspace,
+                allowed_origins=request.allowed_origins,
+            )  # fmt: skip
             return 201, {"key": key.wire()}
 
         outcome = self._idempotency().run_claimed(

@@ -1,26 +1,37 @@
-"""Read-plane authentication: workspace API key → caller, with the key's rate limit applied.
+"""Read-plane authentication: workspace API key (or a URL it signed) → caller, with the key's rate limit applied.
 
 Per request: an offline checksum test, one GetItem by SHA-256, the sliding-window
 limiter's GetItem and conditional UpdateItem, and (at most once a minute per key) the
 ``lastUsedAt`` write (best-effort). Every refusal carries the same vague message.
+A key restricted to some origins refuses a browser call from any other before it is counted.
+
+A signed media URL (``auth/media_signing``) is checked offline first (format, expiry, MAC), then
+its key id is mapped to the key's hash (the ``byId`` index, cached: the mapping never changes) and
+the key read exactly as above, so a revoked key, or a deleted workspace's, fails on the next request;
+the request counts against that key's limit like any other.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..auth import api_keys
+from .. import origins
+from ..auth import api_keys, media_signing
 from ..auth.bearer import bearer_token
-from ..errors import Unauthorized
+from ..errors import DomainError, OriginNotAllowed, SignedUrlInvalid, Unauthorized
 from ..ids import now_iso
+from ..models.records import ApiKeyRecord
 from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.rate_limits import RateLimitRepository
+from . import rate_limit
 from .rate_limit import RateStatus, SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
 VAGUE_MESSAGE = "Invalid or missing API key"
+_ID_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,16 @@ class WorkspaceCaller:
     workspace_id: str
     api_key_id: str
     rate: RateStatus
+    allowed_origins: tuple[str, ...] | None = None
+    signed_until: int | None = None  # a signed media URL's expiry (unix seconds); None for a keyed request
+
+
+class RefusedOrigin(OriginNotAllowed):
+    """``ORIGIN_NOT_ALLOWED``, with the key's list, so the CORS answer can be the key's (no ACAO)."""
+
+    def __init__(self, allowed: tuple[str, ...]):
+        super().__init__()
+        self.allowed = allowed
 
 
 class KeyAuthenticator:
@@ -37,12 +58,17 @@ class KeyAuthenticator:
         limits: RateLimitRepository,
         default_rate_limit: int,
         clock: Callable[[], float] | None = None,
+        *,
+        signing_secret: Callable[[], bytes] | None = None,
     ):
         self._keys = keys
         self._limiter = SlidingWindowLimiter(limits, clock)
         self._default_rate_limit = default_rate_limit
+        self._clock = clock
+        self._signing_secret = signing_secret
+        self._hash_of_id: OrderedDict[str, str] = OrderedDict()
 
-    def authenticate(self, headers: Mapping[str, str] | None) -> WorkspaceCaller:
+    def authenticate(self, headers: Mapping[str, str] | None, *, origin: str | None = None) -> WorkspaceCaller:
         raw = bearer_token(headers)
         # The checksum turns away typos, portal JWTs and scanners' noise without a lookup.
         if raw is None or not api_keys.is_well_formed(raw):
@@ -51,8 +77,50 @@ class KeyAuthenticator:
         record = self._keys.get_by_hash(key_hash)
         if record is None or record.revoked_at is not None:
             raise Unauthorized(VAGUE_MESSAGE)
-        rate = self._count_request(record.id, key_hash, record.rate_limit or self._default_rate_limit)
-        return WorkspaceCaller(workspace_id=record.workspace_id, api_key_id=record.id, rate=rate)
+        return self._admit(record, origin)
+
+    def authenticate_signed(
+        self, query: Mapping[str, str] | None, path: Callable[[], str], *, origin: str | None = None
+    ) -> WorkspaceCaller:
+        """The caller a signed media URL stands for. ``path``: the request's object path (it may raise the
+        path's own errors; a path that cannot be valid was never signed, so those are ``SIGNED_URL_INVALID``)."""
+        params = media_signing.parse(query, (self._clock or rate_limit.now)())  # format and expiry: no I/O at all
+        try:
+            object_path = path()
+        except DomainError as exc:
+            raise SignedUrlInvalid() from exc
+        if self._signing_secret is None:
+            raise SignedUrlInvalid()
+        media_signing.verify(self._signing_secret(), params, object_path)  # before any DynamoDB call
+        key_hash = self._key_hash(params.key_id)
+        record = self._keys.get_by_hash(key_hash) if key_hash else None
+        if record is None or record.revoked_at is not None or record.id != params.key_id:
+            raise SignedUrlInvalid()
+        return self._admit(record, origin, signed_until=params.expires)
+
+    def _key_hash(self, key_id: str) -> str | None:
+        """A key id's hash: cached per container (bounded), since a key's hash never changes."""
+        if (cached := self._hash_of_id.get(key_id)) is not None:
+            self._hash_of_id.move_to_end(key_id)
+            return cached
+        key_hash = self._keys.hash_of(key_id)
+        if key_hash is not None:
+            self._hash_of_id[key_id] = key_hash
+            if len(self._hash_of_id) > _ID_CACHE_SIZE:
+                self._hash_of_id.popitem(last=False)
+        return key_hash
+
+    def _admit(self, record: ApiKeyRecord, origin: str | None, *, signed_until: int | None = None) -> WorkspaceCaller:
+        """The origin check (before the request is counted: a page on another site cannot spend the key's
+        budget through its visitors' browsers), then the count against the key's limit."""
+        allowed = tuple(record.allowed_origins) if record.allowed_origins is not None else None
+        if allowed is not None and not origins.is_allowed(allowed, origin):
+            raise RefusedOrigin(allowed)
+        rate = self._count_request(record.id, record.key_hash, record.rate_limit or self._default_rate_limit)
+        return WorkspaceCaller(
+            workspace_id=record.workspace_id, api_key_id=record.id, rate=rate,
+            allowed_origins=allowed, signed_until=signed_until,
+        )  # fmt: skip
 
     def _count_request(self, key_id: str, key_hash: str, limit: int) -> RateStatus:
         status = self._limiter.take(f"key#{key_id}", limit)

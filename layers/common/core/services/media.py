@@ -20,6 +20,7 @@ from urllib.parse import unquote
 from ..errors import InvalidPath, PrefixNotAllowed, RangeNotSatisfiable
 from ..repositories.content import NotModified, ObjectReader, StoredObject
 from ..settings import ALLOWED_R2_PREFIXES
+from . import rate_limit
 from .media_http import capped_content_range, matches_any, requested_range, split_if_none_match
 
 ROUTE = "/v1/r2"
@@ -27,6 +28,8 @@ CHUNK_BYTES = 128 * 1024
 MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
 PRESIGNED_SECONDS = 300
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_MAX_AGE = re.compile(r"max-age=(\d+)", re.IGNORECASE)
 # The same URL names another object for every workspace key, so no shared cache may answer one key's request
 # with another's response, even when the object's own Cache-Control says "public". (The CORS layer adds its
 # own "Vary: Origin" to this when it answers a list of allowed origins.)
@@ -42,18 +45,26 @@ def object_path(request_path: str) -> str:
         path = unquote(rest, errors="strict")  # once: "%2e%2e" is "..", "%252e" stays "%2e"
     except UnicodeDecodeError as exc:
         raise InvalidPath("path: must be UTF-8 once decoded") from exc
+    return checked_path(path)
+
+
+def checked_path(path: str, field: str = "path") -> str:
+    """A decoded workspace-relative key, refused (``INVALID_PATH``) or off the allowlist (``PREFIX_NOT_ALLOWED``)
+    exactly as ``/v1/r2`` refuses it; ``field`` names it in the message."""
     if not path:
-        raise InvalidPath("path: must not be empty")
+        raise InvalidPath(f"{field}: must not be empty")
     if path.startswith("/"):
-        raise InvalidPath("path: must be relative to the workspace")
+        raise InvalidPath(f"{field}: must be relative to the workspace")
+    if not path.isascii() and _SURROGATE.search(path):  # only a JSON body can carry one (a URL decodes to UTF-8)
+        raise InvalidPath(f"{field}: must be valid Unicode text")
     if "\\" in path or _CONTROL.search(path):
-        raise InvalidPath("path: must not contain backslashes or control characters")
+        raise InvalidPath(f"{field}: must not contain backslashes or control characters")
     if any(segment in ("", ".", "..") for segment in path.split("/")):
-        raise InvalidPath("path: must not contain empty, '.' or '..' segments")
+        raise InvalidPath(f"{field}: must not contain empty, '.' or '..' segments")
     if len(path.encode()) > MAX_KEY_BYTES:
-        raise InvalidPath(f"path: at most {MAX_KEY_BYTES} bytes")
+        raise InvalidPath(f"{field}: at most {MAX_KEY_BYTES} bytes")
     if not path.startswith(ALLOWED_R2_PREFIXES):
-        raise PrefixNotAllowed(f"path: must start with one of {', '.join(ALLOWED_R2_PREFIXES)}")
+        raise PrefixNotAllowed(f"{field}: must start with one of {', '.join(ALLOWED_R2_PREFIXES)}")
     return path
 
 
@@ -81,9 +92,15 @@ class MediaService:
         if_range: str | None,
         if_none_match: str | None,
         head: bool,
+        cache_until: int | None = None,
     ) -> MediaReply:
-        """The object's answer: 200, 206, 304, 307 (too large for one response) or ``RangeNotSatisfiable``."""
+        """The object's answer: 200, 206, 304, 307 (too large for one response) or ``RangeNotSatisfiable``.
+
+        ``cache_until``: a signed URL's expiry; no cache may keep the answer past it (``Cache-Control``
+        becomes private, its max-age cut to the seconds left, and a redirect's S3 URL lives no longer).
+        """
         max_bytes = self._max_bytes
+        cache = _CachePolicy(self._cache_control, cache_until, int(rate_limit.now()))
         key = f"workspaces/{workspace_id}/{path}"
         byte_range, range_etag = requested_range(range_header, if_range, max_bytes)
         s3_none_match, none_match_tags = split_if_none_match(if_none_match)
@@ -99,20 +116,20 @@ class MediaService:
             error.headers.update(COMMON_HEADERS)
             raise
         if isinstance(found, NotModified):
-            return self._not_modified(found.etag, found.cache_control)
+            return self._not_modified(found.etag, cache.of(found.cache_control))
         if matches_any(none_match_tags, found.etag):
             found.close()
-            return self._not_modified(found.etag, found.cache_control)
+            return self._not_modified(found.etag, cache.of(found.cache_control))
         if found.content_range is None and found.content_length > max_bytes and not head:
             found.close()  # never a truncated 200: the client would take it for the whole object
-            location = self._reader.presigned_url(key, PRESIGNED_SECONDS)
+            location = self._reader.presigned_url(key, cache.seconds_left(PRESIGNED_SECONDS))
             return MediaReply(307, {"Location": location, "Cache-Control": "no-store"} | COMMON_HEADERS)
-        return self._content(found, head, max_bytes)
+        return self._content(found, head, max_bytes, cache)
 
-    def _not_modified(self, etag: str, cache_control: str | None) -> MediaReply:
-        return MediaReply(304, {"ETag": etag, "Cache-Control": cache_control or self._cache_control} | COMMON_HEADERS)
+    def _not_modified(self, etag: str, cache_control: str) -> MediaReply:
+        return MediaReply(304, {"ETag": etag, "Cache-Control": cache_control} | COMMON_HEADERS)
 
-    def _content(self, found: StoredObject, head: bool, max_bytes: int) -> MediaReply:
+    def _content(self, found: StoredObject, head: bool, max_bytes: int, cache: _CachePolicy) -> MediaReply:
         length, content_range = found.content_length, found.content_range
         capped = content_range and capped_content_range(content_range, max_bytes)
         if capped:  # a suffix longer than the cap: its first max_bytes bytes, said so in Content-Range
@@ -122,7 +139,7 @@ class MediaService:
             "Content-Length": str(length),
             "ETag": found.etag,
             "Last-Modified": format_datetime(found.last_modified.astimezone(UTC), usegmt=True),
-            "Cache-Control": found.cache_control or self._cache_control,
+            "Cache-Control": cache.of(found.cache_control),
             "Accept-Ranges": "bytes",
         } | COMMON_HEADERS
         for name, value in (
@@ -135,3 +152,23 @@ class MediaService:
                 headers[name] = value
         body = None if head else found.chunks(CHUNK_BYTES, limit=length)
         return MediaReply(206 if content_range else 200, headers, body)
+
+
+@dataclass(frozen=True)
+class _CachePolicy:
+    default: str
+    until: int | None  # a signed URL's expiry (unix seconds)
+    now: int
+
+    def seconds_left(self, at_most: int) -> int:
+        return at_most if self.until is None else max(1, min(at_most, self.until - self.now))
+
+    def of(self, own: str | None) -> str:
+        """The object's own Cache-Control, else the default; for a signed URL private and never past its expiry."""
+        value = own or self.default
+        if self.until is None or "no-store" in value.lower():
+            return value
+        declared = _MAX_AGE.search(value)
+        left = max(0, self.until - self.now)
+        age = min(left, int(declared.group(1))) if declared else left
+        return f"private, max-age={age}" + (", no-cache" if "no-cache" in value.lower() else "")

@@ -6,11 +6,12 @@ Every step is idempotent, so overlapping or repeated runs change nothing twice.
 
 import logging
 
-from core import deps
+from core import deps, observability
 
 logger = logging.getLogger("hold_sweeper")
 
 
+@observability.observed("workers", routed=("hold_sweeper",))
 def lambda_handler(event, context):
     settled = released = 0
     while True:  # batch after batch, until none is left or the run is nearly out of time

@@ -8,11 +8,12 @@ redelivers it; after ``maxReceiveCount`` failures it lands in the dead-letter qu
 import json
 import logging
 
-from core import deps
+from core import deps, observability
 
 logger = logging.getLogger("purge")
 
 
+@observability.observed("workers", routed=("purge",))
 def lambda_handler(event, context):
     failures = []
     for record in event.get("Records", []):

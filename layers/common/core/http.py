@@ -129,6 +129,7 @@ def _refuse_unreadable_request(app: APIGatewayRestResolver, unauthorized: str) -
     if event.body and not json_body.is_json_media_type(header(app, "content-type")):
         raise UnsupportedMediaType()
     if authorization_count(event.get("headers"), event.get("multiValueHeaders")) > 1:
+        observability.count("Unauthorized", reason="doubled")
         raise Unauthorized(unauthorized)
 
 

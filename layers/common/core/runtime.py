@@ -14,6 +14,7 @@ import base64
 import http.client
 import importlib
 import json
+import logging
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator
 from http.client import HTTPMessage
 from typing import Any, NoReturn
 
-from . import lambda_logging
+from . import observability
 from .chunked import ChunkedPost, ReaderGone
 from .streaming import StreamBody, body_chunks, prelude
 
@@ -62,11 +63,15 @@ def _json_header(headers: HTTPMessage, name: str) -> Any:
     return json.loads(value) if value else None
 
 
+logger = logging.getLogger(__name__)  # JSON through the plane's Powertools Logger (core.observability)
+
+
 def _log(message: str, exc: BaseException | None = None) -> None:
-    """To stderr, which Lambda ships to CloudWatch. Never pass events or request headers here."""
-    print(f"[core.runtime] {message}", file=sys.stderr)
-    if exc is not None:
-        traceback.print_exception(exc, file=sys.stderr)
+    """One JSON line (with the traceback, if any). Never pass events or request headers here."""
+    if exc is None:
+        logger.warning(message)
+    else:
+        logger.error(message, exc_info=(type(exc), exc, exc.__traceback__))
 
 
 def _request(
@@ -167,7 +172,6 @@ def handle_next(handler: Handler) -> None:
     if status != 200:
         raise RuntimeError(f"/invocation/next answered {status}")
     context = Context(headers)
-    lambda_logging.set_request_id(context.aws_request_id)
     # X-Ray (and Powertools' Tracer) read the current trace from the environment.
     if trace := headers.get("Lambda-Runtime-Trace-Id"):
         os.environ["_X_AMZN_TRACE_ID"] = trace
@@ -189,7 +193,9 @@ def handle_next(handler: Handler) -> None:
 
 
 def main() -> None:
-    lambda_logging.configure()
+    # Until the handler's plane frames its first invocation, the runtime's own lines (an import error) go
+    # through this logger; each invocation then carries the request id, correlation id and cold start.
+    observability.logger_for("runtime")
     handler = load_handler()
     while True:
         handle_next(handler)

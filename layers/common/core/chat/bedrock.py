@@ -26,6 +26,13 @@ class BedrockModel:
         self._model_id = model_id
 
     def stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
+        """The reply, traced as one X-Ray subsegment from the call to the stream's end (when tracing is on)."""
+        from .. import observability  # deferred, as botocore is: importing this module stays light
+
+        with observability.subsegment("bedrock.converse_stream"):
+            yield from self._stream(request)
+
+    def _stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
         from botocore.exceptions import BotoCoreError, ClientError  # deferred: only a chat turn needs them
 
         try:

@@ -18,7 +18,7 @@ import logging
 import os
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -34,6 +34,8 @@ _log = logging.getLogger(__name__)
 _loggers: dict[str, Logger] = {}
 _values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = defaultdict(float)
 _tracer: Any = None
+_CONTEXT_FIELDS = ("function_name", "memory_limit_in_mb", "invoked_function_arn", "aws_request_id")
+Handler = Callable[[Any, Any], Any]
 
 
 def service_name(plane: str) -> str:
@@ -41,15 +43,16 @@ def service_name(plane: str) -> str:
     return f"{os.environ.get('POWERTOOLS_SERVICE_NAME', 'workspace-service')}-{plane}"
 
 
-def logger_for(plane: str) -> Logger:
-    """The plane's Powertools Logger; in a Lambda sandbox, the layer's own ``core.*`` loggers write through it."""
+def logger_for(plane: str, routed: tuple[str, ...] = ()) -> Logger:
+    """The plane's Powertools Logger. In a Lambda sandbox the layer's ``core.*`` loggers (and ``routed``
+    ones) write through it, so every line has one JSON shape and the invocation's keys."""
     service = service_name(plane)
     if (found := _loggers.get(service)) is None:
         found = _loggers[service] = Logger(service=service)
         if os.environ.get("AWS_EXECUTION_ENV") or not logging.getLogger().handlers:
-            # On Lambda (and in the local runner's containers, where nothing else formats them) one format for
-            # every line. Not in a test process: its root handlers (pytest's, the log scan) must keep seeing them.
-            copy_config_to_registered_loggers(source_logger=found, include={"core"})
+            # On Lambda, and in the local runner's containers where nothing else formats them. Not in a test
+            # process: its root handlers (pytest's capture, the log scan) must keep seeing those records.
+            copy_config_to_registered_loggers(source_logger=found, include={"core", *routed})
     return found
 
 
@@ -106,9 +109,11 @@ class _ObservedBody(StreamBody):
             finish()
 
 
-def invocation(plane: str, handler: Callable[[Any, Any], Any], event: Any, context: Any) -> Any:
+def invocation(
+    plane: str, handler: Callable[[Any, Any], Any], event: Any, context: Any, routed: tuple[str, ...] = ()
+) -> Any:
     """Run ``handler`` as one observed invocation (see the module's docstring)."""
-    logger = logger_for(plane)
+    logger = logger_for(plane, routed)
     started = time.perf_counter()
     _values.clear()
 
@@ -118,7 +123,7 @@ def invocation(plane: str, handler: Callable[[Any, Any], Any], event: Any, conte
         extra = {"status": status, "latency_ms": round((time.perf_counter() - started) * 1000, 1)}
         if resource:  # the route's pattern, never the path: a path may carry a token
             extra |= {"method": event.get("httpMethod"), "resource": resource}
-        logger.info("request done", extra=extra)
+        logger.info("request done" if status is not None else "invocation done", extra=extra)
         if status is not None:
             count("Requests")
         flush(plane)
@@ -137,16 +142,19 @@ def invocation(plane: str, handler: Callable[[Any, Any], Any], event: Any, conte
             finish(result)
         return result
 
+    if not all(hasattr(context, name) for name in _CONTEXT_FIELDS):  # a bare test context: no Lambda keys
+        return observed(event, context)
     inject = logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True)
     return inject(observed)(event, context)
 
 
-def observed(plane: str) -> Callable[[Callable[[Any, Any], Any]], Callable[[Any, Any], Any]]:
-    """``@observed("workers")`` on a non-HTTP ``lambda_handler``: the same framing as the HTTP factory's."""
+def observed(plane: str, *, routed: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+    """``@observed("workers", routed=("purge",))`` on a non-HTTP ``lambda_handler``: the HTTP factory's framing;
+    ``routed`` names the handler's own stdlib loggers, written through the plane's Logger on Lambda."""
 
-    def decorate(handler: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def decorate(handler: Handler) -> Handler:
         def lambda_handler(event: Any, context: Any) -> Any:
-            return invocation(plane, handler, event, context)
+            return invocation(plane, handler, event, context, routed)
 
         return lambda_handler
 
@@ -181,6 +189,30 @@ def subsegment(name: str) -> AbstractContextManager[Any]:
     if _tracer is None or not tracing_enabled():
         return nullcontext()
     return _tracer.provider.in_subsegment(name)
+
+
+class counted:  # lower case: used like a function, ``counted("R2BytesStreamed", chunks)``
+    """``chunks``, adding their size to ``metric`` once the stream ends, however it ends: read to the end, or
+    closed early (a reader gone, even before the first chunk). Closing also closes the source (an S3 body)."""
+
+    def __init__(self, metric: str, chunks: Iterable[bytes]):
+        self._metric, self._chunks, self._sent, self._closed = metric, chunks, 0, False
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._chunks:
+            self._sent += len(chunk)
+            yield chunk
+        self.close()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if (close := getattr(self._chunks, "close", None)) is not None:
+                close()
+        finally:
+            count(self._metric, self._sent)
 
 
 def stream_subsegment(name: str, chunks: Iterator[Any]) -> Iterator[Any]:

@@ -18,10 +18,9 @@ UNAUTHORIZED_REASONS = frozenset(
         "malformed",  # not a well-formed key or JWT (typos, scanners, the other plane's credential)
         "unknown",  # a well-formed key no record has
         "revoked",  # a revoked key (or a deleted workspace's)
-        "invalid_signature",  # a JWT that fails verification
+        "invalid_token",  # a JWT that fails verification (forged, garbled, wrong issuer or audience)
         "expired",  # an expired JWT (401 TOKEN_EXPIRED)
         "session_ended",  # a valid JWT whose session is gone (logout, deletion)
-        "signed_url",  # a signed media URL that fails its checks
         "doubled",  # more than one Authorization header
     }
 )

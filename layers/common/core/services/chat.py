@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .. import observability
 from ..chat.model import ChatModel, ModelRequest, Usage
 from ..chat.prompt import build_context, conversation, system_prompt
 from ..errors import NotFound, ValidationFailed
@@ -68,6 +69,7 @@ class ChatService:
         model = self._model()  # built before the hold: nothing after the hold can fail and strand it
         turn_id = new_id("turn")
         hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}")
+        observability.count("ChatTurns")
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .. import observability
 from ..chat.model import ChatModel, ModelError, ModelRequest, TextDelta, Usage
 from ..models.ledger import HoldRecord
 from .credits import CreditService
@@ -125,6 +126,7 @@ class ChatStream:
                     elif isinstance(event, Usage):
                         self._usage = event
             except ModelError as error:
+                observability.count("ModelErrors", code=error.code)
                 self._finish(complete)
                 yield ndjson({"type": "error", "message": str(error), "code": error.code})
                 return

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .. import observability
 from ..ids import iso
 from ..models.ledger import HoldRecord, Outcome
 from ..models.management import CreditAmounts, CreditBalance, CreditHistory, CreditHistoryQuery, RefType
@@ -79,10 +80,16 @@ class CreditService:
         return self._ledger.mark_streamed(hold.account_id, hold.ref_id)
 
     def settle(self, hold: HoldRecord, charge: int | None = None) -> Outcome:
-        return self._ledger.settle(hold, charge)
+        outcome = self._ledger.settle(hold, charge)
+        if outcome is Outcome.APPLIED:
+            observability.count("CreditsCharged", hold.amount if charge is None else charge)
+        return outcome
 
     def release(self, hold: HoldRecord) -> Outcome:
-        return self._ledger.release(hold)
+        outcome = self._ledger.release(hold)
+        if outcome is Outcome.APPLIED:
+            observability.count("HoldsReleased")
+        return outcome
 
     def sweep(self, batch: int = 100) -> SweepReport:
         """Finish every expired hold: settle the ones whose work delivered, release the rest."""

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from .. import observability
 from ..auth import portal_jwt
 from ..auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
-from ..errors import RateLimited, Unauthorized, ValidationFailed
+from ..errors import RateLimited, TokenExpired, Unauthorized, ValidationFailed
 from ..ids import new_id, now_iso
 from ..mail import Mailer, Message
 from ..models.records import SessionRecord, UserRecord
@@ -192,10 +193,17 @@ class IdentityService:
     def authenticate(self, bearer: str | None) -> PortalCaller:
         """A valid portal JWT whose session is still live (``TokenExpired`` past ``exp``)."""
         if not bearer:
+            observability.count("Unauthorized", reason="missing")
             raise Unauthorized("Missing bearer token")
-        claims = portal_jwt.verify(bearer, self._secret())
+        try:
+            claims = portal_jwt.verify(bearer, self._secret())
+        except (TokenExpired, Unauthorized) as refused:
+            reason = "expired" if isinstance(refused, TokenExpired) else "invalid_token"
+            observability.count("Unauthorized", reason=reason)
+            raise
         session = self._users.get_session(claims.session_id)
         if session is None or session.user_id != claims.user_id:
+            observability.count("Unauthorized", reason="session_ended")
             raise Unauthorized("Session has ended; sign in again")
         return PortalCaller(user_id=claims.user_id, session_id=claims.session_id)
 

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .. import origins
+from .. import observability, origins
 from ..auth import api_keys, media_signing
 from ..auth.bearer import bearer_token
 from ..errors import DomainError, OriginNotAllowed, SignedUrlInvalid, Unauthorized
@@ -72,10 +72,12 @@ class KeyAuthenticator:
         raw = bearer_token(headers)
         # The checksum turns away typos, portal JWTs and scanners' noise without a lookup.
         if raw is None or not api_keys.is_well_formed(raw):
+            observability.count("Unauthorized", reason="missing" if raw is None else "malformed")
             raise Unauthorized(VAGUE_MESSAGE)
         key_hash = api_keys.hash_key(raw)
         record = self._keys.get_by_hash(key_hash)
         if record is None or record.revoked_at is not None:
+            observability.count("Unauthorized", reason="unknown" if record is None else "revoked")
             raise Unauthorized(VAGUE_MESSAGE)
         return self._admit(record, origin)
 

@@ -17,6 +17,7 @@ from datetime import UTC
 from email.utils import format_datetime
 from urllib.parse import unquote
 
+from .. import observability
 from ..errors import InvalidPath, PrefixNotAllowed, RangeNotSatisfiable
 from ..repositories.content import NotModified, ObjectReader, StoredObject
 from ..settings import ALLOWED_R2_PREFIXES
@@ -150,7 +151,7 @@ class MediaService:
         ):
             if value:
                 headers[name] = value
-        body = None if head else found.chunks(CHUNK_BYTES, limit=length)
+        body = None if head else observability.counted("R2BytesStreamed", found.chunks(CHUNK_BYTES, limit=length))
         return MediaReply(206 if content_range else 200, headers, body)
 
 

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import observability
 from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.purge import ObjectVersionsRepository, PurgeRepository
 from ..repositories.workspaces import WorkspaceRepository
@@ -51,6 +52,7 @@ class PurgeService:
             return remaining_ms() > SAFETY_MS
 
         objects = self._objects.delete_prefix(f"workspaces/{workspace_id}/", keep_going=time_left)
+        observability.count("PurgeObjectsDeleted", objects)
         if not time_left():
             return PurgeResult(workspace_id, objects, 0, finished=False)
         records = self._records.delete_workspace_records(workspace_id, keep_going=time_left)

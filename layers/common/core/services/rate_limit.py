@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from .. import observability
 from ..errors import RateLimited
 from ..repositories.rate_limits import Buckets, RateLimitRepository
 
@@ -57,6 +58,15 @@ def _until_fewer(counts: Mapping[int, int], oldest: int, used: int, below: int) 
     return k
 
 
+# The metric's name for each kind of subject (its prefix): bounded, never the subject itself (an id, a hash).
+_LIMITER_OF_PREFIX = {"key": "key_rate", "visitor": "chat_visitor", "mail-to": "magic_link_address",
+                      "mail-ip": "magic_link_ip"}  # fmt: skip
+
+
+def _limiter_of(subject: str) -> str:
+    return _LIMITER_OF_PREFIX.get(subject.partition("#")[0], "other")
+
+
 class SlidingWindowLimiter:
     def __init__(self, counters: RateLimitRepository, clock: Callable[[], float] | None = None):
         self._counters = counters
@@ -82,6 +92,7 @@ class SlidingWindowLimiter:
             if used >= limit:
                 wait = self._seconds_until(bucket + _until_fewer(counts, oldest, used, limit), size, current)
                 status = RateStatus(limit=limit, remaining=0, reset_seconds=wait, count=used)
+                observability.count("Throttled", limiter=_limiter_of(subject))
                 raise RateLimited(headers=status.headers() | {"Retry-After": str(wait)})
             added = self._counters.add(
                 subject, bucket, cap=limit - (used - counts.get(bucket, 0)), seen=seen,
@@ -92,6 +103,7 @@ class SlidingWindowLimiter:
                     added.item, bucket, limit, size, current, opened=self._opens_minute(seen, bucket, size)
                 )
             seen = added.item  # someone else was counted meanwhile: decide again on what is there now
+        observability.count("Throttled", limiter=_limiter_of(subject))
         raise RateLimited(headers={"Retry-After": "1"})  # only under extreme contention; the next try will pass
 
     def _status(self, item: Buckets, bucket: int, limit: int, size: int, current: float, *, opened: bool) -> RateStatus:

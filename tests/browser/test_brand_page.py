@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, Page, Pages
+from tests.browser.conftest import ARTIFACTS, Page, Pages, free_port
 from tests.e2e.conftest import LocalService
 
 pytestmark = pytest.mark.browser
@@ -116,8 +116,6 @@ def first(service: LocalService) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def page(pages: Pages, mint_key: Callable[..., str], first: dict[str, Any]) -> Page:
     """The brand's page, on an origin its key allows."""
-    from tests.browser.conftest import free_port
-
     port = free_port()
     key = mint_key(0, [f"http://127.0.0.1:{port}"])
     return pages.serve(key=key, agent_id=first["agents"][0]["id"], port=port)
@@ -215,8 +213,6 @@ def test_images_load_and_a_video_plays_and_seeks(driver: Any, page: Page) -> Non
 def test_a_page_on_an_origin_the_key_does_not_allow_is_refused(
     driver: Any, pages: Pages, mint_key: Callable[..., str], first: dict[str, Any], service: LocalService
 ) -> None:
-    from tests.browser.conftest import free_port
-
     allowed = f"http://127.0.0.1:{free_port()}"
     key = mint_key(0, [allowed])
     elsewhere = pages.serve(key=key, agent_id=first["agents"][0]["id"])
@@ -243,8 +239,6 @@ def test_a_page_on_an_origin_the_key_does_not_allow_is_refused(
 def test_stop_aborts_the_stream_and_429_shows_the_wait(
     driver: Any, pages: Pages, mint_key: Callable[..., str], first: dict[str, Any], service: LocalService
 ) -> None:
-    from tests.browser.conftest import free_port
-
     port = free_port()
     # Signed media URLs count against their key too: a page view costs ~25 requests, so the limit leaves room.
     limited = mint_key(0, [f"http://127.0.0.1:{port}"], rate_limit=RATE_LIMIT)
@@ -280,8 +274,6 @@ RATE_LIMIT = 60
 def test_402_and_stream_errors_are_shown(
     driver: Any, pages: Pages, mint_key: Callable[..., str], service: LocalService, first: dict[str, Any]
 ) -> None:
-    from tests.browser.conftest import free_port
-
     # The second demo workspace's owner has no credits.
     second = service.demo["workspaces"][1]
     port = free_port()
@@ -322,3 +314,34 @@ def test_two_widgets_on_one_page_work_side_by_side(driver: Any, page: Page) -> N
     chat(driver, "Hi!", index=1)
     wait_for(driver, "const r = document.querySelector('#second .bw-reply'); return r && r.dataset.state === 'done'")
     assert driver.execute_script("return document.querySelectorAll('.bw')[0].querySelectorAll('.bw-reply').length") == 0
+
+
+HOSTILE = '<img src="x" onerror="window.__xss = 1">Welcome <b>friend</b> & co'
+
+
+def test_api_text_is_rendered_as_text_never_as_markup(
+    driver: Any, pages: Pages, mint_key: Callable[..., str], service: LocalService
+) -> None:
+    """A published greeting full of markup shows as those characters: no element is made from API data."""
+    from local.template import Stack, load
+
+    second = service.demo["workspaces"][1]  # its wrap is read by no other test here
+    agent = second["agents"][0]["id"]
+    wrap = json.loads(service.brain_get(f"/v1/agent/{agent}/wrap", second["key"]).body)
+    wrap["greeting"] = HOSTILE
+    service.aws("dynamodb").update_item(
+        TableName=Stack(load()).physical_name("MainTable"),
+        Key={"pk": {"S": f"WS#{second['id']}"}, "sk": {"S": f"AGENT#{agent}"}},
+        UpdateExpression="SET wrapJson = :wrap",
+        ExpressionAttributeValues={":wrap": {"S": json.dumps(wrap)}},
+    )
+    port = free_port()
+    page = pages.serve(key=mint_key(1, [f"http://127.0.0.1:{port}"]), agent_id=agent, port=port)
+    open_page(driver, page)
+    loaded(driver)
+    greeting = "document.querySelector('.bw-greeting')"
+    assert driver.execute_script(f"return {greeting}.textContent") == HOSTILE
+    assert driver.execute_script(f"return {greeting}.children.length") == 0
+    stray = "return document.querySelectorAll('.bw img:not(.bw-avatar):not(.bw-media)').length"
+    assert driver.execute_script(stray) == 0
+    assert driver.execute_script("return window.__xss === undefined")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,37 +25,7 @@ from ._transport import AsyncTransport, SyncTransport
 from .chat import ChatEvent, async_events, events
 from .download import COMPLETE, RESTART, Progress, Resumable, default_progress
 from .errors import IncompleteStreamError, TransportError
-
-R2_OK = (200, 206, 304, 307)
-DOWNLOAD_OK = (*R2_OK, 416)  # a 416 ends a resumed download whose part was already whole
-MAX_DOWNLOAD_ROUNDS = 64  # answers one download may take (capped ranges, restarts, cut connections)
-
-
-@dataclass(frozen=True)
-class ObjectInfo:
-    """What ``HEAD /v1/r2/{path}`` tells about an object."""
-
-    size: int
-    etag: str | None
-    content_type: str | None
-    last_modified: str | None
-    cache_control: str | None
-
-
-def object_info(headers: httpx.Headers) -> ObjectInfo:
-    length = headers.get("content-length", "0")
-    return ObjectInfo(
-        int(length) if length.isdigit() else 0,
-        headers.get("etag"),
-        headers.get("content-type"),
-        headers.get("last-modified"),
-        headers.get("cache-control"),
-    )
-
-
-def r2(method: str, path: str, headers: dict[str, str] | None = None, ok: tuple[int, ...] = R2_OK) -> Operation:
-    """``path`` is workspace-relative (a feed post's keys are under ``projects/<agentId>/``)."""
-    return Operation(method, "/v1/r2/{path}", ok=ok, path={"path": path}, headers=headers or {}, keep_slashes=True)
+from .objects import DOWNLOAD_OK, MAX_DOWNLOAD_ROUNDS, ObjectInfo, object_info, r2
 
 
 def chat_operation(agent_id: str, prompt: str, client: str, **fields: Any) -> Operation:

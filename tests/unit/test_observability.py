@@ -94,7 +94,9 @@ with observability.subsegment("bedrock.converse_stream") as segment:
         "_X_AMZN_TRACE_ID": "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1",
         "AWS_XRAY_CONTEXT_MISSING": "LOG_ERROR",
     }
-    result = subprocess.run([sys.executable, "-c", code], cwd=LAYER, capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=LAYER, capture_output=True, text=True, env=env, check=False
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report == {"tracer": True, "segment": "bedrock.converse_stream"}
@@ -111,7 +113,9 @@ except ValueError as exc:
     runtime._log("function error", exc)
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POWERTOOLS_"))}
-    result = subprocess.run([sys.executable, "-c", code], cwd=LAYER, capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=LAYER, capture_output=True, text=True, env=env, check=False
+    )
     (line,) = [json.loads(text) for text in result.stdout.splitlines()]
     assert (line["level"], line["message"], line["service"]) == ("ERROR", "function error", "workspace-service-runtime")
     assert line["name"] == "core.runtime" and line["exception_name"] == "ValueError"

@@ -2,7 +2,7 @@
 
 Helpers here speak raw HTTP where ``urllib`` would tidy the attack away (duplicate headers, paths that
 must reach the server byte for byte, header values with CR/LF), sign people in through the outbox, and
-forge portal JWTs with the runner's own signing secret (``<state_dir>/*.secret``), so a token can be
+forge portal JWTs with the runner's own signing secret (``<state_dir>/PortalJwtSecret.secret``), so a token can be
 validly signed yet wrong in exactly one claim.
 """
 
@@ -147,8 +147,7 @@ def portal(service: LocalService, method: str, path: str, jwt: str, body: Any = 
 
 
 def jwt_secret(service: LocalService) -> bytes:
-    (path,) = service.state_dir.glob("*.secret")
-    return path.read_text().strip().encode()
+    return (service.state_dir / "PortalJwtSecret.secret").read_text().strip().encode()  # one of the runner's secrets
 
 
 def claims_of(service: LocalService, token: str) -> dict[str, Any]:

@@ -102,6 +102,7 @@ openapi: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/cold_import.py
+	$(PY) bench/cold_observability.py
 	$(PY) bench/round_trip.py
 	PYTHONPATH=layers/common:. $(PY) bench/purge.py
 	$(PY) bench/stream_memory.py

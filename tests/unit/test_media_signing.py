@@ -163,3 +163,54 @@ def test_urls_percent_encode_the_path_once() -> None:
 )  # fmt: skip
 def test_the_base_url(headers, context, base) -> None:
     assert request_base_url(headers, context) == base
+
+
+class _Recorder:
+    """A key repository and a secret that record every call (any call is I/O on AWS)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def secret(self) -> bytes:
+        self.calls.append("secretsmanager")
+        return SECRET
+
+    def hash_of(self, key_id: str) -> str | None:
+        self.calls.append("dynamodb:Query")
+        return None
+
+    def get_by_hash(self, key_hash: str) -> None:
+        self.calls.append("dynamodb:GetItem")
+
+
+def _authenticator(recorder: _Recorder):
+    from core.services.key_auth import KeyAuthenticator
+
+    return KeyAuthenticator(recorder, None, 600, lambda: NOW, signing_secret=recorder.secret)  # type: ignore[arg-type]
+
+
+def test_expiry_is_checked_before_any_aws_call_and_the_mac_before_any_dynamodb_call() -> None:
+    recorder = _Recorder()
+    auth = _authenticator(recorder)
+    with pytest.raises(SignedUrlExpired):
+        auth.authenticate_signed(params(expires=NOW - 1), lambda: "assets/a.png")
+    assert recorder.calls == []
+    with pytest.raises(SignedUrlInvalid):
+        auth.authenticate_signed(params() | {"sig": "A" * 43}, lambda: "assets/a.png")
+    assert recorder.calls == ["secretsmanager"]
+    with pytest.raises(SignedUrlInvalid):  # a valid MAC of an unknown key: only now the index is asked
+        auth.authenticate_signed(params(), lambda: "assets/a.png")
+    assert recorder.calls == ["secretsmanager", "secretsmanager", "dynamodb:Query"]
+
+
+def test_a_path_that_cannot_be_valid_is_an_invalid_url_without_io() -> None:
+    from core.errors import InvalidPath
+
+    recorder = _Recorder()
+
+    def bad_path() -> str:
+        raise InvalidPath()
+
+    with pytest.raises(SignedUrlInvalid):
+        _authenticator(recorder).authenticate_signed(params(), bad_path)
+    assert recorder.calls == []

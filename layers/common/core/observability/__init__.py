@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -92,6 +93,8 @@ def flush(plane: str) -> None:
                     pass
     except Exception:
         _log.warning("metrics were not emitted", exc_info=True)
+    finally:
+        sys.stdout.flush()  # Powertools prints EMF: out before the sandbox freezes (or a local container is reaped)
 
 
 class _ObservedBody(StreamBody):

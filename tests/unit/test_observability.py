@@ -85,7 +85,7 @@ import json
 from core import observability
 observability.invocation("brain", lambda e, c: {"statusCode": 200}, {"httpMethod": "GET"}, None)
 with observability.subsegment("bedrock.converse_stream") as segment:
-    print(json.dumps({"tracer": observability._tracer is not None, "segment": segment.name}))
+    print(json.dumps({"tracer": observability.tracing._tracer is not None, "segment": segment.name}))
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {
         "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",  # UDP on loopback: nothing listens, nothing fails

@@ -20,7 +20,6 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -29,12 +28,24 @@ from aws_lambda_powertools.logging.utils import copy_config_to_registered_logger
 
 from ..streaming import StreamBody
 from .catalogue import bounded_dimensions, unit_of
+from .tracing import subsegment, traced, tracing_enabled
+
+__all__ = [
+    "count",
+    "counted",
+    "flush",
+    "identify",
+    "invocation",
+    "logger_for",
+    "observed",
+    "subsegment",
+    "tracing_enabled",
+]
 
 DEFAULT_NAMESPACE = "WorkspaceService"
 _log = logging.getLogger(__name__)
 _loggers: dict[str, Logger] = {}
 _values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = defaultdict(float)
-_tracer: Any = None
 _CONTEXT_FIELDS = ("function_name", "memory_limit_in_mb", "invoked_function_arn", "aws_request_id")
 Handler = Callable[[Any, Any], Any]
 
@@ -132,7 +143,7 @@ def invocation(
         flush(plane)
 
     def observed(event: Any, context: Any) -> Any:
-        with _traced(plane):
+        with traced(service_name(plane)):
             try:
                 result = handler(event, context)
             except BaseException:
@@ -164,36 +175,6 @@ def observed(plane: str, *, routed: tuple[str, ...] = ()) -> Callable[[Handler],
     return decorate
 
 
-def tracing_enabled() -> bool:
-    """X-Ray is on: the function runs with ``Tracing: Active`` (Lambda sets the daemon address) and
-    POWERTOOLS_TRACE_DISABLED is not set. Locally and in tests neither holds, so Tracer is never imported."""
-    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "").lower() in ("1", "true", "yes")
-    return bool(os.environ.get("AWS_XRAY_DAEMON_ADDRESS")) and not disabled
-
-
-def tracer(plane: str) -> Any:
-    """Powertools' Tracer, created on first use (it patches botocore: DynamoDB and S3 calls become subsegments)."""
-    global _tracer  # noqa: PLW0603 - one per container, created on its first traced invocation
-    if _tracer is None:
-        from aws_lambda_powertools import Tracer
-
-        _tracer = Tracer(service=service_name(plane), patch_modules=["botocore"])
-    return _tracer
-
-
-def _traced(plane: str) -> AbstractContextManager[Any]:
-    if not tracing_enabled():
-        return nullcontext()
-    return tracer(plane).provider.in_subsegment(f"## {service_name(plane)}")
-
-
-def subsegment(name: str) -> AbstractContextManager[Any]:
-    """A subsegment around a call (e.g. the model's), or nothing when X-Ray is off."""
-    if _tracer is None or not tracing_enabled():
-        return nullcontext()
-    return _tracer.provider.in_subsegment(name)
-
-
 class counted:  # lower case: used like a function, ``counted("R2BytesStreamed", chunks)``
     """``chunks``, adding their size to ``metric`` once the stream ends, however it ends: read to the end, or
     closed early (a reader gone, even before the first chunk). Closing also closes the source (an S3 body)."""
@@ -216,9 +197,3 @@ class counted:  # lower case: used like a function, ``counted("R2BytesStreamed",
                 close()
         finally:
             count(self._metric, self._sent)
-
-
-def stream_subsegment(name: str, chunks: Iterator[Any]) -> Iterator[Any]:
-    """``chunks``, traced as one subsegment from first pull to exhaustion (a streamed model reply)."""
-    with subsegment(name):
-        yield from chunks

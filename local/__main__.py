@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import logging
 import os
@@ -86,10 +87,14 @@ def main() -> None:
     print("\nTry:\n" + _curl_examples(runner.demo(), keys=keys, demo_file=args.state_dir / "demo.json"), flush=True)
 
     # Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the journal closed.
+    faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid>: every thread's stack, to stderr
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    stop.wait()
+    # Waited for in short steps: a signal delivered to another thread runs its handler only once this
+    # (main) thread is back in the interpreter, and a bare wait() never comes back without one.
+    while not stop.wait(0.25):
+        pass
     print("stopping: finishing the requests in flight", flush=True)
     runner.close()
 

@@ -51,6 +51,7 @@ class Container:
             stdout=subprocess.PIPE,
             cwd=ROOT,
             env=_environment(spec, base_env, overrides),
+            process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
         )
         self._expect("ready", timeout=30)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 from collections.abc import Callable
 from secrets import token_urlsafe
@@ -40,6 +42,35 @@ def make_dynamodb_atomic() -> None:
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
 
 
+# Reads whose answers are items: moto serialises them by walking the botocore model value by value
+# (~85% of a 168-post Query, ~300 ms); they are plain JSON already.
+FAST_READS = frozenset({"Query", "Scan", "GetItem", "BatchGetItem"})
+
+
+def _base64(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):  # a B or BS attribute: DynamoDB's JSON carries it in base64
+        return base64.b64encode(value).decode()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def make_dynamodb_reads_fast() -> None:
+    """Answer DynamoDB's item reads with ``json.dumps``: the same document, without the model walk."""
+    from moto.dynamodb.responses import DynamoHandler, DynamoResult
+
+    if getattr(DynamoHandler.serialized, "fast", False):
+        return
+    original = DynamoHandler.serialized
+
+    def serialized(self: DynamoHandler, result: Any) -> Any:
+        if type(result) is not DynamoResult or self._get_action() not in FAST_READS:
+            return original(self, result)
+        body = json.dumps(result.result, default=_base64, separators=(",", ":"))
+        return 200, {"Content-Type": "application/x-amz-json-1.0"} | self.response_headers, body
+
+    serialized.fast = True  # type: ignore[attr-defined]
+    DynamoHandler.serialized = serialized  # type: ignore[method-assign]
+
+
 class MotoServer:
     """moto's threaded WSGI server (as ``moto.server.ThreadedMotoServer``), its application optionally wrapped."""
 
@@ -70,6 +101,7 @@ class MotoServer:
 def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | None = None) -> tuple[Any, str]:
     """Start moto's threaded server (with atomic DynamoDB requests); returns it and its endpoint URL."""
     make_dynamodb_atomic()
+    make_dynamodb_reads_fast()
     server = MotoServer(host, port, middleware).start()
     return server, server.endpoint
 

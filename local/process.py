@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -23,39 +24,78 @@ STARTUP_TIMEOUT = 120  # a first run encodes the demo videos
 RUNNER_LOGS: list[Path] = []
 
 
+class RunnerProcess:
+    """``python -m local`` on free ports and ``state_dir``: started, then stopped by a signal the caller picks."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        log: Path | None = None,
+        function_env: dict[str, str] | None = None,
+        fresh: bool = False,
+        env: dict[str, str] | None = None,
+    ):
+        self.state_dir = state_dir
+        self.log = log or state_dir / "runner.log"
+        # Only the runner's own (dummy) AWS settings: never a caller's profile or real credentials.
+        self._env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | (env or {})
+        self._env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])
+        command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0"]
+        command += ["--state-dir", str(state_dir), "--media-cache", str(ROOT / ".local" / "media-cache")]
+        command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
+        self.command = command + (["--fresh"] if fresh else [])
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> dict[str, Any]:
+        """Start it; its ``demo.json`` (URLs, workspaces, keys) once written (the previous run's is removed first)."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        demo_file = self.state_dir / "demo.json"
+        demo_file.unlink(missing_ok=True)
+        RUNNER_LOGS.append(self.log)
+        with self.log.open("ab") as output:
+            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self._env, stdout=output, stderr=output)
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not demo_file.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop(signal.SIGKILL)
+                raise RuntimeError("the local runner did not start:\n" + self.log.read_text()[-4000:])
+            time.sleep(0.1)
+        return json.loads(demo_file.read_text())
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def stop(self, signum: int = signal.SIGTERM, timeout: float = 30) -> int | None:
+        """Send ``signum`` and wait for the exit (killed after ``timeout``); its exit status."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGUSR1)  # its threads' stacks into the log: why it did not stop
+            time.sleep(1)
+            self.process.kill()
+            return self.process.wait(timeout=10)
+
+
 @contextmanager
 def running(
-    state_dir: Path, *, log: Path | None = None, function_env: dict[str, str] | None = None
+    state_dir: Path, *, log: Path | None = None, function_env: dict[str, str] | None = None, fresh: bool = False
 ) -> Iterator[dict[str, Any]]:
     """The runner's ``demo.json`` (URLs, workspaces, keys) while it runs; its output goes to ``log``.
 
     ``function_env`` sets settings of every function over the template's (``--function-env``).
     """
-    # Only the runner's own (dummy) AWS settings: never a caller's profile or real credentials.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])
-    command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--state-dir", str(state_dir)]
-    command += ["--media-cache", str(ROOT / ".local" / "media-cache")]
-    command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
-    log_path = log or state_dir / "runner.log"
-    RUNNER_LOGS.append(log_path)
-    with log_path.open("wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
-        try:
-            demo_file = state_dir / "demo.json"
-            deadline = time.monotonic() + STARTUP_TIMEOUT
-            while not demo_file.exists():
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the local runner did not start:\n" + log_path.read_text()[-4000:])
-                time.sleep(0.1)
-            yield json.loads(demo_file.read_text())
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+    runner = RunnerProcess(state_dir, log=log, function_env=function_env, fresh=fresh)
+    try:
+        yield runner.start()
+    finally:
+        runner.stop()
 
 
 def moto_client(state_dir: Path, name: str) -> Any:

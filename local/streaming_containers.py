@@ -51,7 +51,10 @@ class StreamingContainer:
             "LAMBDA_TASK_ROOT": str(spec.code_uri),
         }
         self.process = subprocess.Popen(
-            ["/bin/sh", str(Path(layer) / "stream-bootstrap"), sys.executable], cwd=ROOT, env=env | lambda_env
+            ["/bin/sh", str(Path(layer) / "stream-bootstrap"), sys.executable],
+            cwd=ROOT,
+            env=env | lambda_env,
+            process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
         )
         self._watcher = threading.Thread(target=self._watch, name=f"watch-{spec.logical_id}", daemon=True)
         self._watcher.start()

@@ -1,0 +1,144 @@
+"""The local runner keeps its state across restarts: a write that was answered 2xx is there after a restart.
+
+A runner process is started on a state directory; a user signs in, creates a workspace, mints a key,
+is granted credits and chats (which stores the conversation in S3); then writes keep arriving while
+the runner is stopped with SIGTERM (or Ctrl-C's SIGINT). On the same directory a new runner finds all
+of it: the workspace, the key (it works), the balance, the session (the old JWT and its refresh), the
+demo workspaces with the same ids and keys, and every key whose mint was answered 201.
+``--fresh`` starts clean.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from local.process import RunnerProcess
+from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService
+from tests.e2e.test_portal_http import portal, sign_in
+from tests.load.support import ops, shoot
+
+pytestmark = pytest.mark.e2e
+
+
+class Runner:
+    """A runner process on one state directory, restarted at will."""
+
+    def __init__(self, state_dir: Path):
+        self.state_dir = state_dir
+        self.process: RunnerProcess | None = None
+
+    def start(self, *, fresh: bool = False) -> LocalService:
+        self.process = RunnerProcess(self.state_dir, function_env=GENEROUS_SIGN_IN, fresh=fresh)
+        return LocalService(self.process.start(), self.state_dir)
+
+    def stop(self, signum: int) -> int | None:
+        assert self.process is not None
+        status, self.process = self.process.stop(signum), None
+        return status
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Iterator[Runner]:
+    kept = Runner(tmp_path / "state")
+    try:
+        yield kept
+    finally:
+        if kept.process is not None:
+            kept.stop(signal.SIGKILL)
+
+
+def _chat(service: LocalService, key: str, agent_id: str) -> list[dict[str, Any]]:
+    body = json.dumps({"prompt": "Anything kept across restarts?", "client": "visitor_state_0001"}).encode()
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    reply = service.request("POST", f"{service.brain}/v1/agent/{agent_id}/chat", headers=headers, body=body)
+    assert reply.status == 200, reply.body
+    return [json.loads(line) for line in reply.body.splitlines() if line.strip()]
+
+
+def _mint_while_stopping(service: LocalService, jwt: str, ws: str, runner: Runner, signum: int) -> list[dict]:
+    """Keys minted back to back by four clients while the runner is signalled; those answered 201."""
+    answered: list[dict] = []
+    go, stop = threading.Event(), threading.Event()
+    headers = {"Authorization": f"Bearer {jwt}", "Content-Type": "application/json"}
+
+    def client(n: int) -> None:
+        go.wait()
+        for attempt in range(100):
+            if stop.is_set():
+                return
+            body = json.dumps({"name": f"inflight {n}-{attempt}", "rateLimit": 1000}).encode()
+            shot = shoot(service.portal, "POST", f"/api/workspaces/{ws}/keys", headers=headers, body=body, timeout=30)
+            if shot.status == 201:
+                answered.append(shot.json()["key"])
+            elif shot.status in (0, 503):  # the port is closed, or refused while stopping: stopped
+                return
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    go.set()
+    deadline = time.monotonic() + 60
+    while len(answered) < 6 and time.monotonic() < deadline:  # writes are flowing before the signal lands
+        time.sleep(0.05)
+    assert len(answered) >= 6, "keys were not being minted"
+    assert runner.stop(signum) == 0  # a graceful stop: in-flight requests answered, journal closed
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    return answered
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_restart_keeps_every_answered_write(runner: Runner, signum: int) -> None:
+    service = runner.start()
+    demo = service.demo["workspaces"]
+    email = "keeper@example.org"
+    cookie, jwt = sign_in(service, email)
+    assert ops(service, "set-plan", "--email", email, "--plan", "pro")["plan"] == "pro"
+    ws = portal(service, "POST", "/api/workspaces", jwt, {"name": "Kept"}).json()["workspace"]["id"]
+    key = portal(service, "POST", f"/api/workspaces/{ws}/keys", jwt, {"name": "kept", "rateLimit": 1000})
+    assert key.status == 201, key.body
+    assert ops(service, "grant", "--email", email, "--credits", "7", "--ref-id", "kept-7")["applied"] is True
+    demo_key, demo_agent = demo[0]["key"], demo[0]["agents"][0]["id"]
+    assert _chat(service, demo_key, demo_agent)[-1]["type"] == "done"
+    conversations = _objects(service, "conversations/")
+    assert conversations
+    answered = _mint_while_stopping(service, jwt, ws, runner, signum)
+
+    again = runner.start()
+    assert again.demo["workspaces"] == demo  # same ids, same raw keys
+    assert portal(again, "GET", "/api/user/account", jwt).json()["email"] == email  # the old JWT
+    assert portal(again, "POST", "/api/auth/refresh", jwt).status == 200  # and its refresh
+    assert again.request("POST", f"{again.portal}/api/auth/api-token", headers={"Cookie": cookie}).status == 200
+    assert ws in {w["id"] for w in portal(again, "GET", "/api/workspaces", jwt).json()}
+    listed = {k["id"] for k in portal(again, "GET", f"/api/workspaces/{ws}/keys", jwt).json()["keys"]}
+    lost = [k["id"] for k in answered if k["id"] not in listed]
+    assert not lost, f"answered 201 but lost in the restart: {lost}"
+    for minted in (key.json()["key"], answered[-1]):  # the first key, and the last one answered before the stop
+        assert again.brain_get("/v1/agent/_whoami", minted["key"]).json()["workspaceId"] == ws
+    balance = portal(again, "GET", "/api/credits/balance", jwt).json()["balance"]
+    assert balance["available"] == 7
+    assert again.brain_get(f"/v1/agent/{demo_agent}/feed?channel=instagram", demo_key).status == 200
+    assert _objects(again, "conversations/") == conversations
+    assert again.brain_get("/v1/r2/assets/logo.png", demo_key).status == 200
+
+    runner.stop(signal.SIGTERM)
+    fresh = runner.start(fresh=True)
+    assert fresh.demo["workspaces"] != demo  # a clean state, seeded anew
+    assert portal(fresh, "GET", "/api/user/account", jwt).status == 401  # the user is gone
+
+
+def _objects(service: LocalService, marker: str) -> dict[str, str]:
+    """Keys (containing ``marker``) and ETags of the content bucket's current objects."""
+    s3 = service.aws("s3")
+    bucket = next(b["Name"] for b in s3.list_buckets()["Buckets"] if "content" in b["Name"])
+    pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket)
+    return {o["Key"]: o["ETag"] for page in pages for o in page.get("Contents", []) if marker in o["Key"]}

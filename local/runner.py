@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import shutil
 from dataclasses import dataclass, field
@@ -152,5 +153,6 @@ def start(
 
     # Anything served beside the APIs (a demo page…) starts here, once the demo data is in place.
     (state_dir / "demo.json").write_text(json.dumps(runner.demo(), indent=2) + "\n")
-    (state_dir / "runner.json").write_text(json.dumps({"awsEndpoint": endpoint, "region": REGION}, indent=2) + "\n")
+    about = {"awsEndpoint": endpoint, "region": REGION, "pid": os.getpid()}  # pid: tests count its processes
+    (state_dir / "runner.json").write_text(json.dumps(about, indent=2) + "\n")
     return runner

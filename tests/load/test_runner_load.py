@@ -1,0 +1,98 @@
+"""32 concurrent clients against a cold runner: every request gets an HTTP answer, and the runner stays bounded.
+
+Feed reads (buffered), a portal read and chat turns (streaming), all at once on a runner whose
+containers are all cold. Lambda would scale out to 32 containers per function; the runner bounds
+them (``local.capacity``), queues a request a bounded time for a free one and sheds the rest with
+429/503 and ``Retry-After``. So: no dropped connection, no 502, every shed answer says when to
+retry, every answered turn streams to its end, p99 within the function's timeout, and afterwards
+the runner's processes and their memory are within its bounds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from local.capacity import CONTAINER_MEMORY, PoolLimits
+from tests.e2e.conftest import LocalService
+from tests.e2e.test_portal_http import sign_in
+from tests.load.support import DROPPED, Shot, bearer, burst, shoot
+
+pytestmark = pytest.mark.load
+
+CLIENTS = 32
+FEED_TIMEOUT = 10  # the template's Globals Timeout (the feed and portal functions)
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it exited meanwhile
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        found += (kids := children.get(todo.pop(), []))
+        todo += kids
+    return found
+
+
+def _rss_bytes(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS")), 0)
+    return total
+
+
+def _p99(shots: list[Shot]) -> float:
+    latencies = sorted(s.received - s.sent for s in shots)
+    return latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+
+
+def test_32_clients_on_feed_portal_and_chat_each_get_an_answer(service: LocalService) -> None:
+    workspace = service.demo["workspaces"][0]
+    key, agent = workspace["key"], workspace["agents"][0]["id"]
+    _, jwt = sign_in(service, workspace["ownerEmail"])
+    chat_headers = bearer(key) | {"Content-Type": "application/json"}
+
+    def feed() -> Shot:
+        return shoot(service.brain, "GET", f"/v1/agent/{agent}/feed?channel=instagram", headers=bearer(key), timeout=60)
+
+    def portal() -> Shot:
+        return shoot(service.portal, "GET", "/api/workspaces", headers=bearer(jwt), timeout=60)
+
+    def chat(n: int) -> Shot:
+        body = json.dumps({"prompt": "Anything on this week?", "client": f"load_runner_{n:04d}"}).encode()
+        return shoot(service.brain, "POST", f"/v1/agent/{agent}/chat", headers=chat_headers, body=body, timeout=150)
+
+    kinds = ("feed", "portal", "chat")
+    calls = [call for n in range(CLIENTS) for call in (feed, portal, lambda n=n: chat(n))]  # interleaved
+    shots = burst(calls, workers=CLIENTS, deadline_seconds=120)
+    by_kind = {kind: shots[index :: len(kinds)] for index, kind in enumerate(kinds)}
+    summary = {kind: sorted((s.status, s.code()) for s in found) for kind, found in by_kind.items()}
+
+    assert not [s.error for s in shots if s.status == DROPPED], summary  # every request got an HTTP answer
+    shed = [s for s in shots if s.status in (429, 503)]
+    assert all(s.headers.get("retry-after", "").isdigit() for s in shed), summary
+    assert {s.status for s in shots} <= {200, 429, 503}, summary  # never a 502 from waiting
+    for turn in by_kind["chat"]:
+        if turn.status == 200:  # a turn that was let in streams to its end
+            assert json.loads(turn.body.splitlines()[-1])["type"] == "done"
+    assert len(shed) < len(shots) / 2, summary  # shedding is the exception
+    assert _p99(by_kind["feed"] + by_kind["portal"]) < FEED_TIMEOUT, summary
+    assert _p99(by_kind["chat"]) < 120, summary  # the chat function's timeout
+
+    runner = json.loads((service.state_dir / "runner.json").read_text())["pid"]
+    processes = _descendants(runner)
+    limits = PoolLimits.from_environment()
+    # A streaming container is a shell and the Python it starts; everything else one process each.
+    assert len(processes) <= 2 * limits.total, processes
+    assert _rss_bytes(processes) <= limits.total * CONTAINER_MEMORY

@@ -30,7 +30,7 @@ SAMPLE_BODIES = {
         "threadKey": "thr_sample",
         "history": [],
         "section": "menu",
-    }
+    },
 }
 
 

@@ -58,6 +58,10 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--portal-port", type=int, default=int(os.environ.get("PORTAL_PORT", "3000")))
     parser.add_argument("--brain-port", type=int, default=int(os.environ.get("BRAIN_PORT", "3001")))
+    parser.add_argument(
+        "--page-port", type=int, default=int(os.environ.get("PAGE_PORT", "3002")),
+        help="the demo brand page (0: a free port; -1: none)",
+    )  # fmt: skip
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
     parser.add_argument("--no-demo", action="store_true", help="seed no demo data into an empty state")
     parser.add_argument("--fresh", action="store_true", help="forget the kept state (tables, objects, queues) first")
@@ -79,11 +83,15 @@ def main() -> None:
         media_cache=args.media_cache,
         function_env=dict(pair.split("=", 1) for pair in args.function_env),
         fresh=args.fresh,
+        page_port=None if args.page_port < 0 else args.page_port,
     )
     keys = sys.stdout.isatty()
     demo = _shown(runner.demo(), keys=keys)
     print(json.dumps(demo, indent=2))
-    print(f"\nportal: {runner.portal_url}\nbrain:  {runner.brain_url}\nwritten: {args.state_dir / 'demo.json'}")
+    print(f"\nportal: {runner.portal_url}\nbrain:  {runner.brain_url}")
+    if runner.page_url:
+        print(f"page:   {runner.page_url}  (the brand widget, chatting with the first demo agent)")
+    print(f"written: {args.state_dir / 'demo.json'}")
     print("\nTry:\n" + _curl_examples(runner.demo(), keys=keys, demo_file=args.state_dir / "demo.json"), flush=True)
 
     # Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the journal closed.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import logging
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -103,18 +104,24 @@ class PageHandler(BaseHTTPRequestHandler):
         logger.info("page %s", format % args)
 
 
-def serve_page(host: str, port: int, *, brain_url: str, key: str, agent_id: str) -> tuple[ThreadingHTTPServer, str]:
+def serve_page(
+    host: str, port: int, *, brain_url: str, key: str | Callable[[str], str], agent_id: str
+) -> tuple[ThreadingHTTPServer, str]:
     """Serve the demo page on a background thread (``port`` 0: a free one); returns the server and the page URL.
 
+    ``key`` may be a function of the page's origin (``http://host:port``), called once the port is bound:
+    a key restricted to that origin can then be made for a page on a free port.
     Stop it with ``server.shutdown(); server.server_close()``.
     """
+    server = _Server((host, port), PageHandler)
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host  # a browser cannot open the wildcard address
+    url = f"http://{shown}:{server.server_address[1]}/"
+    raw_key = key(origin_of(url)) if callable(key) else key
 
     class Handler(PageHandler):
-        page = page_html(brain_url=brain_url, key=key, agent_id=agent_id).encode()
+        page = page_html(brain_url=brain_url, key=raw_key, agent_id=agent_id).encode()
         csp = content_security_policy(brain_url)
 
-    server = _Server((host, port), Handler)
+    server.RequestHandlerClass = Handler
     threading.Thread(target=server.serve_forever, name="http-page", daemon=True).start()
-    bound_port = server.server_address[1]
-    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host  # a browser cannot open the wildcard address
-    return server, f"http://{shown}:{bound_port}/"
+    return server, url

@@ -41,7 +41,7 @@ class RunnerProcess:
         # Only the runner's own (dummy) AWS settings: never a caller's profile or real credentials.
         self._env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | (env or {})
         self._env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])
-        command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0"]
+        command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--page-port", "0"]
         command += ["--state-dir", str(state_dir), "--media-cache", str(ROOT / ".local" / "media-cache")]
         command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
         self.command = command + (["--fresh"] if fresh else [])

@@ -32,11 +32,17 @@ class Runner:
     aws_endpoint: str
     portal_url: str
     brain_url: str
+    page_url: str | None = None
     workspaces: list[dict[str, Any]] = field(default_factory=list)
     _closers: list[Any] = field(default_factory=list)
 
     def demo(self) -> dict[str, Any]:
-        return {"portalUrl": self.portal_url, "brainUrl": self.brain_url, "workspaces": self.workspaces}
+        return {
+            "portalUrl": self.portal_url,
+            "brainUrl": self.brain_url,
+            "pageUrl": self.page_url,
+            "workspaces": self.workspaces,
+        }
 
     def close(self) -> None:
         """Stop taking requests, let those in flight finish (bounded), then stop the rest; the journal last."""
@@ -63,6 +69,21 @@ def _kept_secret(state_dir: Path, name: str) -> str:
     return path.read_text().strip()
 
 
+def _serve_demo_page(runner: Runner, host: str, port: int, dynamodb: Any, kept: Path) -> str:
+    from .demo.page_key import page_key
+    from .page import serve_page
+
+    workspace = runner.workspaces[0]
+    keys_table = runner.stack.physical_name("ApiKeysTable")
+
+    def key_for(origin: str) -> str:
+        return page_key(dynamodb, keys_table, kept / "page-keys.json", workspace["id"], origin)
+
+    server, url = serve_page(host, port, brain_url=runner.brain_url, key=key_for, agent_id=workspace["agents"][0]["id"])
+    runner._closers.append(server.shutdown)
+    return url
+
+
 def _kept_demo(state: Path, seed: bool, load_demo_data: Any) -> list[dict[str, Any]]:
     """The demo workspaces: seeded only into an empty state, then kept (raw keys included) beside it."""
     kept = state / "demo-workspaces.json"
@@ -87,8 +108,12 @@ def start(
     function_env: dict[str, str] | None = None,
     fresh: bool = False,
     limits: PoolLimits | None = None,
+    page_port: int | None = 0,
 ) -> Runner:
-    """Start the runner on ``state_dir``: what it kept is loaded back (``fresh`` starts clean)."""
+    """Start the runner on ``state_dir``: what it kept is loaded back (``fresh`` starts clean).
+
+    ``page_port``: where the demo brand page is served (0: a free port; None: no page).
+    """
     state_dir.mkdir(parents=True, exist_ok=True)
     if fresh:
         shutil.rmtree(state_dir / "state", ignore_errors=True)
@@ -151,7 +176,9 @@ def start(
 
     runner.workspaces = _kept_demo(store.directory, demo and saved.empty, seed)
 
-    # Anything served beside the APIs (a demo page…) starts here, once the demo data is in place.
+    # The demo brand page, on an origin of its own, embedding a key restricted to that origin.
+    if page_port is not None and runner.workspaces:
+        runner.page_url = _serve_demo_page(runner, host, page_port, dynamodb, store.directory)
     (state_dir / "demo.json").write_text(json.dumps(runner.demo(), indent=2) + "\n")
     about = {"awsEndpoint": endpoint, "region": REGION, "pid": os.getpid()}  # pid: tests count its processes
     (state_dir / "runner.json").write_text(json.dumps(about, indent=2) + "\n")

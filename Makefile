@@ -18,7 +18,7 @@ VENV_CHECKOV := .venv-checkov
 PY       := $(VENV)/bin/python
 SAM      := $(VENV_SAM)/bin/sam
 
-.PHONY: help serve test lint format validate checkov build unit integration e2e local attack faults load fuzz openapi bench clean ops
+.PHONY: help serve test lint format validate checkov build unit integration e2e local attack faults load client fuzz openapi bench clean ops
 
 help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
@@ -70,7 +70,7 @@ checkov: $(VENV_CHECKOV)/.installed
 build: $(VENV_SAM)/.installed
 	$(SAM) build
 
-unit integration e2e local attack faults load: $(VENV)/.installed $(VENV_SAM)/.installed
+unit integration e2e local attack faults load client: $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/$@
 
 # Debian's chromium and chromium-driver for tests/browser: installed when we are root with apt-get; otherwise a
@@ -99,6 +99,7 @@ fuzz: $(VENV)/.installed
 # Regenerate docs/openapi/*.json after changing a route, a model or an error (a test fails on drift).
 openapi: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local.openapi
+	$(PY) clients/python/generate.py
 
 bench: $(VENV)/.installed
 	$(PY) bench/cold_import.py

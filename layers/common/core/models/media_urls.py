@@ -33,4 +33,3 @@ class SignedMediaUrl(ApiModel):
 
 class MediaUrls(ApiModel):
     urls: list[SignedMediaUrl]
-

@@ -1,13 +1,17 @@
-"""Fixtures of the read-plane integration tests: a tenant seeded with the ids events/*.json carry, and a rival."""
+"""Fixtures of the integration tests: a tenant seeded with the ids events/*.json carry, a rival, the portal."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from core import deps
 from core.models.records import AgentRecord, WorkspaceRecord
 from local.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
+from tests.integration.portal.support import Portal
 from tests.support.seed import Seeder
 
 
@@ -16,6 +20,15 @@ class Tenant:
     ws: WorkspaceRecord
     key: str
     agent: AgentRecord
+
+
+@pytest.fixture
+def portal(aws: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Portal:
+    """moto with the template's resources, mail written to ``tmp_path/outbox``."""
+    monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
+    monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
+    deps.reset()
+    return Portal(aws, tmp_path / "outbox")
 
 
 @pytest.fixture

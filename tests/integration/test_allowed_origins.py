@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,14 +17,6 @@ from tests.support.signed_urls import ask, fetch, sign
 SHOP = "https://shop.example.com"
 STAGING = "http://localhost:8080"
 REFUSED = {"error": "This API key may not be used from this origin", "code": "ORIGIN_NOT_ALLOWED"}
-
-
-@pytest.fixture
-def portal(aws: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Portal:
-    monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
-    monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
-    deps.reset()
-    return Portal(aws, tmp_path / "outbox")
 
 
 @pytest.fixture

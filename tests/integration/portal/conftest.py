@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from core import deps
 from tests.integration.portal.idp import CLIENT_ID, IdentityProviders
 from tests.integration.portal.support import Portal
-
-
-@pytest.fixture
-def portal(aws: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Portal:
-    """moto with the template's resources, mail written to ``tmp_path/outbox``."""
-    monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
-    monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
-    deps.reset()
-    return Portal(aws, tmp_path / "outbox")
 
 
 @pytest.fixture

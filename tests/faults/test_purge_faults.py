@@ -113,6 +113,7 @@ class PurgeScenario:
             "objects": versions_under(world, f"workspaces/{ws}/"),
             "workspace": partition(world, f"WS#{ws}"),
             "posts": partition(world, main_table.posts_partition(agent)),
+            "post copies": partition(world, main_table.feed_filters_partition(agent)),
             "items": partition(world, main_table.items_partition(agent)),
             "keys": keys_of(world, ws),
             "tombstone": partition(world, f"PURGE#{ws}"),
@@ -121,11 +122,13 @@ class PurgeScenario:
         kept = {
             "objects": versions_under(world, f"workspaces/{state.kept}/"),
             "posts": partition(world, main_table.posts_partition(state.kept_agent)),
+            "post copies": partition(world, main_table.feed_filters_partition(state.kept_agent)),
             "items": partition(world, main_table.items_partition(state.kept_agent)),
             "keys": keys_of(world, state.kept),
             "workspace": partition(world, f"WS#{state.kept}") > 0,
         }
-        assert kept == {"objects": OBJECTS, "posts": POSTS, "items": ITEMS, "keys": 1, "workspace": True}, kept
+        expected = {"objects": OBJECTS, "posts": POSTS, "post copies": POSTS, "items": ITEMS, "keys": 1}
+        assert kept == expected | {"workspace": True}, kept
 
     def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
         return None

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord
 from . import main_table as keys
-from .dynamo import batch_put, from_item, to_item, translate_errors
+from .dynamo import batch_put, from_item, query_all, to_item, translate_errors
 
 
 class AgentRepository:
@@ -33,35 +33,24 @@ class AgentRepository:
         return WorkflowRecord.model_validate(found) if found else None
 
     def list_feed(self, agent_id: str, *, channel: str | None, category: str | None, limit: int) -> list[PostRecord]:
-        """Published posts, newest first, filtered and capped, from one (paginated) Query."""
-        conditions = ["published = :true"]
-        values: dict[str, Any] = {":pk": keys.posts_partition(agent_id), ":true": True}
-        if channel is not None:
-            conditions.append("contains(channels, :channel)")
-            values[":channel"] = channel
-        if category is not None:
-            conditions.append("category = :category")
-            values[":category"] = category
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk",
-            "FilterExpression": " AND ".join(conditions),
-            "ExpressionAttributeValues": to_item(values),
-            "ScanIndexForward": False,
-        }
+        """Published posts, newest first, filtered and capped: one Query of a range that holds only them.
+
+        Unfiltered, the published range of the posts partition (drafts sort elsewhere); filtered, the
+        copies of the posts matching every filter. Either way ``Limit`` is the page, so DynamoDB reads
+        (and bills) exactly what is returned.
+        """
         if channel is None and category is None:
-            # Nearly every post is published: a page of ``limit`` posts is (almost always) the whole answer,
-            # read in one round trip without paying for a 1 MB page.
-            request["Limit"] = limit
-        posts: list[PostRecord] = []
-        with translate_errors("Query"):
-            while len(posts) < limit:
-                page = self._db.query(**request)
-                posts.extend(PostRecord.model_validate(from_item(i)) for i in page.get("Items", []))
-                if "LastEvaluatedKey" not in page:
-                    break
-                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        return posts[:limit]
+            pk, prefix = keys.posts_partition(agent_id), keys.PUBLISHED_POST
+        else:
+            pk, prefix = keys.feed_filters_partition(agent_id), keys.feed_filter_prefix(channel, category)
+        rows = query_all(self._db, {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": prefix}),
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }, limit)  # fmt: skip
+        return [PostRecord.model_validate(r) for r in rows]
 
     def list_active_items(self, agent_id: str) -> list[ItemRecord]:
         request: dict[str, Any] = {
@@ -92,7 +81,18 @@ class AgentRepository:
         batch_put(self._db, self._table, [key | workflow.attributes()])
 
     def put_posts(self, posts: list[PostRecord]) -> None:
-        rows = [keys.post(p.agent_id, p.created_at, p.id) | p.attributes() for p in posts]
+        """New posts: a draft's row, or a published post's row and its filter copies (see ``list_feed``).
+
+        Changing a post's publication, channels or category moves it: whatever does that (no endpoint
+        does yet) must delete the old row and copies in the same transaction as it writes the new ones.
+        """
+        rows = []
+        for p in posts:
+            attributes = p.attributes()
+            rows.append(keys.post(p.agent_id, p.created_at, p.id, published=p.published) | attributes)
+            if p.published:
+                copies = keys.feed_filter_copies(p.agent_id, p.created_at, p.id, p.channels, p.category)
+                rows += [copy | attributes for copy in copies]
         batch_put(self._db, self._table, rows)
 
     def put_items(self, items: list[ItemRecord]) -> None:

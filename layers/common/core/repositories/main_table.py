@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 
 def user(user_id: str) -> dict[str, str]:
     return {"pk": f"USER#{user_id}", "sk": "USER"}
@@ -31,9 +33,43 @@ def posts_partition(agent_id: str) -> str:
     return f"AGENT#{agent_id}#POSTS"
 
 
-def post(agent_id: str, created_at: str, post_id: str) -> dict[str, str]:
-    # createdAt first so a descending Query is the feed order; the id breaks ties.
-    return {"pk": posts_partition(agent_id), "sk": f"POST#{created_at}#{post_id}"}
+PUBLISHED_POST = "POST#"  # drafts sort under DRAFT#, outside the feed's range
+
+
+def post(agent_id: str, created_at: str, post_id: str, *, published: bool = True) -> dict[str, str]:
+    # createdAt first so a descending Query is the feed order; the id breaks ties. Drafts get their own
+    # prefix, so the published range holds only what the feed returns and ``Limit`` is exactly a page.
+    prefix = PUBLISHED_POST if published else "DRAFT#"
+    return {"pk": posts_partition(agent_id), "sk": f"{prefix}{created_at}#{post_id}"}
+
+
+def feed_filters_partition(agent_id: str) -> str:
+    """Copies of published posts, one per filter they match, so a filtered feed is one exact Query."""
+    return f"AGENT#{agent_id}#FILTERS"
+
+
+def feed_filter_prefix(channel: str | None, category: str | None) -> str:
+    """The sort-key prefix of the copies matching both filters (at least one given); values are
+    percent-encoded so a ``#`` inside one cannot reach into another value's range."""
+    if channel is not None and category is not None:
+        return f"BOTH#{quote(channel, safe='')}#{quote(category, safe='')}#"
+    if channel is not None:
+        return f"CHANNEL#{quote(channel, safe='')}#"
+    if category is not None:
+        return f"CATEGORY#{quote(category, safe='')}#"
+    raise ValueError("no filter")
+
+
+def feed_filter_copies(
+    agent_id: str, created_at: str, post_id: str, channels: list[str], category: str | None
+) -> list[dict[str, str]]:
+    """The keys of a published post's copies: per channel, for its category, per (channel, category)."""
+    distinct = list(dict.fromkeys(channels))
+    prefixes = [feed_filter_prefix(c, None) for c in distinct]
+    if category is not None:
+        prefixes += [feed_filter_prefix(None, category)] + [feed_filter_prefix(c, category) for c in distinct]
+    partition = feed_filters_partition(agent_id)
+    return [{"pk": partition, "sk": f"{p}{created_at}#{post_id}"} for p in prefixes]
 
 
 def items_partition(agent_id: str) -> str:

@@ -37,7 +37,7 @@ class PurgeRepository:
         return deleted
 
     def delete_workspace_records(self, workspace_id: str, keep_going: Callable[[], bool]) -> int:
-        """Agents' posts and items first, then the workspace partition itself (which lists the agents)."""
+        """Agents' posts (and their filter copies) and items, then the workspace partition (which lists the agents)."""
         partition = keys.workspace(workspace_id)["pk"]
         rows = query_all(self._db, {
             "TableName": self._table,
@@ -49,6 +49,7 @@ class PurgeRepository:
         for row in rows:
             agent_id = row["sk"].removeprefix("AGENT#")
             deleted += self._drain(keys.posts_partition(agent_id), keep_going)
+            deleted += self._drain(keys.feed_filters_partition(agent_id), keep_going)
             deleted += self._drain(keys.items_partition(agent_id), keep_going)
         return deleted + self._drain(partition, keep_going)
 

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import aws
+from . import aws, snapstart
 from .repositories.agents import AgentRepository
 from .repositories.api_keys import ApiKeyRepository
 from .repositories.rate_limits import RateLimitRepository
@@ -258,3 +258,15 @@ def reset() -> None:
                    idempotency, purge, credits, media, media_urls, chat_model, chat, get_settings, aws.client,
                    aws.bedrock_runtime):  # fmt: skip
         cached.cache_clear()
+
+
+@snapstart.after_restore
+def _forget_secrets() -> None:
+    """Restored from a snapshot, the cached secrets' monotonic timestamps are meaningless: read them afresh."""
+    global _secret, _media_secret  # noqa: PLW0603
+    _secret = _media_secret = None
+
+
+# Under SnapStart, init is paid once per version: the DynamoDB client (and boto3's import) that nearly
+# every function needs goes into the snapshot. On-demand cold starts still create it on first use.
+snapstart.prime(aws.dynamodb)

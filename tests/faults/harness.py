@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import pytest
 
 from core import deps
+from core.services import together
 from tests.conftest import FAKE_AWS, Aws
 from tests.faults.injection import Call, Fault, Injector, Plan, attach_to_core_clients, faults_for
 from tests.integration.portal.support import Portal
@@ -48,6 +49,8 @@ class World:
         self.monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
         self.monkeypatch.setenv("OUTBOX_DIR", str(self.tmp / "outbox"))
         attach_to_core_clients(self.injector, self.monkeypatch)
+        # Reads a request issues together run one after another here, so each AWS call keeps its position.
+        self.monkeypatch.setattr(together, "run", together.in_order)
         deps.reset()
 
     @property

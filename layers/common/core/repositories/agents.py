@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord
+from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord, WorkspaceRecord
 from . import main_table as keys
-from .dynamo import batch_put, from_item, query_all, to_item, translate_errors
+from .dynamo import batch_get, batch_put, from_item, query_all, to_item, translate_errors
 
 
 class AgentRepository:
@@ -23,6 +23,18 @@ class AgentRepository:
         """The agent, only if it belongs to this workspace: the key itself is the tenant check."""
         found = self._get(keys.agent(workspace_id, agent_id))
         return AgentRecord.model_validate(found) if found else None
+
+    def get_agent_with_workspace(
+        self, workspace_id: str, agent_id: str
+    ) -> tuple[AgentRecord | None, WorkspaceRecord | None]:
+        """The agent (if it belongs to this workspace) and the workspace, in one BatchGetItem."""
+        agent_key, workspace_key = keys.agent(workspace_id, agent_id), keys.workspace(workspace_id)
+        found = {row["sk"]: row for row in batch_get(self._db, self._table, [agent_key, workspace_key])}
+        agent, workspace = found.get(agent_key["sk"]), found.get(workspace_key["sk"])
+        return (
+            AgentRecord.model_validate(agent) if agent else None,
+            WorkspaceRecord.model_validate(workspace) if workspace else None,
+        )
 
     def get_brand(self, workspace_id: str, brand_id: str) -> BrandRecord | None:
         found = self._get(keys.brand(workspace_id, brand_id))
@@ -53,20 +65,13 @@ class AgentRepository:
         return [PostRecord.model_validate(r) for r in rows]
 
     def list_active_items(self, agent_id: str) -> list[ItemRecord]:
-        request: dict[str, Any] = {
+        """Active items: one Query of their range (inactive items sort elsewhere), every page of it."""
+        rows = query_all(self._db, {
             "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk",
-            "FilterExpression": "active = :true",
-            "ExpressionAttributeValues": to_item({":pk": keys.items_partition(agent_id), ":true": True}),
-        }
-        items: list[ItemRecord] = []
-        with translate_errors("Query"):
-            while True:
-                page = self._db.query(**request)
-                items.extend(ItemRecord.model_validate(from_item(i)) for i in page.get("Items", []))
-                if "LastEvaluatedKey" not in page:
-                    return items
-                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.items_partition(agent_id), ":prefix": keys.ACTIVE_ITEM}),
+        })  # fmt: skip
+        return [ItemRecord.model_validate(r) for r in rows]
 
     # Writes (used by the portal's publishing flow and by the demo loader).
 
@@ -96,4 +101,5 @@ class AgentRepository:
         batch_put(self._db, self._table, rows)
 
     def put_items(self, items: list[ItemRecord]) -> None:
-        batch_put(self._db, self._table, [keys.item(i.agent_id, i.id) | i.attributes() for i in items])
+        rows = [keys.item(i.agent_id, i.id, active=i.active) | i.attributes() for i in items]
+        batch_put(self._db, self._table, rows)

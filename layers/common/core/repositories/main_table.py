@@ -76,8 +76,11 @@ def items_partition(agent_id: str) -> str:
     return f"AGENT#{agent_id}#ITEMS"
 
 
-def item(agent_id: str, item_id: str) -> dict[str, str]:
-    return {"pk": items_partition(agent_id), "sk": f"ITEM#{item_id}"}
+ACTIVE_ITEM = "ITEM#"  # inactive items sort under INACTIVE#, so reading the active ones reads nothing else
+
+
+def item(agent_id: str, item_id: str, *, active: bool = True) -> dict[str, str]:
+    return {"pk": items_partition(agent_id), "sk": f"{ACTIVE_ITEM if active else 'INACTIVE#'}{item_id}"}
 
 
 # Uniqueness claims and short-lived items. Items carrying a numeric ``expiresAt``

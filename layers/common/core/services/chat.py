@@ -1,7 +1,8 @@
 """``POST /v1/agent/{agentId}/chat``: everything that can refuse a turn happens here, before the stream.
 
 Order: the agent (404), the brand override (400), the visitor's rate limit (429), then
-the credits hold (402). Only a turn that passed all four streams (``ChatStream``).
+the credits hold (402). Only a turn that passed all four streams (``ChatStream``). The reads
+and the visitor's count are issued together, so a refused turn still counts for its visitor.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from ..models.records import AgentRecord, BrandRecord, WorkspaceRecord
 from ..repositories.agents import AgentRepository
 from ..repositories.conversations import ConversationStore
 from ..repositories.workspaces import WorkspaceRepository
+from . import together
 from .chat_stream import ChatStream
 from .credits import CreditService
 from .rate_limit import SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
+Messages = list[tuple[str | None, str]]  # (role, text), oldest first
 CONTEXT_POSTS = 12
 FINISH_SECONDS = 5  # kept back from the invocation's time: settle the turn and say so before Lambda stops it
 
@@ -57,15 +60,31 @@ class ChatService:
         self._keepalive = keepalive_seconds
 
     def start(self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float) -> ChatStream:
-        """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it)."""
-        agent = self._agents.get_agent(workspace_id, agent_id)
-        workspace = self._workspaces.get(workspace_id) if agent else None
+        """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it).
+
+        Two round trips before the stream: every read the turn needs (and the visitor's count) at once,
+        then the hold. The answers are decided in the documented order whatever order the reads end in.
+        """
+        found, brands, counted, items, posts = together.run(
+            lambda: self._agents.get_agent_with_workspace(workspace_id, agent_id),
+            lambda: self._workspaces.brands(workspace_id),
+            # Scoped by workspace: a turn naming another workspace's agent counts for nobody else's visitor.
+            lambda: self._limiter.take(f"visitor#{workspace_id}#{agent_id}#{request.client}", self._visitor_limit),
+            lambda: self._agents.list_active_items(agent_id),  # read before the tenant check, used only after it
+            lambda: self._agents.list_feed(agent_id, channel=None, category=None, limit=CONTEXT_POSTS),
+        )
+        agent, workspace = found.result()
         if agent is None or workspace is None:  # unknown, or another workspace's: the same answer
             raise NotFound("Agent not found")
-        brand = self._brand(agent, request.brand_slug)
-        self._limiter.take(f"visitor#{agent.id}#{request.client}", self._visitor_limit)
+        brand = self._brand(agent, request.brand_slug, brands.result())
+        counted.result()  # 429
         thread_key = request.thread_key or new_id("thr")
-        model_request = self._model_request(workspace, agent, brand, request)
+        history = self._history(workspace, agent, request)
+        context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section)
+        model_request = ModelRequest(
+            system=system_prompt(context), messages=conversation(history, request.prompt), context=context,
+            max_tokens=self._max_tokens,
+        )  # fmt: skip
         model = self._model()  # built before the hold: nothing after the hold can fail and strand it
         turn_id = new_id("turn")
         hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}")
@@ -84,29 +103,23 @@ class ChatService:
             on_reply=store if workspace.store_conversations else None,
         )  # fmt: skip
 
-    def _brand(self, agent: AgentRecord, brand_slug: str | None) -> BrandRecord | None:
+    @staticmethod
+    def _brand(agent: AgentRecord, brand_slug: str | None, brands: list[BrandRecord]) -> BrandRecord | None:
+        """The agent's own brand, or the workspace's brand named by ``brand_slug`` (400 if none is)."""
         if brand_slug is None:
-            return self._agents.get_brand(agent.workspace_id, agent.brand_id)
-        brand = next((b for b in self._workspaces.brands(agent.workspace_id) if b.slug == brand_slug), None)
+            return next((b for b in brands if b.id == agent.brand_id), None)
+        brand = next((b for b in brands if b.slug == brand_slug), None)
         if brand is None:
             raise ValidationFailed("brandSlug: must name a brand of the workspace")
         return brand
 
-    def _model_request(
-        self, workspace: WorkspaceRecord, agent: AgentRecord, brand: BrandRecord | None, request: ChatRequest
-    ) -> ModelRequest:
+    def _history(
+        self, workspace: WorkspaceRecord, agent: AgentRecord, request: ChatRequest
+    ) -> list[tuple[str | None, str]]:
         history: list[tuple[str | None, str]] = [(entry.role, entry.content) for entry in request.history]
         if not history and request.thread_key and workspace.store_conversations:  # resume it on the server
             history = list(self._conversations.recent(workspace.id, agent.id, request.client, request.thread_key))
-        items = self._agents.list_active_items(agent.id)
-        posts = self._agents.list_feed(agent.id, channel=None, category=None, limit=CONTEXT_POSTS)
-        context = build_context(agent, brand, items, posts, agent.site_json, request.section)
-        return ModelRequest(
-            system=system_prompt(context),
-            messages=conversation(history, request.prompt),
-            context=context,
-            max_tokens=self._max_tokens,
-        )
+        return history
 
     def _store(self, workspace_id: str, turn: dict[str, Any]) -> None:
         try:

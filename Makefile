@@ -67,8 +67,11 @@ validate: $(VENV_SAM)/.installed
 checkov: $(VENV_CHECKOV)/.installed
 	$(VENV_CHECKOV)/bin/checkov -f template.yaml --framework cloudformation --compact --quiet --skip-download
 
+# ARCH: the CPU of every function and of the layer's wheels (template parameter Architecture, arm64 by default);
+# layers/common/Makefile fetches that CPU's wheels, so either builds without Docker.
+ARCH ?= arm64
 build: $(VENV_SAM)/.installed
-	$(SAM) build
+	LAYER_ARCH=$(ARCH) $(SAM) build --parameter-overrides Architecture=$(ARCH)
 
 unit integration e2e local attack faults load client: $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/$@

@@ -136,7 +136,7 @@ class Stack:
                 code_uri=ROOT / props["CodeUri"],
                 handler=props["Handler"],
                 timeout=int(props.get("Timeout", 3)),
-                memory=int(props.get("MemorySize", 128)),
+                memory=int(self.resolve(props.get("MemorySize", 128))),
                 environment={k: str(v) for k, v in env.items()},
                 streaming=any(
                     event["Type"] == "Api"

@@ -1,0 +1,170 @@
+"""Does the local runner's ledger slow down as it grows? A chat turn's ledger transactions, turn after turn.
+
+Each turn does what a chat turn does to the ledger: a hold (TransactWriteItems of three items),
+then its settlement (four items, one of them a new entry), so the table grows by an entry and a
+marker per turn. The turns run through the runner's own moto server (``local.emulator.start_moto``,
+over HTTP, with its atomic-request lock) twice in the same process:
+
+- item-level rollback (``local.item_rollback``, the runner's default), ``--turns`` turns;
+- moto's own rollback (a deep copy of the ledger table per transaction), ``--baseline-turns`` turns.
+
+The figure is the median of the last 10 turns over the median of the first 10 (the target: ≤ 1.2),
+in wall-clock time per turn (what a client waits, noisy on a busy machine) and in the CPU time moto's
+thread spends on the turn's two requests (what grows with the table, if anything does; robust to
+other load). A few warm-up turns (connection, lazy imports) come before the first 10.
+
+    .venv/bin/python bench/ledger_growth.py [--turns 1000] [--baseline-turns 250] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common")]  # a script: make the project importable
+
+TITLE = "Local runner: ledger transactions as the ledger grows"
+WINDOW = 10  # turns at each end compared
+WARMUP = 3
+TARGET = 1.2
+
+
+@contextlib.contextmanager
+def _moto_rollback(table_copy: bool) -> Iterator[None]:
+    """Within: TransactWriteItems rolls back with moto's table copy (``table_copy``) or item by item."""
+    from moto.dynamodb.models import DynamoDBBackend
+
+    from local.item_rollback import make_transactions_roll_back_items
+
+    make_transactions_roll_back_items()
+    patched = DynamoDBBackend.transact_write_items
+    DynamoDBBackend.transact_write_items = patched.__wrapped__ if table_copy else patched  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DynamoDBBackend.transact_write_items = patched  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _moto_cpu() -> Iterator[list[float]]:
+    """Within: the CPU milliseconds moto's request threads spend on each DynamoDB request, in order."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    from local.emulator import make_dynamodb_atomic
+
+    make_dynamodb_atomic()  # the lock is taken inside the timed call, so waiting for it is not counted
+    original, spent = DynamoHandler.call_action, []
+
+    def timed(self: DynamoHandler) -> Any:
+        start = time.thread_time()
+        try:
+            return original(self)
+        finally:
+            spent.append((time.thread_time() - start) * 1000)
+
+    DynamoHandler.call_action = timed  # type: ignore[method-assign]
+    try:
+        yield spent
+    finally:
+        DynamoHandler.call_action = original  # type: ignore[method-assign]
+
+
+def _turns(turns: int, stack_name: str) -> tuple[list[float], list[float]]:
+    """Per turn (hold + settle), against a fresh ledger table: wall-clock ms, and moto's CPU ms."""
+    import boto3
+
+    from core.models.ledger import HoldRecord
+    from core.repositories.ledger import LedgerRepository
+    from local.emulator import create_resources, start_moto
+    from local.template import Stack, load
+
+    stack = Stack(load(), stack_name=stack_name)
+    server, endpoint = start_moto()
+    try:
+        aws = {"endpoint_url": endpoint, "region_name": "us-east-1"}
+        aws |= {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+        dynamodb = boto3.client("dynamodb", **aws)
+        create_resources(stack, dynamodb, boto3.client("s3", **aws))
+        ledger = LedgerRepository(dynamodb, stack.physical_name("LedgerTable"))
+        ledger.grant("acct_bench", 10 * turns + 10, "topup", "bench-topup", "bench")
+        now = datetime.now(UTC)
+        wall, cpu = [], []
+        for n in range(-WARMUP, turns):
+            hold = HoldRecord(
+                account_id="acct_bench", ref_id=f"turn_{n:06d}", ref_type="llm", amount=5, description="bench turn",
+                created_at=now.isoformat(), expires_at=(now + timedelta(minutes=5)).isoformat(),
+            )  # fmt: skip
+            with _moto_cpu() as spent:
+                start = time.perf_counter()
+                ledger.reserve(hold)
+                ledger.settle(hold, 3)
+                elapsed = (time.perf_counter() - start) * 1000
+            if n >= 0:
+                wall.append(elapsed)
+                cpu.append(sum(spent))
+        return wall, cpu
+    finally:
+        server.stop()
+
+
+def _row(label: str, measured: tuple[list[float], list[float]]) -> dict[str, Any]:
+    row: dict[str, Any] = {"rollback": label, "turns": len(measured[0])}
+    for name, times in zip(("wall", "motoCpu"), measured, strict=True):
+        first, last = statistics.median(times[:WINDOW]), statistics.median(times[-WINDOW:])
+        row[name] = {"firstMs": first, "lastMs": last, "ratio": last / first}
+    return row
+
+
+def _markdown(rows: list[dict[str, Any]], command: str) -> str:
+    lines = [
+        f"## {TITLE}",
+        "",
+        "A chat turn's ledger work (hold, then settlement: two TransactWriteItems, two new items per turn)",
+        f"through the runner's moto server; median of the first and of the last {WINDOW} turns. Target: last ≤ "
+        f"{TARGET}x first.",
+        "",
+        "| rollback | turns | measure | first 10, ms/turn | last 10, ms/turn | last / first |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for row in rows:
+        for name, label in (("wall", "wall clock"), ("motoCpu", "moto's CPU")):
+            m = row[name]
+            cells = [row["rollback"], str(row["turns"]), label, f"{m['firstMs']:.1f}", f"{m['lastMs']:.1f}"]
+            lines.append("| " + " | ".join(cells) + f" | {m['ratio']:.2f}x |")
+    return "\n".join([*lines, "", f"Reproduce: `{command}`", ""])
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=1000, help="turns with the item-level rollback")
+    parser.add_argument("--baseline-turns", type=int, default=250, help="turns with moto's table copy (0: skip)")
+    parser.add_argument("--json", type=Path, help="also write the rows here as JSON")
+    args = parser.parse_args(argv)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log line per request
+    if min(args.turns, args.baseline_turns or WINDOW) < WINDOW:
+        parser.error(f"at least {WINDOW} turns per run")
+    command = f".venv/bin/python bench/ledger_growth.py --turns {args.turns} --baseline-turns {args.baseline_turns}"
+    rows = []
+    with _moto_rollback(table_copy=False):
+        rows.append(_row("item-level (runner default)", _turns(args.turns, "benchitems")))
+    if args.baseline_turns:
+        with _moto_rollback(table_copy=True):
+            rows.append(_row("moto's table copy (before)", _turns(args.baseline_turns, "benchcopy")))
+    result = {"title": TITLE, "command": command, "markdown": _markdown(rows, command), "rows": rows}
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+if __name__ == "__main__":
+    print(main(sys.argv[1:])["markdown"])

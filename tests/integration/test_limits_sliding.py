@@ -15,8 +15,11 @@ from typing import Any
 import pytest
 
 from core.errors import RateLimited
+from core.ids import new_id
 from core.repositories.rate_limits import RateLimitRepository
+from core.services import rate_shards
 from core.services.rate_limit import SlidingWindowLimiter
+from core.services.rate_shards import shard_count, shard_subject
 from core.settings import get_settings
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.integration.helpers import call
@@ -128,3 +131,52 @@ def test_concurrent_containers_never_let_more_than_the_limit_through(aws) -> Non
     item = aws.dynamodb.get_item(TableName=get_settings().rate_limits_table, Key={"pk": {"S": "load#subject"}})
     buckets = {k: int(v["N"]) for k, v in item["Item"].items() if k.startswith("b")}
     assert sum(buckets.values()) == limit
+
+
+def shard_counts(aws: Any, subject: str, shards: int) -> list[int]:
+    """The requests counted in each shard's item (every bucket)."""
+    counts = []
+    for index in range(shards):
+        key = {"pk": {"S": shard_subject(subject, index)}}
+        item = aws.dynamodb.get_item(TableName=get_settings().rate_limits_table, Key=key).get("Item", {})
+        counts.append(sum(int(v["N"]) for k, v in item.items() if k[:1] == "b" and k[1:].isdigit()))
+    return counts
+
+
+def test_a_sharded_limit_under_concurrent_containers_admits_its_limit_and_no_more(aws, monkeypatch) -> None:
+    """Issue 13, section 4: 16 containers (each its own limiter: its own shard order and full-shard memory) send
+    320 requests against a limit of 200 split across 4 shards. None beyond the limit, none refused while a shard
+    had room (a refusal without ``RateLimit-*`` lost every attempt to contention: the only other way)."""
+    monkeypatch.setattr(rate_shards, "SHARD_WRITES_PER_SECOND", 1)  # 200 a minute is then 4 shards of 50
+    limit, shards = 200, 4
+    assert shard_count(limit, 60) == shards
+    served, contended, lock = [], [], threading.Lock()
+
+    def container(n: int) -> None:
+        take = limiter(aws, lambda: WINDOW_START + 30.5 + n * 0.01).take
+        for _ in range(20):
+            try:
+                take("key#hot", limit)
+            except RateLimited as refusal:
+                if "RateLimit-Limit" not in refusal.headers:
+                    with lock:
+                        contended.append(n)
+                continue
+            with lock:
+                served.append(n)
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(container, range(16)))
+    assert limit - len(contended) <= len(served) <= limit
+    assert shard_counts(aws, "key#hot", shards) == [50] * shards or len(contended) > 0
+    assert sum(shard_counts(aws, "key#hot", shards)) == len(served)
+
+
+def test_a_key_of_10000_requests_a_second_counts_in_one_of_20_shards(aws, tenant, seed: Seeder, clock) -> None:
+    key_id = new_id("key")
+    key = seed.api_key(tenant.ws.id, rate_limit=600_000, key_id=key_id)
+    result = call(WHOAMI, key=key)
+    assert result.status == 200
+    # The one shard's remaining (29,999 of 30,000) scaled to the whole limit: an estimate, as documented.
+    assert (result.header("RateLimit-Limit"), result.header("RateLimit-Remaining")) == ("600000", "599980")
+    assert sorted(shard_counts(aws, f"key#{key_id}", 20)) == [0] * 19 + [1]

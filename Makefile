@@ -105,7 +105,7 @@ openapi: $(VENV)/.installed
 	$(PY) clients/python/generate.py
 
 bench: $(VENV)/.installed
-	$(PY) bench/cold_import.py
+	PYTHONPATH=layers/common:. $(PY) bench/cold_path.py
 	$(PY) bench/cold_observability.py
 	$(PY) bench/round_trip.py
 	PYTHONPATH=layers/common:. $(PY) bench/purge.py

@@ -1,0 +1,215 @@
+"""Cold path of every function beside the floor and a FastAPI + Mangum monolith, as ratios measured side by side.
+
+A function's cold path is what a fresh execution environment pays before the first request's own work:
+the handler's import (a streaming function's runtime loop too), ``import boto3``, the clients the
+function's IAM policies give it a use for (created by ``core.aws``, as its requests create them) and its
+settings. The floor is ``import boto3`` + one DynamoDB client: no function that reads DynamoDB can start
+lighter. The monolith is an empty FastAPI app behind Mangum (one route returning JSON) with boto3 and
+one DynamoDB client.
+
+Each sample is a fresh interpreter that times itself from its first import (the interpreter's own
+start-up is the same for all three and left out). Every function sample is taken next to a floor
+sample, and every monolith sample too, in alternating order, so both sides of a ratio see the same
+noise; a ratio is of the two medians. X-Ray is off (``bench/cold_observability.py`` measures Tracer).
+
+    PYTHONPATH=layers/common:. .venv/bin/python bench/cold_path.py [--runs 5] [--only BrainChatFunction]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # a script: ``local`` and ``benchkit`` importable when run by path
+
+import benchkit  # noqa: E402
+from local.template import Stack, load  # noqa: E402
+
+TARGET_MEDIAN, TARGET_WORST, TARGET_WORST_VS_MONOLITH = 1.3, 1.45, 0.7
+
+FUNCTION_PROBE = """
+import sys, time
+sys.path[:0] = [{code!r}, {layer!r}]
+start = time.perf_counter()
+{runtime}import {module}
+from core import aws, settings
+for service in {services!r}:
+    aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
+settings.get_settings()
+print((time.perf_counter() - start) * 1000)
+"""
+FLOOR_PROBE = """
+import time
+start = time.perf_counter()
+import boto3
+boto3.client("dynamodb")
+print((time.perf_counter() - start) * 1000)
+"""
+MONOLITH_PROBE = """
+import time
+start = time.perf_counter()
+import boto3
+from fastapi import FastAPI
+from mangum import Mangum
+
+app = FastAPI()
+
+
+@app.get("/v1/ping")
+def ping() -> dict[str, bool]:
+    return {"ok": True}
+
+
+handler = Mangum(app, lifespan="off")
+boto3.client("dynamodb")
+print((time.perf_counter() - start) * 1000)
+"""
+
+# An IAM action prefix or a SAM policy template's name -> the client a function makes for it.
+SERVICE_OF_PREFIX = {
+    "dynamodb": "dynamodb",
+    "s3": "s3",
+    "secretsmanager": "secretsmanager",
+    "bedrock": "bedrock-runtime",
+    "sqs": "sqs",
+    "ses": "ses",
+}
+SAM_POLICY_TEMPLATES = {
+    "DynamoDB": "dynamodb",
+    "S3": "s3",
+    "SQS": "sqs",
+    "SES": "ses",
+    "AWSSecretsManager": "secretsmanager",
+}
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    source: str
+    env: dict[str, str]
+
+
+def clients_of(stack: Stack, function: dict[str, Any]) -> tuple[str, ...]:
+    """The AWS clients a function's policies give it a use for (managed policies it references included)."""
+    policies = function["Properties"].get("Policies") or []
+    managed = stack.of_type("AWS::IAM::ManagedPolicy")
+    expanded = [
+        managed[p["Ref"]]["Properties"] if isinstance(p, dict) and p.get("Ref") in managed else p for p in policies
+    ]
+    text = json.dumps(expanded)
+    found = {SERVICE_OF_PREFIX[m] for m in re.findall(r'"(\w+):\w+"', text) if m in SERVICE_OF_PREFIX}
+    found |= {svc for m in re.findall(r'"(\w+?)\w*Policy"', text) for key, svc in SAM_POLICY_TEMPLATES.items()
+              if m.startswith(key)}  # fmt: skip
+    order = list(SERVICE_OF_PREFIX.values())
+    return tuple(sorted(found, key=order.index))
+
+
+def base_env() -> dict[str, str]:
+    """No real account, endpoint or credentials: creating a client needs a region only; no request is sent."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POWERTOOLS_"))}
+    return env | {"AWS_DEFAULT_REGION": "us-east-1", "PYTHONDONTWRITEBYTECODE": "0", "PYTHONPATH": ""}
+
+
+def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str, ...]]]:
+    layer = stack.layer_dirs()[0]
+    found = []
+    for name, spec in sorted(stack.functions().items()):
+        if only and name not in only:
+            continue
+        services = clients_of(stack, stack.resources[name])
+        source = FUNCTION_PROBE.format(
+            code=str(spec.code_uri),
+            layer=str(layer),
+            runtime="import core.runtime\n" if spec.streaming else "",
+            module=spec.handler.rsplit(".", 1)[0],
+            services=services,
+        )
+        env = base_env() | spec.environment | {"AWS_DEFAULT_REGION": "us-east-1"}
+        found.append((Probe(name, source, env), services))
+    return found
+
+
+def sample(probe: Probe) -> float:
+    out = subprocess.run(
+        [sys.executable, "-c", probe.source], capture_output=True, text=True, env=probe.env, cwd=ROOT, check=False
+    )
+    if out.returncode:
+        raise SystemExit(f"{probe.name}: the probe failed\n{out.stderr}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(probe: Probe, floor: Probe, runs: int) -> tuple[list[float], list[float]]:
+    """``runs`` samples of ``probe`` and as many of the floor, alternating which goes first."""
+    mine, floors = [], []
+    for run in range(runs):
+        pair = (probe, floor) if run % 2 == 0 else (floor, probe)
+        first, second = (sample(p) for p in pair)
+        mine.append(first if run % 2 == 0 else second)
+        floors.append(second if run % 2 == 0 else first)
+    return mine, floors
+
+
+def main(argv: list[str] | None = None) -> dict[str, str]:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = benchkit.parser(__doc__)
+    parser.add_argument("--runs", type=int, default=5, help="samples of each function (and of the floor beside it)")
+    parser.add_argument("--only", nargs="*", default=[], help="logical ids of the functions to measure (all)")
+    args = parser.parse_args(argv)
+
+    stack = Stack(load())
+    floor = Probe("floor", FLOOR_PROBE, base_env())
+    monolith = Probe("FastAPI + Mangum", MONOLITH_PROBE, base_env())
+    functions = function_probes(stack, set(args.only))
+    for probe in (floor, monolith, *(p for p, _ in functions)):
+        sample(probe)  # writes the bytecode cache, as a deployed package ships compiled dependencies
+
+    mono, mono_floor = side_by_side(monolith, floor, args.runs)
+    mono_ratio = benchkit.median(mono) / benchkit.median(mono_floor)
+    rows, all_floors = [], list(mono_floor)
+    for probe, services in functions:
+        mine, floors = side_by_side(probe, floor, args.runs)
+        all_floors += floors
+        ratio = benchkit.median(mine) / benchkit.median(floors)
+        rows.append((probe.name, ", ".join(services) or "none", benchkit.median(mine), ratio, ratio / mono_ratio))
+    rows.sort(key=lambda row: row[3], reverse=True)
+    markdown = report(rows, benchkit.median(all_floors), benchkit.median(mono), mono_ratio, args.runs)
+    return benchkit.finish(args, "Cold path", benchkit.command("cold_path.py", argv), markdown)
+
+
+def report(rows: list[tuple], floor_ms: float, mono_ms: float, mono_ratio: float, runs: int) -> str:
+    ratios = sorted(row[3] for row in rows)
+    median, worst = benchkit.median(ratios), ratios[-1]
+    verdict = [
+        ("median function / floor", median, TARGET_MEDIAN),
+        ("worst function / floor", worst, TARGET_WORST),
+        ("worst function / FastAPI + Mangum", worst / mono_ratio, TARGET_WORST_VS_MONOLITH),
+    ]
+    lines = [
+        f"Fresh interpreters, {runs} samples each, every one beside a floor sample (Python "
+        f"{sys.version.split()[0]}, {os.cpu_count()} cores). Floor (`import boto3` + one DynamoDB client): "
+        f"median {floor_ms:.0f} ms. FastAPI + Mangum (one JSON route, boto3, one DynamoDB client): "
+        f"{mono_ms:.0f} ms, {mono_ratio:.2f}× the floor.",
+        "",
+        benchkit.table(
+            ["figure", "measured", "target", "holds"],
+            [(name, f"{value:.2f}×", f"≤ {target}×", "yes" if value <= target else "no") for name, value, target in verdict],
+        ),
+        "",
+        benchkit.table(
+            ["function", "clients", "cold path ms", "× floor", "× FastAPI + Mangum"],
+            [(name, clients, ms, f"{ratio:.2f}×", f"{vs:.2f}×") for name, clients, ms, ratio, vs in rows],
+        ),
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

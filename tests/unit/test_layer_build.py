@@ -1,0 +1,94 @@
+"""The shared layer builds for arm64 on any machine, without Docker, and holds only aarch64 or pure code.
+
+Runs layers/common/Makefile as `sam build` does (make build-CommonLayer with ARTIFACTS_DIR), so pip
+fetches the manylinux aarch64 wheels (network, ~15 s; pip's cache makes reruns quicker). Every compiled
+file's ELF header must name the aarch64 machine, and every installed wheel must be pure or aarch64.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+
+from local.template import ROOT
+
+LAYER = ROOT / "layers" / "common"
+EM_X86_64, EM_AARCH64 = 62, 183  # ELF e_machine values
+
+
+def elf_machine(path: Path) -> int:
+    header = path.read_bytes()[:20]
+    assert header[:4] == b"\x7fELF", f"{path} is not an ELF file"
+    byteorder = "little" if header[5] == 1 else "big"  # EI_DATA
+    return int.from_bytes(header[18:20], byteorder)  # e_machine
+
+
+def foreign_binaries(root: Path, machine: int) -> list[str]:
+    """Compiled modules (.so) under ``root`` built for another CPU than ``machine``."""
+    return sorted(str(so.relative_to(root)) for so in root.rglob("*.so") if elf_machine(so) != machine)
+
+
+def wheel_tags(site: Path) -> dict[str, list[str]]:
+    tags = {}
+    for wheel in site.glob("*.dist-info/WHEEL"):
+        tags[wheel.parent.name] = Parser().parsestr(wheel.read_text()).get_all("Tag") or []
+    return tags
+
+
+def built_layer(tmp: Path, arch: str) -> Path:
+    make = shutil.which("make")
+    assert make, "make is needed, as by sam build's makefile method"
+    # This interpreter's pip (sam build uses python3.13 from PATH): --platform makes the host's CPU irrelevant.
+    env = os.environ | {"LAYER_ARCH": arch, "LAYER_PYTHON": sys.executable}
+    run = subprocess.run(
+        [make, "-s", "-C", str(LAYER), "build-CommonLayer", f"ARTIFACTS_DIR={tmp}"],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    return tmp / "python"
+
+
+@pytest.fixture(scope="module")
+def arm64_layer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_layer(tmp_path_factory.mktemp("layer-arm64"), "arm64")
+
+
+def test_every_compiled_module_of_the_arm64_layer_is_aarch64(arm64_layer: Path) -> None:
+    compiled = list(arm64_layer.rglob("*.so"))
+    assert len(compiled) >= 3  # pydantic-core, cryptography, cffi (and wrapt): the check had something to check
+    assert foreign_binaries(arm64_layer, EM_AARCH64) == []
+
+
+def test_every_wheel_in_the_arm64_layer_is_pure_or_aarch64(arm64_layer: Path) -> None:
+    tags = wheel_tags(arm64_layer)
+    assert any(name.startswith("pydantic_core-") for name in tags)
+    for name, wheel in tags.items():
+        assert wheel, name
+        assert all(tag.endswith("-any") or "aarch64" in tag for tag in wheel), (name, wheel)
+
+
+def test_the_layer_holds_the_shared_code_and_the_streaming_bootstrap(arm64_layer: Path) -> None:
+    assert (arm64_layer / "core" / "http.py").is_file()
+    assert not list((arm64_layer / "core").rglob("__pycache__"))
+    bootstrap = arm64_layer / "stream-bootstrap"  # AWS_LAMBDA_EXEC_WRAPPER=/opt/python/stream-bootstrap
+    assert bootstrap.is_file() and os.access(bootstrap, os.X_OK)
+    requirements = [line for line in (LAYER / "requirements.txt").read_text().splitlines() if "==" in line]
+    pinned = {line.split("==")[0].strip().lower().replace("-", "_") for line in requirements}
+    installed = {name.split("-")[0].lower() for name in wheel_tags(arm64_layer)}
+    assert pinned <= installed
+
+
+def test_the_check_catches_a_binary_built_for_another_cpu() -> None:
+    """This interpreter's own compiled modules are x86_64 (or aarch64 on an arm machine): one of them is foreign."""
+    site = Path(sysconfig.get_paths()["platlib"])
+    host = elf_machine(next(site.rglob("*.so")))
+    assert host in (EM_X86_64, EM_AARCH64), sys.platform
+    other = EM_AARCH64 if host == EM_X86_64 else EM_X86_64
+    assert foreign_binaries(site / "pydantic_core", other) != []

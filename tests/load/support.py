@@ -73,6 +73,24 @@ def shoot(base_url: str, method: str, path: str, *, headers: dict[str, str] | No
         connection.close()
 
 
+def shed(shot: Shot) -> bool:
+    """Turned away by the runner for want of a container (as Lambda throttles), not by the service.
+
+    The service's own 429 carries ``RateLimit-*`` headers; the runner's 429/503 carries only ``Retry-After``.
+    """
+    return shot.status in (429, 503) and "ratelimit-limit" not in shot.headers and "retry-after" in shot.headers
+
+
+def admitted(send: Callable[[], Shot], *, deadline_seconds: float = 60) -> Shot:
+    """``send`` again while the runner sheds it, after the ``Retry-After`` it gives, as a careful client does."""
+    give_up = time.monotonic() + deadline_seconds
+    shot = send()
+    while shed(shot) and time.monotonic() < give_up:
+        time.sleep(min(float(shot.headers["retry-after"]), 5.0))
+        shot = send()
+    return shot
+
+
 def burst[T](calls: list[Callable[[], T]], *, workers: int, deadline_seconds: float) -> list[T]:
     """Run every call on ``workers`` threads, the first ones released together; all must finish by the deadline.
 

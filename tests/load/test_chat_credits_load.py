@@ -20,6 +20,7 @@ from tests.e2e.test_portal_http import portal
 from tests.load.support import (
     Owner,
     Shot,
+    admitted,
     bearer,
     burst,
     mint_key,
@@ -38,9 +39,11 @@ TURNS = 12  # concurrent turns, each from its own visitor so the per-visitor lim
 
 
 def chat(service: LocalService, key: str, agent_id: str, visitor: str) -> Shot:
+    """One visitor's turn; a turn the runner sheds (no container free in time) is sent again, as clients do."""
     body = json.dumps({"prompt": "Hi! What's on this week?", "client": visitor}).encode()
     headers = bearer(key) | {"Content-Type": "application/json"}
-    return shoot(service.brain, "POST", f"/v1/agent/{agent_id}/chat", headers=headers, body=body, timeout=60)
+    path = f"/v1/agent/{agent_id}/chat"
+    return admitted(lambda: shoot(service.brain, "POST", path, headers=headers, body=body, timeout=60))
 
 
 def lines(shot: Shot) -> list[dict[str, Any]]:

@@ -35,6 +35,24 @@ class WorkspaceRepository:
         rows = batch_get(self._db, self._table, [keys.workspace(i) for i in workspace_ids])
         return [WorkspaceRecord.model_validate(r) for r in rows]
 
+    def access(
+        self, workspace_id: str, user_id: str, *, with_user: bool = False
+    ) -> tuple[MembershipRecord | None, WorkspaceRecord | None, UserRecord | None]:
+        """The user's membership, the workspace and (``with_user``) the user: one consistent BatchGetItem."""
+        member_key, workspace_key, user_key = (
+            keys.member(workspace_id, user_id),
+            keys.workspace(workspace_id),
+            keys.user(user_id),
+        )
+        wanted = [member_key, workspace_key, user_key] if with_user else [member_key, workspace_key]
+        found = {(row["pk"], row["sk"]): row for row in batch_get(self._db, self._table, wanted)}
+        member, workspace, user = (found.get((k["pk"], k["sk"])) for k in (member_key, workspace_key, user_key))
+        return (
+            MembershipRecord.model_validate(member) if member else None,
+            WorkspaceRecord.model_validate(workspace) if workspace else None,
+            UserRecord.model_validate(user) if user else None,
+        )
+
     def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None:
         found = self._get(keys.member(workspace_id, user_id))
         return MembershipRecord.model_validate(found) if found else None

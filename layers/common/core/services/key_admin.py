@@ -14,19 +14,28 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..auth import api_keys
 from ..errors import ApiKeysNotAvailable, Conflict, NotFound
 from ..ids import new_id, now_iso
 from ..models.management import ApiKey, MintedApiKey, MintKeyRequest
-from ..models.records import ApiKeyRecord, WorkspaceRecord
+from ..models.records import ApiKeyRecord, UserRecord, WorkspaceRecord
 from ..repositories.api_keys import ApiKeyRepository
 from ..settings import PlanLimits
 from .idempotency import Claim, Idempotency
 from .workspaces import WorkspaceService
 
 MANAGERS = ("owner", "admin")
+
+
+@dataclass(frozen=True)
+class ManagedWorkspace:
+    """A workspace the caller may manage, with its owner's user record when the caller is the owner."""
+
+    record: WorkspaceRecord
+    owner: UserRecord | None
 
 
 class KeyAdminService:
@@ -59,14 +68,19 @@ class KeyAdminService:
         self._workspaces.membership(workspace_id, user_id)
         return [self._view(k) for k in self._keys.list_for_workspace(workspace_id)]
 
-    def require_manager(self, user_id: str, workspace_id: str) -> WorkspaceRecord:
-        """The workspace, if the caller is its owner or an admin (404 for strangers, 403 for members)."""
-        return self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+    def require_manager(self, user_id: str, workspace_id: str) -> ManagedWorkspace:
+        """The workspace, if the caller is its owner or an admin (404 for strangers, 403 for members).
 
-    def check_can_mint(self, user_id: str, workspace_id: str, workspace: WorkspaceRecord | None = None) -> None:
+        The caller's user record comes in the same read: keys usually are minted by the owner, whose
+        plan decides whether the workspace may have keys, so a mint then needs no second read.
+        """
+        workspace, caller = self._workspaces.membership_and_caller(workspace_id, user_id, roles=MANAGERS)
+        return ManagedWorkspace(workspace, caller if caller and caller.id == workspace.owner_id else None)
+
+    def check_can_mint(self, user_id: str, workspace_id: str, workspace: ManagedWorkspace | None = None) -> None:
         """Owner or admin (403), and the workspace owner's plan must include keys (402)."""
-        workspace = workspace or self.require_manager(user_id, workspace_id)
-        owner = self._workspaces.user(workspace.owner_id)
+        managed = workspace or self.require_manager(user_id, workspace_id)
+        owner = managed.owner or self._workspaces.user(managed.record.owner_id)
         if not self._plan_of(owner.plan).api_keys:
             raise ApiKeysNotAvailable("API keys need a multi-workspace plan")
 
@@ -78,7 +92,7 @@ class KeyAdminService:
         rate_limit: int | None,
         claim: Claim | None,
         *,
-        workspace: WorkspaceRecord | None = None,
+        workspace: ManagedWorkspace | None = None,
         allowed_origins: list[str] | None = None,
     ) -> MintedApiKey:
         """A new key; the raw value is in the response only.
@@ -119,7 +133,7 @@ class KeyAdminService:
         request: MintKeyRequest,
         idempotency_key: str | None,
         *,
-        workspace: WorkspaceRecord | None = None,
+        workspace: ManagedWorkspace | None = None,
     ) -> tuple[int, dict[str, Any]]:
         """``mint`` honouring ``Idempotency-Key``: (status, wire body), a replay re-deriving the raw key."""
 

@@ -63,13 +63,18 @@ class WorkspaceService:
 
     def membership(self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = ()) -> WorkspaceRecord:
         """The workspace if the user is a member (404 otherwise: existence is never leaked), in one of ``roles``."""
-        member = self._workspaces.get_membership(workspace_id, user_id)
-        workspace = self._workspaces.get(workspace_id) if member else None
+        return self.membership_and_caller(workspace_id, user_id, roles=roles, with_caller=False)[0]
+
+    def membership_and_caller(
+        self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = (), with_caller: bool = True
+    ) -> tuple[WorkspaceRecord, UserRecord | None]:
+        """``membership`` and (``with_caller``) the caller's user record, all in one read."""
+        member, workspace, caller = self._workspaces.access(workspace_id, user_id, with_user=with_caller)
         if member is None or workspace is None:
             raise NotFound("Workspace not found")
         if roles and member.role not in roles:
             raise Forbidden(f"Only a workspace {' or '.join(roles)} may do this")
-        return workspace
+        return workspace, caller
 
     def user(self, user_id: str) -> UserRecord:
         user = self._users.get(user_id)

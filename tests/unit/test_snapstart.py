@@ -9,7 +9,6 @@ puts the parent's generator state back first and only then "restores" (runs the 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import random
@@ -107,17 +106,14 @@ def test_hooks_are_handed_once_to_the_managed_runtime_registry(monkeypatch: pyte
     fake = types.ModuleType("snapshot_restore_py")
     fake.register_after_restore = registered.append  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "snapshot_restore_py", fake)
-    fresh = importlib.reload(snapstart)
-    try:
-        calls: list[str] = []
-        fresh.after_restore(lambda: calls.append("mine"))
-        assert registered == [fresh.run_after_restore]  # one dispatcher, however many hooks
-        registered[0]()  # what the runtime does after a restore
-        assert calls == ["mine"]
-    finally:
-        monkeypatch.delitem(sys.modules, "snapshot_restore_py")
-        importlib.reload(snapstart)
-        importlib.reload(deps)  # deps registers its own hook with the module object tests import
+    monkeypatch.setattr(snapstart, "_registered_with_runtime", False)  # as in a fresh process on Lambda
+    monkeypatch.setattr(snapstart, "_hooks", list(snapstart._hooks))  # this test's hooks do not outlive it
+    calls: list[str] = []
+    snapstart.after_restore(lambda: calls.append("first"))
+    snapstart.after_restore(lambda: calls.append("second"))
+    assert registered == [snapstart.run_after_restore]  # one dispatcher, however many hooks
+    registered[0]()  # what the runtime does after a restore
+    assert calls == ["first", "second"]
 
 
 def test_prime_builds_only_while_init_is_snapshotted(monkeypatch: pytest.MonkeyPatch) -> None:

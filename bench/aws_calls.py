@@ -33,8 +33,9 @@ MINIMUM = {
     "site": KEY + 1,  # (7)
     "suggestions": KEY + 2,  # agent + its active workflow (8)
     "r2": KEY + 1,  # GetObject, the range and validators passed on (no HeadObject)
-    # Visitor's rate write; agent+workspace+brands in one BatchGetItem; items and posts Queries; hold; settle.
-    "chat": KEY + 1 + 1 + 2 + 2,
+    # The visitor's rate write; issued together: agent+workspace (one BatchGetItem), the workspace's brands, active
+    # items and context posts (three Queries: the brand's id is only known from the agent); the hold; settlement.
+    "chat": KEY + 1 + 4 + 2,
 }
 SKIPPED = ("100 MiB",)  # the same calls as the 1 MiB object: only the bytes differ
 

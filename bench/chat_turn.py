@@ -1,81 +1,101 @@
-"""One chat turn, measured two ways.
+"""A chat turn's time to its first line and to its end, beside the model's own first and last token.
 
-1. AWS calls per turn: the real handler in-process against moto, counting every call
-   its boto3 clients make (botocore ``before-call``), for a cold and a warm turn.
-2. Over HTTP through the local runner (offline model, ~30 ms between deltas): time to
-   the first NDJSON line, to the first text, and to the end of the turn.
+1. In-process against moto (bench/in_process.py, the demo workspace): the real chat handler with the offline
+   model emitting a delta every ``--delay-ms``; the model's ``stream`` is wrapped to stamp when it was called
+   and when it yielded its first and last text. The turn's own overhead is what lies between: the reads and
+   the hold before the model (first line and model call), the hand-off of each delta, the settlement after
+   the last (end).
+2. Over HTTP through the local runner (same model and delay): time to the first NDJSON line, to the first
+   text and to the end of the turn, cold (the container starts) and warm.
 
-    .venv/bin/python bench/chat_turn.py [--turns 10]
+    PYTHONPATH=layers/common:. .venv/bin/python bench/chat_turn.py [--turns 10] [--delay-ms 30] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
-import collections
 import http.client
 import json
-import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common")]  # a script: make the project importable
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]  # a script: make ``bench`` importable
+
+from bench.benchkit import command, finish, median, parser, table  # noqa: E402
+from bench.in_process import Operation, captured_output, demo_stack, operations, prepare, unprepare  # noqa: E402
 
 JSON_TYPE = "application/json"  # a body of any other type is a 415
 BODY = {"prompt": "Do you have oat milk drinks?", "client": "bench_visitor_0123456789", "threadKey": "thr_bench"}
+STAMPS = ("first line", "model called", "model first token", "first text", "model last token", "end")
 
 
-def count_aws_calls() -> list[collections.Counter]:
-    from tests.conftest import FAKE_AWS
-    from tests.support.lambdas import stack
+def stamped_model(marks: dict[str, float]) -> None:
+    """Wrap the offline model's ``stream``: when it was called, its first and its last text (into ``marks``)."""
+    from core.chat.model import TextDelta
+    from core.chat.offline import OfflineModel
 
-    os.environ |= FAKE_AWS | stack().functions()["BrainChatFunction"].environment
-    os.environ |= {"CHAT_MODEL": "offline", "OFFLINE_MODEL_DELAY_MS": "0"}
-    import boto3
-    from moto import mock_aws
+    original = OfflineModel.stream
+    if getattr(original, "stamped", False):
+        return
 
-    from core import deps
-    from local.emulator import create_resources
-    from local.events import SAMPLE_AGENT_ID
-    from tests.support.lambdas import invoke_streamed, sample_event, with_request
-    from tests.support.seed import Seeder
+    def stream(self: OfflineModel, request: Any) -> Any:
+        marks["model called"] = time.perf_counter()
+        for event in original(self, request):
+            if isinstance(event, TextDelta):
+                marks.setdefault("model first token", time.perf_counter())
+                marks["model last token"] = time.perf_counter()
+            yield event
 
-    with mock_aws():
-        seed = Seeder(boto3.client("dynamodb"))
-        create_resources(stack(), boto3.client("dynamodb"), boto3.client("s3"))
-        from local.events import SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
-
-        owner = seed.user("owner@example.com", plan="pro")
-        ws = seed.workspace(owner, workspace_id=SAMPLE_WORKSPACE_ID)
-        seed.api_key(ws.id, raw=SAMPLE_KEY, key_id=SAMPLE_API_KEY_ID)
-        seed.agent(ws, agent_id=SAMPLE_AGENT_ID)
-        from core.repositories.ledger import LedgerRepository
-
-        LedgerRepository(boto3.client("dynamodb"), os.environ["LEDGER_TABLE"]).grant(owner.id, 10, "topup", "b", "b")
-        deps.reset()
-        boto3.setup_default_session()  # the handler's clients come from this session: count its calls
-        calls: collections.Counter = collections.Counter()
-        boto3.DEFAULT_SESSION.events.register(
-            "before-call", lambda model, **_: calls.update([f"{model.service_model.service_name}:{model.name}"])
-        )
-        turns = []
-        for _ in range(2):
-            calls.clear()
-            event = with_request(sample_event("BrainChatFunction"), body=json.dumps(BODY))
-            result = invoke_streamed("BrainChatFunction", event)
-            assert result.status == 200 and result.lines()[-1]["type"] == "done", result.body
-            turns.append(collections.Counter(calls))
-        return turns
+    stream.stamped = True  # type: ignore[attr-defined]
+    OfflineModel.stream = stream  # type: ignore[method-assign]
 
 
-def time_turns(turns: int) -> list[tuple[float, float, float]]:
+def in_process_turn(op: Operation, marks: dict[str, float]) -> dict[str, float]:
+    """One turn through the handler, its body drained line by line: every stamp in ms from the request."""
+    from core.streaming import StreamBody, body_chunks
+    from tests.support.lambdas import LambdaContext, handler_module
+
+    marks.clear()
+    event = op.event({})
+    start = time.perf_counter()
+    raw = handler_module(op.function).lambda_handler(event, LambdaContext(function_name=op.function))
+    try:
+        for chunk in body_chunks(raw):
+            now = time.perf_counter()
+            marks.setdefault("first line", now)
+            if b'"type":"delta"' in chunk:
+                marks.setdefault("first text", now)
+    finally:
+        if isinstance(raw.get("body"), StreamBody):
+            raw["body"].close()
+    marks["end"] = time.perf_counter()
+    assert raw["statusCode"] == 200 and "first text" in marks, raw["statusCode"]
+    return {name: (marks[name] - start) * 1000 for name in STAMPS}
+
+
+def in_process(turns: int, delay_ms: int) -> list[dict[str, float]]:
+    marks: dict[str, float] = {}
+    with demo_stack() as demo:
+        op = next(o for o in operations(demo) if o.function == "BrainChatFunction")
+        op = Operation(op.label, op.function, op.event, op.streamed, {"CHAT_MODEL": "offline",
+                       "OFFLINE_MODEL_DELAY_MS": str(delay_ms)})  # fmt: skip
+        prepare(op)
+        stamped_model(marks)
+        with captured_output():
+            in_process_turn(op, marks)  # the container's first turn: clients, settings
+            timings = [in_process_turn(op, marks) for _ in range(turns)]
+        unprepare(op)
+    return timings
+
+
+def over_http(turns: int, delay_ms: int) -> list[tuple[float, float, float]]:
     from local.process import running
 
-    with running(Path(tempfile.mkdtemp(prefix="bench-"))) as demo:
+    function_env = {"OFFLINE_MODEL_DELAY_MS": str(delay_ms)}
+    with running(Path(tempfile.mkdtemp(prefix="bench-")), function_env=function_env) as demo:
         ws = demo["workspaces"][0]
         url = urlsplit(demo["brainUrl"])
         path = f"/v1/agent/{ws['agents'][0]['id']}/chat"
@@ -98,22 +118,34 @@ def time_turns(turns: int) -> list[tuple[float, float, float]]:
         return timings
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--turns", type=int, default=10)
-    args = parser.parse_args()
-    for label, calls in zip(("cold", "warm"), count_aws_calls(), strict=True):
-        print(
-            f"AWS calls, {label} turn: {sum(calls.values())}  "
-            + ", ".join(f"{k} {v}" for k, v in sorted(calls.items()))
-        )
-    timings = time_turns(args.turns)
-    cold, warm = timings[0], timings[1:]
-    print(f"{'ms over HTTP':24} {'first line':>10} {'first text':>10} {'whole turn':>10}")
-    print(f"{'cold (container start)':24} {cold[0]:10.0f} {cold[1]:10.0f} {cold[2]:10.0f}")
-    medians = [statistics.median(t[i] for t in warm) for i in range(3)]
-    print(f"{f'warm, median of {len(warm)}':24} {medians[0]:10.0f} {medians[1]:10.0f} {medians[2]:10.0f}")
+def main(argv: list[str] | None = None) -> dict[str, str]:
+    cli = parser(__doc__)
+    cli.add_argument("--turns", type=int, default=10)
+    cli.add_argument("--delay-ms", type=int, default=30, help="the offline model's pause between deltas")
+    args = cli.parse_args(argv)
+    local = in_process(args.turns, args.delay_ms)
+    rows = [[name, median(t[name] for t in local)] for name in STAMPS]
+    overhead = [
+        ["before the model (reads, limits, hold)", median(t["model called"] for t in local)],
+        ["first text after the model's first token", median(t["first text"] - t["model first token"] for t in local)],
+        ["end after the model's last token (settlement)", median(t["end"] - t["model last token"] for t in local)],
+    ]
+    http_turns = over_http(args.turns, args.delay_ms)
+    cold, warm = http_turns[0], http_turns[1:]
+    http_rows = [["cold (container start)", *cold], [f"warm, median of {len(warm)}", *(median(t[i] for t in warm)
+                 for i in range(3))]]  # fmt: skip
+    markdown = "\n\n".join([
+        f"In-process against moto, offline model with {args.delay_ms} ms between deltas, median of {args.turns} "
+        "warm turns (ms from the request):",
+        table(["moment", "ms"], rows),
+        "The turn's own share:",
+        table(["span", "ms"], overhead),
+        "Over HTTP through the local runner (moto server, same model):",
+        table(["ms over HTTP", "first line", "first text", "whole turn"], http_rows),
+    ])  # fmt: skip
+    return finish(args, "Chat turn: first line and end beside the model's tokens", command("chat_turn.py", argv or []),
+                  markdown)  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -13,6 +13,8 @@ import json
 import os
 import random
 import secrets
+import select
+import signal
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -24,7 +26,12 @@ from core import deps, snapstart
 from core.auth import api_keys, portal_jwt
 from core.ids import new_id
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork"),
+    # Under xdist the worker has threads: the child only runs code imported before the fork and leaves by
+    # os._exit, and a stuck child fails the test after 30 s (see _in_restored_copies).
+    pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning"),
+]
 
 
 def _draws() -> dict[str, Any]:
@@ -55,9 +62,13 @@ def _in_restored_copies(snapshot_state: Any, restore: Callable[[], None]) -> tup
     random.setstate(snapshot_state)  # the parent: another environment restored from the same image
     restore()
     ours = _draws()
+    ready, _, _ = select.select([read_fd], [], [], 30)
+    if not ready:  # a child stuck on a lock some other thread held at fork time: fail, never hang
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert ready, "the forked copy did not answer within 30 s"
     with os.fdopen(read_fd) as pipe:
         theirs = json.loads(pipe.read())
-    os.waitpid(pid, 0)
     return ours, theirs
 
 

@@ -44,8 +44,8 @@ class FakeAgents:
     def get_agent(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
         return self.agents.get((workspace_id, agent_id))
 
-    def get_brand(self, workspace_id: str, brand_id: str) -> BrandRecord | None:
-        return self.brands.get((workspace_id, brand_id))
+    def list_brands(self, workspace_id: str) -> list[BrandRecord]:
+        return [brand for (ws, _), brand in self.brands.items() if ws == workspace_id]
 
     def get_workflow(self, workspace_id: str, workflow_id: str) -> WorkflowRecord | None:
         return self.workflows.get((workspace_id, workflow_id))

@@ -36,9 +36,14 @@ class AgentRepository:
             WorkspaceRecord.model_validate(workspace) if workspace else None,
         )
 
-    def get_brand(self, workspace_id: str, brand_id: str) -> BrandRecord | None:
-        found = self._get(keys.brand(workspace_id, brand_id))
-        return BrandRecord.model_validate(found) if found else None
+    def list_brands(self, workspace_id: str) -> list[BrandRecord]:
+        """A workspace's brands (a handful): one Query, so it can be read beside the agent that names one."""
+        rows = query_all(self._db, {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": "BRAND#"}),
+        })  # fmt: skip
+        return [BrandRecord.model_validate(r) for r in rows]
 
     def get_workflow(self, workspace_id: str, workflow_id: str) -> WorkflowRecord | None:
         found = self._get(keys.workflow(workspace_id, workflow_id))

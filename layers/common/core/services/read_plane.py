@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from ..errors import NotFound, ValidationFailed
 from ..models.read_plane import (
@@ -18,7 +19,7 @@ from ..models.read_plane import (
 )
 from ..models.records import AgentRecord, PostRecord
 from ..repositories.agents import AgentRepository
-from . import documents
+from . import documents, together
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +80,17 @@ class ReadPlaneService:
             raise NotFound("Agent not found")
         return agent
 
+    def _agent_and[T](self, workspace_id: str, agent_id: str, read: Callable[[], T]) -> tuple[AgentRecord, T]:
+        """The agent (404 as ``_agent``) and ``read()``, issued together: the read's answer is used only
+        after the tenant check, so one round trip serves both."""
+        agent, other = together.run(lambda: self._agents.get_agent(workspace_id, agent_id), read)
+        if agent.result() is None:
+            raise NotFound("Agent not found")
+        return agent.result(), other.result()
+
     def metadata(self, workspace_id: str, agent_id: str) -> AgentMetadata:
-        agent = self._agent(workspace_id, agent_id)
-        brand = self._agents.get_brand(workspace_id, agent.brand_id)
+        agent, brands = self._agent_and(workspace_id, agent_id, lambda: self._agents.list_brands(workspace_id))
+        brand = next((b for b in brands if b.id == agent.brand_id), None)
         if brand is None:
             logger.warning("agent brand missing", extra={"agentId": agent.id, "brandId": agent.brand_id})
         ref = BrandRef(id=agent.brand_id, slug=brand.slug if brand else "", name=brand.name if brand else "")
@@ -92,13 +101,16 @@ class ReadPlaneService:
     def feed(self, workspace_id: str, agent_id: str, *, channel: str | None, category: str | None) -> list[FeedPost]:
         channel = _filter_value("channel", channel)
         category = _filter_value("category", category)
-        agent = self._agent(workspace_id, agent_id)
-        posts = self._agents.list_feed(agent.id, channel=channel, category=category, limit=FEED_LIMIT)
+        _, posts = self._agent_and(
+            workspace_id,
+            agent_id,
+            lambda: self._agents.list_feed(agent_id, channel=channel, category=category, limit=FEED_LIMIT),
+        )
         return [to_feed_post(p) for p in posts]
 
     def items(self, workspace_id: str, agent_id: str) -> list[Item]:
-        agent = self._agent(workspace_id, agent_id)
-        records = sorted(self._agents.list_active_items(agent.id), key=lambda i: (i.folder, i.order, i.id))
+        _, found = self._agent_and(workspace_id, agent_id, lambda: self._agents.list_active_items(agent_id))
+        records = sorted(found, key=lambda i: (i.folder, i.order, i.id))
         return [Item.model_validate(r.model_dump(include=set(Item.model_fields))) for r in records]
 
     def wrap(self, workspace_id: str, agent_id: str) -> WrapConfig:

@@ -16,12 +16,16 @@ only delay throttling). Admitted and refused are from the last window (60 s) of 
 
 from __future__ import annotations
 
+import collections
+import os
 import random
 import sys
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 from bench.benchkit import command, finish, parser, table
+from core.services import rate_shards
 from core.services.rate_shards import shard_count, shard_limits
 
 WRITE_CEILING = 1_000  # WCU a second, one partition
@@ -123,16 +127,86 @@ def rows(seconds: int, containers: int) -> list[list[object]]:
     return found
 
 
+class CountingClient:
+    """A boto3 DynamoDB client that counts the calls the limiter makes."""
+
+    def __init__(self, client: Any) -> None:
+        self._client, self.calls = client, collections.Counter()
+        self.exceptions = client.exceptions
+
+    def get_item(self, **kwargs: Any) -> Any:
+        self.calls["GetItem"] += 1
+        return self._client.get_item(**kwargs)
+
+    def update_item(self, **kwargs: Any) -> Any:
+        self.calls["UpdateItem"] += 1
+        return self._client.update_item(**kwargs)
+
+
+def measured(containers: int, limit: int = 1_200, flood: float = 1.5) -> list[list[object]]:
+    """The real limiter on moto, scaled down (shards of one request a second, so 1,200 a minute is 20 shards,
+    the shape of 600,000 a minute at 500): ``flood`` x the limit from ``containers`` containers in turn."""
+    os.environ.update(
+        {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
+    )
+    from moto import mock_aws
+
+    found = []
+    with mock_aws():
+        import boto3
+
+        from core.errors import RateLimited
+        from core.repositories.rate_limits import RateLimitRepository
+        from core.services.rate_limit import SlidingWindowLimiter
+
+        db = boto3.client("dynamodb")
+        for per_shard in (limit, 1):  # one item (the baseline), then 20 shards
+            rate_shards.SHARD_WRITES_PER_SECOND = per_shard
+            table_name = f"bench-rate-limits-{per_shard}"
+            db.create_table(
+                TableName=table_name, BillingMode="PAY_PER_REQUEST",
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            )  # fmt: skip
+            client = CountingClient(db)
+            limiters = [
+                SlidingWindowLimiter(RateLimitRepository(client, table_name), clock=lambda: 1_800_000_030.5)
+                for _ in range(containers)
+            ]
+            admitted = refused = 0
+            reads_counted = reads_refused = 0
+            for n in range(int(limit * flood)):
+                before = client.calls["GetItem"]
+                try:
+                    limiters[n % containers].take("key#hot", limit)
+                    admitted += 1
+                    reads_counted += client.calls["GetItem"] - before
+                except RateLimited:
+                    refused += 1
+                    reads_refused += client.calls["GetItem"] - before
+            found.append([
+                shard_count(limit, WINDOW), admitted, refused, f"{reads_counted / admitted:.2f}",
+                f"{client.calls['UpdateItem'] / admitted:.2f}", f"{reads_refused / max(1, refused):.2f}",
+            ])  # fmt: skip
+    rate_shards.SHARD_WRITES_PER_SECOND = 500
+    return found
+
+
 def main(argv: list[str] | None = None) -> dict[str, str]:
     cli = parser(__doc__)
     cli.add_argument("--seconds", type=int, default=180, help="seconds simulated (the last 60 are reported)")
     cli.add_argument("--containers", type=int, default=100, help="Lambda containers serving the key")
+    cli.add_argument("--measured-containers", type=int, default=8, help="containers in the measured (moto) run")
     args = cli.parse_args(argv)
     headers = [
         "limit", "demand (req/s)", "shards", "admitted (req/s)", "admitted / min(limit, demand)", "429",
         "throttled (500), whole run", "peak WCU/partition/s", "peak RCU/partition/s",
     ]  # fmt: skip
     markdown = table(headers, rows(args.seconds, args.containers))
+    calls = table(
+        ["shards", "admitted", "refused (429)", "GetItem / admitted", "UpdateItem / admitted", "GetItem / refused"],
+        measured(args.measured_containers),
+    )
     markdown += (
         f"\n\nModel: one partition takes {WRITE_CEILING:,} WCU and {READ_CEILING:,} RCU a second; a counted "
         "request is 1 RCU + 1 WCU, a refused one 1 RCU (N=1) or none once its container knows every shard full; "
@@ -141,6 +215,10 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         "(60/61), not the sharding. A shard takes up to 1,000 writes a second, twice its share of the sustained "
         "rate: a burst beyond that (the limit is per minute, so a key may spend it in seconds) is throttled until "
         "the window fills (last row)."
+        "\n\nMeasured: the real limiter on moto, scaled down (1,200 requests a minute; shards of one request a "
+        f"second, so 20 of them, the shape of 600,000 a minute), 1.5x the limit from {args.measured_containers} "
+        "containers in turn on a frozen clock. Both admit exactly the limit; a refused request costs a read on "
+        "one item and a fraction of one sharded (each container reads a full shard once):\n\n" + calls
     )
     return finish(args, "A hot key at scale (model)", command("hot_key.py", argv or []), markdown)
 

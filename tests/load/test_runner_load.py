@@ -11,7 +11,6 @@ the runner's processes and their memory are within its bounds.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -19,37 +18,12 @@ from local.capacity import CONTAINER_MEMORY, PoolLimits
 from tests.e2e.conftest import LocalService
 from tests.e2e.test_portal_http import sign_in
 from tests.load.support import DROPPED, Shot, bearer, burst, shoot
+from tests.local.processes import descendants, rss_bytes
 
 pytestmark = pytest.mark.load
 
 CLIENTS = 32
 FEED_TIMEOUT = 10  # the template's Globals Timeout (the feed and portal functions)
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # it exited meanwhile
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        found += (kids := children.get(todo.pop(), []))
-        todo += kids
-    return found
-
-
-def _rss_bytes(pids: list[int]) -> int:
-    total = 0
-    for pid in pids:
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        total += next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS")), 0)
-    return total
 
 
 def _p99(shots: list[Shot]) -> float:
@@ -91,8 +65,8 @@ def test_32_clients_on_feed_portal_and_chat_each_get_an_answer(service: LocalSer
     assert _p99(by_kind["chat"]) < 120, summary  # the chat function's timeout
 
     runner = json.loads((service.state_dir / "runner.json").read_text())["pid"]
-    processes = _descendants(runner)
+    processes = descendants(runner)
     limits = PoolLimits.from_environment()
     # A streaming container is a shell and the Python it starts; everything else one process each.
     assert len(processes) <= 2 * limits.total, processes
-    assert _rss_bytes(processes) <= limits.total * CONTAINER_MEMORY
+    assert rss_bytes(processes) <= limits.total * CONTAINER_MEMORY

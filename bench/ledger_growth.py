@@ -6,19 +6,21 @@ marker per turn. The turns run through the runner's own moto server (``local.emu
 over HTTP, with its atomic-request lock) twice in the same process:
 
 - item-level rollback (``local.item_rollback``, the runner's default), ``--turns`` turns;
-- moto's own rollback (a deep copy of the ledger table per transaction), ``--baseline-turns`` turns.
+- moto's own rollback (a deep copy of the ledger table per transaction), ``--baseline-turns`` turns;
+
+and, end to end, ``--chat-turns`` chat turns through a runner (``python -m local``, fresh state,
+offline model without its delay between tokens), one after another on a new connection each.
 
 The figure is the median of the last 10 turns over the median of the first 10 (the target: ≤ 1.2),
 in wall-clock time per turn (what a client waits, noisy on a busy machine) and in the CPU time moto's
 thread spends on the turn's two requests (what grows with the table, if anything does; robust to
 other load). A few warm-up turns (connection, lazy imports) come before the first 10.
 
-    .venv/bin/python bench/ledger_growth.py [--turns 1000] [--baseline-turns 250] [--json PATH]
+    .venv/bin/python bench/ledger_growth.py [--turns 1000] [--baseline-turns 250] [--chat-turns 300] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import logging
@@ -32,6 +34,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common")]  # a script: make the project importable
+
+from bench.benchkit import command, finish, parser, table  # noqa: E402 - after the path is set
 
 TITLE = "Local runner: ledger transactions as the ledger grows"
 WINDOW = 10  # turns at each end compared
@@ -117,54 +121,72 @@ def _turns(turns: int, stack_name: str) -> tuple[list[float], list[float]]:
         server.stop()
 
 
-def _row(label: str, measured: tuple[list[float], list[float]]) -> dict[str, Any]:
+def _chat_turns(turns: int) -> list[float]:
+    """Milliseconds per chat turn (to the last line) through a fresh runner, the ledger growing with each."""
+    from bench.runner_support import prepared_runner, send
+
+    with prepared_runner(model_delay_ms=0) as runner:
+        headers = {"Authorization": f"Bearer {runner.key}", "Content-Type": "application/json"}
+        times = []
+        for n in range(-WARMUP, turns):
+            body = json.dumps({"prompt": "Anything on this week?", "client": f"bench_growth_{n + WARMUP:06d}"})
+            request = ("POST", f"/v1/agent/{runner.agent}/chat", headers, body.encode())
+            status, seconds, answer = send(runner.brain, request)
+            assert status == 200 and json.loads(answer.splitlines()[-1])["type"] == "done", (status, answer[-300:])
+            if n >= 0:
+                times.append(seconds * 1000)
+        return times
+
+
+def _row(label: str, measured: tuple[list[float], ...]) -> dict[str, Any]:
+    """Wall clock, and moto's CPU when measured (a chat turn through the runner has the wall clock only)."""
     row: dict[str, Any] = {"rollback": label, "turns": len(measured[0])}
-    for name, times in zip(("wall", "motoCpu"), measured, strict=True):
+    for name, times in zip(("wall", "motoCpu")[: len(measured)], measured, strict=True):
         first, last = statistics.median(times[:WINDOW]), statistics.median(times[-WINDOW:])
         row[name] = {"firstMs": first, "lastMs": last, "ratio": last / first}
     return row
 
 
-def _markdown(rows: list[dict[str, Any]], command: str) -> str:
-    lines = [
-        f"## {TITLE}",
-        "",
-        "A chat turn's ledger work (hold, then settlement: two TransactWriteItems, two new items per turn)",
-        f"through the runner's moto server; median of the first and of the last {WINDOW} turns. Target: last ≤ "
-        f"{TARGET}x first.",
-        "",
-        "| rollback | turns | measure | first 10, ms/turn | last 10, ms/turn | last / first |",
-        "|---|---:|---|---:|---:|---:|",
-    ]
+def _markdown(rows: list[dict[str, Any]]) -> str:
+    intro = (
+        "A chat turn's ledger work (hold, then settlement: two TransactWriteItems, two new items per turn) "
+        f"through the runner's moto server, turn after turn; median of the first and of the last {WINDOW} turns "
+        f"(after {WARMUP} warm-up turns). Target: last ≤ {TARGET}x first. Wall clock is what a client waits (noisy "
+        "when the machine is busy); moto's CPU is what its request threads spend (what would grow with the "
+        "table)."
+    )
+    if any("motoCpu" not in row for row in rows):
+        intro += " Chat turns via the runner: whole turns through `python -m local` (offline model, no delay between "
+        intro += "tokens), wall clock."
+    cells = []
     for row in rows:
         for name, label in (("wall", "wall clock"), ("motoCpu", "moto's CPU")):
-            m = row[name]
-            cells = [row["rollback"], str(row["turns"]), label, f"{m['firstMs']:.1f}", f"{m['lastMs']:.1f}"]
-            lines.append("| " + " | ".join(cells) + f" | {m['ratio']:.2f}x |")
-    return "\n".join([*lines, "", f"Reproduce: `{command}`", ""])
+            if name in row:
+                m = row[name]
+                cells.append([row["rollback"], row["turns"], label, m["firstMs"], m["lastMs"], f"{m['ratio']:.2f}x"])
+    headers = ["rollback", "turns", "measure", "first 10, ms/turn", "last 10, ms/turn", "last / first"]
+    return intro + "\n\n" + table(headers, cells)
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=1000, help="turns with the item-level rollback")
-    parser.add_argument("--baseline-turns", type=int, default=250, help="turns with moto's table copy (0: skip)")
-    parser.add_argument("--json", type=Path, help="also write the rows here as JSON")
-    args = parser.parse_args(argv)
+def main(argv: list[str] | None = None) -> dict[str, str]:
+    cli = parser(__doc__)
+    cli.add_argument("--turns", type=int, default=1000, help="turns with the item-level rollback")
+    cli.add_argument("--baseline-turns", type=int, default=250, help="turns with moto's table copy (0: skip)")
+    cli.add_argument("--chat-turns", type=int, default=300, help="chat turns through a runner (0: skip)")
+    args = cli.parse_args(argv)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log line per request
-    if min(args.turns, args.baseline_turns or WINDOW) < WINDOW:
-        parser.error(f"at least {WINDOW} turns per run")
-    command = f".venv/bin/python bench/ledger_growth.py --turns {args.turns} --baseline-turns {args.baseline_turns}"
+    if min(args.turns, args.baseline_turns or WINDOW, args.chat_turns or WINDOW) < WINDOW:
+        cli.error(f"at least {WINDOW} turns per run")
     rows = []
     with _moto_rollback(table_copy=False):
         rows.append(_row("item-level (runner default)", _turns(args.turns, "benchitems")))
     if args.baseline_turns:
         with _moto_rollback(table_copy=True):
             rows.append(_row("moto's table copy (before)", _turns(args.baseline_turns, "benchcopy")))
-    result = {"title": TITLE, "command": command, "markdown": _markdown(rows, command), "rows": rows}
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    if args.chat_turns:
+        rows.append(_row("item-level, chat turns via the runner", (_chat_turns(args.chat_turns),)))
+    return finish(args, TITLE, command("ledger_growth.py", argv or []), _markdown(rows))
 
 
 if __name__ == "__main__":
-    print(main(sys.argv[1:])["markdown"])
+    main(sys.argv[1:])

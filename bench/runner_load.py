@@ -14,41 +14,21 @@ served; requests/s counts only 2xx answers. Latency is per request, to the last 
 
 from __future__ import annotations
 
-import argparse
-import http.client
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common")]  # a script: make the project importable
 
+from bench.benchkit import command, finish, parser, table  # noqa: E402 - after the path is set
+from bench.runner_support import Request, prepared_runner, send  # noqa: E402
+
 TITLE = "Local runner: requests per second and latency under concurrent clients"
-Request = tuple[str, str, dict[str, str], bytes | None]  # method, path, headers, body
-
-
-def _send(base: str, request: Request, timeout: float = 60) -> tuple[int, float]:
-    """One request on a fresh connection: its status (0 if the connection failed) and seconds to the last byte."""
-    url = urlsplit(base)
-    method, path, headers, body = request
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
-    start = time.perf_counter()
-    try:
-        connection.request(method, path, body=body, headers=headers)
-        response = connection.getresponse()
-        response.read()
-        return response.status, time.perf_counter() - start
-    except (OSError, http.client.HTTPException):
-        return 0, time.perf_counter() - start
-    finally:
-        connection.close()
 
 
 def _drive(base: str, make: Any, clients: int, seconds: float) -> dict[str, Any]:
@@ -62,10 +42,10 @@ def _drive(base: str, make: Any, clients: int, seconds: float) -> dict[str, Any]
         deadline = time.monotonic() + seconds
         count = 0
         while time.monotonic() < deadline:
-            shot = _send(base, make(n, count))
+            status, latency, _ = send(base, make(n, count))
             count += 1
             with lock:
-                shots.append(shot)
+                shots.append((status, latency))
         with lock:
             ends.append(time.monotonic() - deadline + seconds)
 
@@ -89,20 +69,6 @@ def _drive(base: str, make: Any, clients: int, seconds: float) -> dict[str, Any]
     }
 
 
-def _prepare(service: Any, workspace: dict[str, Any]) -> str:
-    """A key of the workspace that no client here will rate-limit, and credits for every turn; the raw key."""
-    from tests.e2e.test_portal_http import portal, sign_in
-    from tests.load.support import ops
-
-    email = workspace["ownerEmail"]
-    _, jwt = sign_in(service, email)
-    path = f"/api/workspaces/{workspace['id']}/keys"
-    minted = portal(service, "POST", path, jwt, {"name": "bench", "rateLimit": 100_000})
-    assert minted.status == 201, minted.body
-    assert ops(service, "grant", "--email", email, "--credits", "1000000", "--ref-id", "bench-load")["applied"]
-    return minted.json()["key"]["key"]
-
-
 def _endpoints(key: str, agent: str) -> dict[str, Any]:
     auth = {"Authorization": f"Bearer {key}"}
 
@@ -123,65 +89,38 @@ def _warm(base: str, make: Any, clients: int) -> None:
         _drive(base, make, min(wave, clients), 0.01)
 
 
-def _markdown(rows: list[dict[str, Any]], command: str, model_delay_ms: int) -> str:
-    lines = [
-        f"## {TITLE}",
-        "",
-        f"`python -m local` on this machine, demo data, offline model at {model_delay_ms} ms between tokens;",
-        "closed-loop clients, a new connection per request. req/s counts 2xx answers; shed = 429/503 with",
-        "Retry-After (the runner's bounded container pool); failed = dropped connections and 5xx other than 503.",
-        "",
-        "| endpoint | clients | requests | req/s | p50 ms | p99 ms | shed | failed |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        p50 = "-" if r["p50Ms"] is None else f"{r['p50Ms']:.0f}"
-        p99 = "-" if r["p99Ms"] is None else f"{r['p99Ms']:.0f}"
-        lines.append(
-            f"| {r['endpoint']} | {r['clients']} | {r['requests']} | {r['rps']:.1f} | {p50} | {p99} "
-            f"| {r['shed']} | {r['failed']} |"
-        )
-    return "\n".join([*lines, "", f"Reproduce: `{command}`", ""])
+def _markdown(rows: list[dict[str, Any]], model_delay_ms: int) -> str:
+    intro = (
+        f"`python -m local` on this machine, demo data, offline model at {model_delay_ms} ms between tokens; "
+        "closed-loop clients, a new connection per request, after the containers were started. req/s counts 2xx "
+        "answers; shed = 429/503 with Retry-After (the runner's bounded container pool, `local/capacity.py`); "
+        "failed = dropped connections and 5xx other than 503."
+    )
+    headers = ["endpoint", "clients", "requests", "req/s", "p50 ms", "p99 ms", "shed", "failed"]
+    cells = [
+        [r["endpoint"], r["clients"], r["requests"], r["rps"], r["p50Ms"] or "-", r["p99Ms"] or "-", r["shed"],
+         r["failed"]]
+        for r in rows
+    ]  # fmt: skip
+    return intro + "\n\n" + table(headers, cells)
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    from local.process import RunnerProcess
-    from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=4.0, help="per endpoint and client count")
-    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
-    parser.add_argument("--endpoints", nargs="+", default=["whoami", "feed", "chat"])
-    parser.add_argument("--model-delay-ms", type=int, default=0)
-    parser.add_argument("--json", type=Path, help="also write the rows here as JSON")
-    args = parser.parse_args(argv)
-    clients = " ".join(map(str, args.clients))
-    command = f".venv/bin/python bench/runner_load.py --seconds {args.seconds:g} --clients {clients}"
-    command += f" --endpoints {' '.join(args.endpoints)} --model-delay-ms {args.model_delay_ms}"
-    function_env = GENEROUS_SIGN_IN | {"OFFLINE_MODEL_DELAY_MS": str(args.model_delay_ms)}
-    runner = RunnerProcess(Path(tempfile.mkdtemp(prefix="bench-runner-")), function_env=function_env, fresh=True)
+def main(argv: list[str] | None = None) -> dict[str, str]:
+    cli = parser(__doc__)
+    cli.add_argument("--seconds", type=float, default=4.0, help="per endpoint and client count")
+    cli.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
+    cli.add_argument("--endpoints", nargs="+", default=["whoami", "feed", "chat"])
+    cli.add_argument("--model-delay-ms", type=int, default=0)
+    args = cli.parse_args(argv)
     rows = []
-    try:
-        service = LocalService(runner.start(), runner.state_dir)
-        workspace = service.demo["workspaces"][0]
-        endpoints = _endpoints(_prepare(service, workspace), workspace["agents"][0]["id"])
+    with prepared_runner(args.model_delay_ms) as runner:
+        endpoints = _endpoints(runner.key, runner.agent)
         for name in args.endpoints:
-            _warm(service.brain, endpoints[name], max(args.clients))
+            _warm(runner.brain, endpoints[name], max(args.clients))
             for count in args.clients:
-                rows.append({"endpoint": name} | _drive(service.brain, endpoints[name], count, args.seconds))
-    finally:
-        runner.stop()
-        shutil.rmtree(runner.state_dir, ignore_errors=True)
-    result = {
-        "title": TITLE,
-        "command": command,
-        "markdown": _markdown(rows, command, args.model_delay_ms),
-        "rows": rows,
-    }
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
-    return result
+                rows.append({"endpoint": name} | _drive(runner.brain, endpoints[name], count, args.seconds))
+    return finish(args, TITLE, command("runner_load.py", argv or []), _markdown(rows, args.model_delay_ms))
 
 
 if __name__ == "__main__":
-    print(main(sys.argv[1:])["markdown"])
+    main(sys.argv[1:])

@@ -1,0 +1,69 @@
+"""What the runner benches share: a fresh runner with a key no client rate-limits, and one timed request."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+Request = tuple[str, str, dict[str, str], bytes | None]  # method, path, headers, body
+
+
+@dataclass(frozen=True)
+class Prepared:
+    brain: str  # the brain API's base URL
+    key: str  # a raw key of the first demo workspace, rate limit 100,000 a minute
+    agent: str  # that workspace's published agent
+
+
+@contextlib.contextmanager
+def prepared_runner(model_delay_ms: int) -> Iterator[Prepared]:
+    """``python -m local`` on a fresh state dir (removed after), the offline model at ``model_delay_ms``.
+
+    The key is minted by the workspace's owner with a rate limit no bench reaches (its limiter is
+    not what is measured), and the owner is granted a million credits (every chat turn is paid).
+    """
+    from local.process import RunnerProcess
+    from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService
+    from tests.e2e.test_portal_http import portal, sign_in
+    from tests.load.support import ops
+
+    env = GENEROUS_SIGN_IN | {"OFFLINE_MODEL_DELAY_MS": str(model_delay_ms)}
+    runner = RunnerProcess(Path(tempfile.mkdtemp(prefix="bench-runner-")), function_env=env, fresh=True)
+    try:
+        service = LocalService(runner.start(), runner.state_dir)
+        workspace = service.demo["workspaces"][0]
+        _, jwt = sign_in(service, workspace["ownerEmail"])
+        path = f"/api/workspaces/{workspace['id']}/keys"
+        minted = portal(service, "POST", path, jwt, {"name": "bench", "rateLimit": 100_000})
+        assert minted.status == 201, minted.body
+        granted = ops(service, "grant", "--email", workspace["ownerEmail"], "--credits", "1000000", "--ref-id", "bench")
+        assert granted["applied"], granted
+        yield Prepared(service.brain, minted.json()["key"]["key"], workspace["agents"][0]["id"])
+    finally:
+        runner.stop()
+        shutil.rmtree(runner.state_dir, ignore_errors=True)
+
+
+def send(base: str, request: Request, timeout: float = 60) -> tuple[int, float, bytes]:
+    """One request on a fresh connection: status (0 if the connection failed), seconds to the last byte, body."""
+    url = urlsplit(base)
+    method, path, headers, body = request
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    start = time.perf_counter()
+    try:
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        answer: Any = response.read()
+        return response.status, time.perf_counter() - start, answer
+    except (OSError, http.client.HTTPException):
+        return 0, time.perf_counter() - start, b""
+    finally:
+        connection.close()

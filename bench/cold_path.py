@@ -1,11 +1,15 @@
 """Cold path of every function beside the floor and a FastAPI + Mangum monolith, as ratios measured side by side.
 
 A function's cold path is what a fresh execution environment pays before the first request's own work:
-the handler's import (a streaming function's runtime loop too), ``import boto3``, the clients the
-function's IAM policies give it a use for (created by ``core.aws``, as its requests create them) and its
-settings. The floor is ``import boto3`` + one DynamoDB client: no function that reads DynamoDB can start
-lighter. The monolith is an empty FastAPI app behind Mangum (one route returning JSON) with boto3 and
-one DynamoDB client.
+the handler's import (a streaming function's runtime loop too), the services its first request builds
+(the ``core.deps`` accessors its handler calls and its plane's credential check: whatever they import
+lazily is counted, so moving an import into an accessor is no gain here), ``import boto3``, the clients
+the function's IAM policies give it a use for (created by ``core.aws``, as its requests create them) and
+its settings. Pydantic schemas built at a model's first use (``defer_build``) are not counted.
+
+The floor is ``import boto3`` + one DynamoDB client: no function that reads DynamoDB can start lighter.
+The monolith is an empty FastAPI app behind Mangum (one route returning JSON) with boto3 and one
+DynamoDB client.
 
 Each sample is a fresh interpreter that times itself from its first import (the interpreter's own
 start-up is the same for all three and left out). Every function sample is taken next to a floor
@@ -30,8 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # a script: ``local`` and ``benchkit`` importable when run by path
 
 import benchkit  # noqa: E402
+
 from local.template import Stack, load  # noqa: E402
 
+TIMES = "\u00d7"  # the multiplication sign of the ratios
 TARGET_MEDIAN, TARGET_WORST, TARGET_WORST_VS_MONOLITH = 1.3, 1.45, 0.7
 
 FUNCTION_PROBE = """
@@ -39,7 +45,9 @@ import sys, time
 sys.path[:0] = [{code!r}, {layer!r}]
 start = time.perf_counter()
 {runtime}import {module}
-from core import aws, settings
+from core import aws, deps, settings
+for accessor in {accessors!r}:
+    getattr(deps, accessor)()
 for service in {services!r}:
     aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
 settings.get_settings()
@@ -90,6 +98,19 @@ SAM_POLICY_TEMPLATES = {
 }
 
 
+def accessors_of(handler_source: str) -> tuple[str, ...]:
+    """The ``core.deps`` service accessors a handler's first request calls: its own, and its plane's credential
+    check (``key_authenticator`` for a brain_api, ``identity`` for an authenticated portal_api). Only the cached
+    builders: an accessor that calls AWS (a secret, a queue) is left to the request."""
+    names = re.findall(r"deps\.(\w+)\(", handler_source)
+    if "brain_api(" in handler_source:
+        names.append("key_authenticator")
+    if re.search(r"portal_api\((authenticated=True)?\)", handler_source):
+        names.append("identity")
+    builders = set(re.findall(r"@cache\ndef (\w+)\(", (ROOT / "layers/common/core/deps.py").read_text()))
+    return tuple(dict.fromkeys(name for name in names if name in builders))
+
+
 @dataclass(frozen=True)
 class Probe:
     name: str
@@ -125,11 +146,14 @@ def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str
         if only and name not in only:
             continue
         services = clients_of(stack, stack.resources[name])
+        module = spec.handler.rsplit(".", 1)[0]
+        accessors = accessors_of((spec.code_uri / f"{module}.py").read_text())
         source = FUNCTION_PROBE.format(
             code=str(spec.code_uri),
             layer=str(layer),
             runtime="import core.runtime\n" if spec.streaming else "",
-            module=spec.handler.rsplit(".", 1)[0],
+            module=module,
+            accessors=accessors,
             services=services,
         )
         env = base_env() | spec.environment | {"AWS_DEFAULT_REGION": "us-east-1"}
@@ -196,16 +220,19 @@ def report(rows: list[tuple], floor_ms: float, mono_ms: float, mono_ratio: float
         f"Fresh interpreters, {runs} samples each, every one beside a floor sample (Python "
         f"{sys.version.split()[0]}, {os.cpu_count()} cores). Floor (`import boto3` + one DynamoDB client): "
         f"median {floor_ms:.0f} ms. FastAPI + Mangum (one JSON route, boto3, one DynamoDB client): "
-        f"{mono_ms:.0f} ms, {mono_ratio:.2f}× the floor.",
+        f"{mono_ms:.0f} ms, {mono_ratio:.2f}{TIMES} the floor.",
         "",
         benchkit.table(
             ["figure", "measured", "target", "holds"],
-            [(name, f"{value:.2f}×", f"≤ {target}×", "yes" if value <= target else "no") for name, value, target in verdict],
+            [
+                (name, f"{value:.2f}{TIMES}", f"\u2264 {target}{TIMES}", "yes" if value <= target else "no")
+                for name, value, target in verdict
+            ],
         ),
         "",
         benchkit.table(
-            ["function", "clients", "cold path ms", "× floor", "× FastAPI + Mangum"],
-            [(name, clients, ms, f"{ratio:.2f}×", f"{vs:.2f}×") for name, clients, ms, ratio, vs in rows],
+            ["function", "clients", "cold path ms", f"{TIMES} floor", f"{TIMES} FastAPI + Mangum"],
+            [(name, clients, ms, f"{ratio:.2f}{TIMES}", f"{vs:.2f}{TIMES}") for name, clients, ms, ratio, vs in rows],
         ),
     ]
     return "\n".join(lines)

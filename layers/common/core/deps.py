@@ -14,25 +14,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import aws, snapstart
-from .repositories.agents import AgentRepository
-from .repositories.api_keys import ApiKeyRepository
-from .repositories.rate_limits import RateLimitRepository
-from .services.key_auth import KeyAuthenticator
-from .services.read_plane import ReadPlaneService
 from .settings import PlanLimits, get_settings
 
-if TYPE_CHECKING:  # management-plane modules are imported lazily: read-plane cold starts stay lean
+if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
     from .chat.model import ChatModel
     from .mail import Mailer
+    from .repositories.api_keys import ApiKeyRepository
     from .repositories.users import UserRepository
     from .services.chat import ChatService
     from .services.credits import CreditService
     from .services.idempotency import Idempotency
     from .services.identity import IdentityService
     from .services.key_admin import KeyAdminService
+    from .services.key_auth import KeyAuthenticator
     from .services.media import MediaService
     from .services.media_urls import MediaUrlService
     from .services.purge import PurgeService
+    from .services.read_plane import ReadPlaneService
     from .services.workspaces import WorkspaceService
 
 SECRET_MAX_AGE = 300  # a rotated signing secret is picked up within five minutes
@@ -43,11 +41,16 @@ SECRET_MAX_AGE = 300  # a rotated signing secret is picked up within five minute
 
 @cache
 def api_keys() -> ApiKeyRepository:
+    from .repositories.api_keys import ApiKeyRepository
+
     return ApiKeyRepository(aws.dynamodb(), get_settings().api_keys_table)
 
 
 @cache
 def key_authenticator() -> KeyAuthenticator:
+    from .repositories.rate_limits import RateLimitRepository
+    from .services.key_auth import KeyAuthenticator
+
     settings = get_settings()
     limits = RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)
     return KeyAuthenticator(api_keys(), limits, settings.default_key_rate_limit, signing_secret=media_url_secret)
@@ -70,6 +73,9 @@ def media_url_secret() -> bytes:
 
 @cache
 def read_plane() -> ReadPlaneService:
+    from .repositories.agents import AgentRepository
+    from .services.read_plane import ReadPlaneService
+
     return ReadPlaneService(AgentRepository(aws.dynamodb(), get_settings().main_table))
 
 
@@ -104,7 +110,9 @@ def chat_model() -> ChatModel:
 
 @cache
 def chat() -> ChatService:
+    from .repositories.agents import AgentRepository
     from .repositories.conversations import ConversationStore
+    from .repositories.rate_limits import RateLimitRepository
     from .repositories.workspaces import WorkspaceRepository
     from .services.chat import ChatService
     from .services.rate_limit import SlidingWindowLimiter
@@ -155,6 +163,7 @@ def users() -> UserRepository:
 @cache
 def identity() -> IdentityService:
     from .auth.oidc import JwksCache
+    from .repositories.rate_limits import RateLimitRepository
     from .services.identity import IdentityService, MailLimits
     from .services.rate_limit import SlidingWindowLimiter
 

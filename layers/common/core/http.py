@@ -19,12 +19,9 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from pydantic import BaseModel, ValidationError
 
 from . import deps, json_body, observability, origins
-from .auth import media_signing
 from .auth.bearer import authorization_count
 from .errors import (
     DomainError,
@@ -35,13 +32,13 @@ from .errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from .services.key_auth import VAGUE_MESSAGE, RefusedOrigin, WorkspaceCaller
-from .services.media import object_path
+from .powertools_rest import APIGatewayRestResolver, NotFoundError, Response
 from .settings import get_settings
 from .streaming import StreamBody
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the read plane's key check is imported by brain_api, the portal's session check by portal_api
     from .services.identity import PortalCaller
+    from .services.key_auth import WorkspaceCaller
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +213,10 @@ def _make_resolver(
 def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bool = False) -> dict[str, str]:
     """The key's caller; with ``signed_media`` (``/v1/r2``), a request with no ``Authorization`` but a
     signature's parameters is the signing key's (an ``Authorization`` header always wins)."""
+    from .auth import media_signing
+    from .services.key_auth import RefusedOrigin
+    from .services.media import object_path
+
     event, authenticator = app.current_event, deps.key_authenticator()
     origin, query = event.headers.get("origin"), event.query_string_parameters
     try:
@@ -234,6 +235,8 @@ def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bo
 def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
     """Read plane: every route requires a workspace API key (and counts against its rate limit);
     ``signed_media``: a URL signed for the route's path (``POST /v1/media-urls``) stands for the key."""
+    from .services.key_auth import VAGUE_MESSAGE
+
     return _make_resolver(
         partial(_authenticate_workspace_key, signed_media=signed_media),
         lambda: _plane_origin("brain"),

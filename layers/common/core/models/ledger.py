@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from .management import RefType
+from .kinds import RefType
 from .records import Record
 
 

@@ -17,11 +17,7 @@ from .fields import (
     Text,
     WholeNumber,
 )
-
-Role = Literal["owner", "admin", "member"]
-WorkspaceType = Literal["personal", "team"]
-WorkspaceOrigin = Literal["portal", "api", "import"]
-RefType = Literal["render", "voice", "llm", "topup", "refund", "adjustment"]
+from .kinds import RefType, Role, WorkspaceOrigin, WorkspaceType
 
 
 class StorageConfig(ApiModel):

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from .base import ApiModel
-
-PostKind = Literal["image", "video", "carousel", "story", "reel", "text"]
-ItemKind = Literal["document", "image", "video", "audio", "link", "text"]
-ItemOrigin = Literal["upload", "generated", "import"]
-MediaType = Literal["image", "video"]
+from .kinds import ItemKind, ItemOrigin, MediaType, PostKind
 
 
 class FeedPage(ApiModel):

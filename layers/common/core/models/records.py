@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from .management import Role, WorkspaceOrigin, WorkspaceType
-from .read_plane import FeedPage, ItemKind, ItemOrigin, PostKind
+from .kinds import ItemKind, ItemOrigin, PostKind, Role, WorkspaceOrigin, WorkspaceType
+from .read_plane import FeedPage
 
 
 class Record(BaseModel):

@@ -1,0 +1,128 @@
+"""The cold path loads what a function serves, and nothing else (docs/decisions.md, "Cold path").
+
+Each check imports in a fresh interpreter, as a Lambda cold start does, and asserts which modules got
+loaded: no timings here (bench/cold_path.py measures them as ratios).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.lambdas import stack
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYER = ROOT / "layers" / "common"
+POWERTOOLS_ELSEWHERE = (
+    "asyncio",
+    "aws_lambda_powertools.event_handler.appsync",
+    "aws_lambda_powertools.event_handler.events_appsync",
+    "aws_lambda_powertools.event_handler.bedrock_agent_function",
+    "aws_lambda_powertools.event_handler.vpc_lattice",
+    "aws_lambda_powertools.utilities.data_classes.sqs_event",
+    "aws_lambda_powertools.utilities.data_classes.kafka_event",
+)
+
+
+def _modules_after(code: str, *, function: str | None = None) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` (with a function's code and environment)."""
+    path = [str(LAYER)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"AWS_DEFAULT_REGION": "us-east-1"}
+    if function:
+        spec = stack().functions()[function]
+        path.insert(0, str(spec.code_uri))
+        env |= spec.environment
+    probe = f"import json, sys\nsys.path[:0] = {path!r}\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_the_http_factory_imports_the_rest_resolver_without_powertools_other_resolvers() -> None:
+    loaded = _modules_after("import core.http")
+    assert "aws_lambda_powertools.event_handler.api_gateway" in loaded
+    assert loaded.isdisjoint(POWERTOOLS_ELSEWHERE), sorted(loaded & set(POWERTOOLS_ELSEWHERE))
+
+
+def test_the_lazy_packages_still_give_every_name_they_export() -> None:
+    code = """
+import core.http
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, AppSyncResolver, content_types
+from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver as direct
+from aws_lambda_powertools.utilities.data_classes import SQSEvent, event_source
+import aws_lambda_powertools.event_handler as package
+assert APIGatewayRestResolver is direct is core.http.APIGatewayRestResolver
+assert AppSyncResolver.__module__ == "aws_lambda_powertools.event_handler.appsync"
+assert content_types.APPLICATION_JSON == "application/json"
+assert SQSEvent.__name__ == "SQSEvent" and callable(event_source)
+assert "AppSyncResolver" in package.__all__
+for missing in ("NoSuchResolver", "__wrapped__"):
+    try:
+        getattr(package, missing)
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError(missing)
+"""
+    assert "aws_lambda_powertools.event_handler.appsync" in _modules_after(code)
+
+
+def test_importing_deps_builds_and_imports_no_service() -> None:
+    loaded = _modules_after("import core.deps")
+    assert not {m for m in loaded if m.startswith(("core.repositories", "core.services", "core.models"))}
+
+
+def test_storage_records_do_not_load_the_management_models() -> None:
+    loaded = _modules_after("import core.models.records, core.models.ledger")
+    assert "core.models.management" not in loaded
+
+
+def test_a_read_plane_function_never_loads_the_management_models() -> None:
+    code = "import handler\nfrom core import deps\ndeps.key_authenticator()"
+    loaded = _modules_after(code, function="BrainWhoAmIFunction")
+    assert "core.services.key_auth" in loaded  # the probe did reach the key check
+    assert "core.models.management" not in loaded
+
+
+def test_a_portal_function_never_loads_the_read_planes_key_check() -> None:
+    code = "import handler\nfrom core import deps\ndeps.identity(), deps.workspaces()"
+    loaded = _modules_after(code, function="PortalWorkspaceGetFunction")
+    assert "core.services.identity" in loaded
+    assert loaded.isdisjoint({"core.services.key_auth", "core.services.media", "core.repositories.content"})
+
+
+@pytest.mark.parametrize(
+    ("function", "clients"),
+    [
+        ("BrainChatFunction", ("dynamodb", "s3", "bedrock-runtime")),
+        ("BrainR2Function", ("dynamodb", "s3", "secretsmanager")),
+        ("PortalWorkspaceDeleteFunction", ("dynamodb", "secretsmanager", "sqs")),
+        ("PortalFallbackFunction", ()),
+    ],
+)
+def test_the_bench_gives_each_function_the_clients_its_policies_allow(function: str, clients: tuple) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import cold_path
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    assert cold_path.clients_of(stack(), stack().resources[function]) == clients
+
+
+def test_the_bench_builds_the_services_a_first_request_builds() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import cold_path
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    functions = ROOT / "functions"
+    assert cold_path.accessors_of((functions / "brain/feed/handler.py").read_text()) == (
+        "read_plane",
+        "key_authenticator",
+    )
+    assert cold_path.accessors_of((functions / "portal/keys_mint/handler.py").read_text()) == ("key_admin", "identity")
+    assert cold_path.accessors_of((functions / "portal/auth_magic_link/handler.py").read_text()) == ("identity",)

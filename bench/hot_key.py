@@ -16,16 +16,13 @@ only delay throttling). Admitted and refused are from the last window (60 s) of 
 
 from __future__ import annotations
 
-import collections
-import os
 import random
 import sys
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
 
 from bench.benchkit import command, finish, parser, table
-from core.services import rate_shards
+from bench.hot_key_measured import measured
 from core.services.rate_shards import shard_count, shard_limits
 
 WRITE_CEILING = 1_000  # WCU a second, one partition
@@ -127,71 +124,6 @@ def rows(seconds: int, containers: int) -> list[list[object]]:
     return found
 
 
-class CountingClient:
-    """A boto3 DynamoDB client that counts the calls the limiter makes."""
-
-    def __init__(self, client: Any) -> None:
-        self._client, self.calls = client, collections.Counter()
-        self.exceptions = client.exceptions
-
-    def get_item(self, **kwargs: Any) -> Any:
-        self.calls["GetItem"] += 1
-        return self._client.get_item(**kwargs)
-
-    def update_item(self, **kwargs: Any) -> Any:
-        self.calls["UpdateItem"] += 1
-        return self._client.update_item(**kwargs)
-
-
-def measured(containers: int, limit: int = 1_200, flood: float = 1.5) -> list[list[object]]:
-    """The real limiter on moto, scaled down (shards of one request a second, so 1,200 a minute is 20 shards,
-    the shape of 600,000 a minute at 500): ``flood`` x the limit from ``containers`` containers in turn."""
-    os.environ.update(
-        {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
-    )
-    from moto import mock_aws
-
-    found = []
-    with mock_aws():
-        import boto3
-
-        from core.errors import RateLimited
-        from core.repositories.rate_limits import RateLimitRepository
-        from core.services.rate_limit import SlidingWindowLimiter
-
-        db = boto3.client("dynamodb")
-        for per_shard in (limit, 1):  # one item (the baseline), then 20 shards
-            rate_shards.SHARD_WRITES_PER_SECOND = per_shard
-            table_name = f"bench-rate-limits-{per_shard}"
-            db.create_table(
-                TableName=table_name, BillingMode="PAY_PER_REQUEST",
-                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-            )  # fmt: skip
-            client = CountingClient(db)
-            limiters = [
-                SlidingWindowLimiter(RateLimitRepository(client, table_name), clock=lambda: 1_800_000_030.5)
-                for _ in range(containers)
-            ]
-            admitted = refused = 0
-            reads_counted = reads_refused = 0
-            for n in range(int(limit * flood)):
-                before = client.calls["GetItem"]
-                try:
-                    limiters[n % containers].take("key#hot", limit)
-                    admitted += 1
-                    reads_counted += client.calls["GetItem"] - before
-                except RateLimited:
-                    refused += 1
-                    reads_refused += client.calls["GetItem"] - before
-            found.append([
-                shard_count(limit, WINDOW), admitted, refused, f"{reads_counted / admitted:.2f}",
-                f"{client.calls['UpdateItem'] / admitted:.2f}", f"{reads_refused / max(1, refused):.2f}",
-            ])  # fmt: skip
-    rate_shards.SHARD_WRITES_PER_SECOND = 500
-    return found
-
-
 def main(argv: list[str] | None = None) -> dict[str, str]:
     cli = parser(__doc__)
     cli.add_argument("--seconds", type=int, default=180, help="seconds simulated (the last 60 are reported)")
@@ -217,8 +149,8 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         "the window fills (last row)."
         "\n\nMeasured: the real limiter on moto, scaled down (1,200 requests a minute; shards of one request a "
         f"second, so 20 of them, the shape of 600,000 a minute), 1.5x the limit from {args.measured_containers} "
-        "containers in turn on a frozen clock. Both admit exactly the limit; a refused request costs a read on "
-        "one item and a fraction of one sharded (each container reads a full shard once):\n\n" + calls
+        "containers in turn on a frozen clock (admitted: against the limit of 1,200; a sharded refusal reads a "
+        "full shard once per container, then skips it):\n\n" + calls
     )
     return finish(args, "A hot key at scale (model)", command("hot_key.py", argv or []), markdown)
 

@@ -147,9 +147,9 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         "(60/61), not the sharding. A shard takes up to 1,000 writes a second, twice its share of the sustained "
         "rate: a burst beyond that (the limit is per minute, so a key may spend it in seconds) is throttled until "
         "the window fills (last row)."
-        "\n\nMeasured: the real limiter on moto, scaled down (1,200 requests a minute; shards of one request a "
-        f"second, so 20 of them, the shape of 600,000 a minute), 1.5x the limit from {args.measured_containers} "
-        "containers in turn on a frozen clock (admitted: against the limit of 1,200; a sharded refusal reads a "
+        "\n\nMeasured: the real limiter on moto, scaled down (600 requests a minute cut into 20 shards, the shape "
+        "of 600,000 a minute), 1.5x the limit from {args.measured_containers} "
+        "containers in turn on a frozen clock (admitted: against the limit of 600; a sharded refusal reads a "
         "full shard once per container, then skips it):\n\n" + calls
     )
     return finish(args, "A hot key at scale (model)", command("hot_key.py", argv or []), markdown)

@@ -31,9 +31,9 @@ class CountingClient:
         return self._client.update_item(**kwargs)
 
 
-def measured(containers: int, limit: int = 1_200, flood: float = 1.5) -> list[list[object]]:
-    """The real limiter on moto, scaled down (shards of one request a second, so 1,200 a minute is 20 shards,
-    the shape of 600,000 a minute at 500): ``flood`` x the limit from ``containers`` containers in turn."""
+def measured(containers: int, limit: int = 600, shards: int = 20, flood: float = 1.5) -> list[list[object]]:
+    """The real limiter on moto, scaled down (shards small enough that ``limit`` a minute is ``shards`` of them, the
+    shape of 600,000 a minute at 500 a second): ``flood`` x the limit from ``containers`` containers in turn."""
     os.environ.update(
         {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
     )
@@ -48,9 +48,9 @@ def measured(containers: int, limit: int = 1_200, flood: float = 1.5) -> list[li
         from core.services.rate_limit import SlidingWindowLimiter
 
         db = boto3.client("dynamodb")
-        for per_shard in (limit, 1):  # one item (the baseline), then 20 shards
+        for per_shard in (limit, limit / 60 / shards):  # one item (the baseline), then the shards
             rate_shards.SHARD_WRITES_PER_SECOND = per_shard  # this interpreter is the bench's own
-            table_name = f"bench-rate-limits-{per_shard}"
+            table_name = f"bench-rate-limits-{len(found)}"
             db.create_table(
                 TableName=table_name, BillingMode="PAY_PER_REQUEST",
                 KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],

@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         "rate: a burst beyond that (the limit is per minute, so a key may spend it in seconds) is throttled until "
         "the window fills (last row)."
         "\n\nMeasured: the real limiter on moto, scaled down (600 requests a minute cut into 20 shards, the shape "
-        "of 600,000 a minute), 1.5x the limit from {args.measured_containers} "
+        f"of 600,000 a minute), 1.5x the limit from {args.measured_containers} "
         "containers in turn on a frozen clock (admitted: against the limit of 600; a sharded refusal reads a "
         "full shard once per container, then skips it):\n\n" + calls
     )

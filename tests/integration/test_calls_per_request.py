@@ -208,6 +208,16 @@ def test_r2_reads_one_object(published: Any, recorder: Recorder, aws: Any) -> No
     assert recorder.beyond_key_check() == Counter({"GetObject:s3": 1})
 
 
+def test_media_urls_sign_without_io(published: Any, recorder: Recorder, as_function: Any) -> None:
+    """Signing URLs is computation: past the key check and the (cached) signing secret, no AWS call."""
+    as_function("BrainMediaUrlsFunction")
+    read_plane("BrainMediaUrlsFunction")
+    with recorder.record():
+        result = read_plane("BrainMediaUrlsFunction")
+    assert result.status == 200, result.body
+    assert recorder.beyond_key_check() == Counter()
+
+
 # --- chat: every read at once, then the hold; delivery mark and settle as the stream runs
 
 

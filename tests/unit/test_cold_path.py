@@ -29,7 +29,7 @@ POWERTOOLS_ELSEWHERE = (
 )
 
 
-def _modules_after(code: str, *, function: str | None = None) -> set[str]:
+def _modules_after(code: str, *, function: str | None = None, init: str | None = None) -> set[str]:
     """The modules a fresh interpreter holds after running ``code`` (with a function's code and environment)."""
     path = [str(LAYER)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"AWS_DEFAULT_REGION": "us-east-1"}
@@ -37,8 +37,12 @@ def _modules_after(code: str, *, function: str | None = None) -> set[str]:
         spec = stack().functions()[function]
         path.insert(0, str(spec.code_uri))
         env |= spec.environment
+    if init:
+        env["AWS_LAMBDA_INITIALIZATION_TYPE"] = init
     probe = f"import json, sys\nsys.path[:0] = {path!r}\n{code}\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
+    if out.returncode:
+        pytest.fail(f"the probe failed:\n{out.stderr}")
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
@@ -93,6 +97,32 @@ def test_a_portal_function_never_loads_the_read_planes_key_check() -> None:
     loaded = _modules_after(code, function="PortalWorkspaceGetFunction")
     assert "core.services.identity" in loaded
     assert loaded.isdisjoint({"core.services.key_auth", "core.services.media", "core.repositories.content"})
+
+
+@pytest.mark.parametrize(
+    ("function", "init", "clients"),
+    [
+        ("BrainWhoAmIFunction", "on-demand", ["dynamodb"]),
+        ("PortalWorkspaceGetFunction", "on-demand", ["dynamodb", "secretsmanager"]),
+        ("PortalMagicLinkFunction", "provisioned-concurrency", ["dynamodb"]),  # signs in: no session to check
+        ("BrainFallbackFunction", "on-demand", []),  # answers 404/405 without AWS
+        ("BrainWhoAmIFunction", None, []),  # tests and the local runner: clients stay lazy
+    ],
+)
+def test_a_lambda_init_creates_the_clients_every_request_needs(function: str, init: str | None, clients: list) -> None:
+    # After the import, asking for exactly the expected clients must hit the cache every time and miss never.
+    code = f"""
+import handler
+from core import aws
+created = aws.client.cache_info().currsize
+booted = "boto3" in sys.modules
+for service in {clients!r}:
+    aws.client(service)
+info = aws.client.cache_info()
+assert (created, booted, info.hits, info.misses) == ({len(clients)}, {bool(clients)}, {len(clients)}, {len(clients)}), (
+    created, booted, info)
+"""
+    _modules_after(code, function=function, init=init)
 
 
 @pytest.mark.parametrize(

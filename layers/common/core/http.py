@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from . import deps, json_body, observability, origins
+from . import aws, deps, json_body, observability, origins
 from .auth.bearer import authorization_count
 from .errors import (
     DomainError,
@@ -237,6 +237,7 @@ def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
     ``signed_media``: a URL signed for the route's path (``POST /v1/media-urls``) stands for the key."""
     from .services.key_auth import VAGUE_MESSAGE
 
+    aws.during_init(aws.dynamodb)  # every request's key check reads DynamoDB
     return _make_resolver(
         partial(_authenticate_workspace_key, signed_media=signed_media),
         lambda: _plane_origin("brain"),
@@ -256,6 +257,8 @@ def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
 
 def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
     """Management plane: a portal JWT with a live session, unless the route signs in (``authenticated=False``)."""
+    # Every portal route reads DynamoDB; a session's check verifies the JWT with the Secrets Manager key.
+    aws.during_init(aws.dynamodb, *([partial(aws.client, "secretsmanager")] if authenticated else []))
     return _make_resolver(
         _authenticate_portal_jwt if authenticated else None,
         lambda: _plane_origin("portal"),

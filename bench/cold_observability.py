@@ -10,12 +10,11 @@ first (the platform, not the function), then the clock runs over ``import handle
 - ``baseline``: the same in another checkout (``--baseline DIR``, e.g. a ``git worktree`` of the commit
   before the observability layer), for the cost of the Logger/metrics framing itself.
 
-    .venv/bin/python bench/cold_observability.py [--runs 9] [--baseline /tmp/base-tree]
+    .venv/bin/python bench/cold_observability.py [--runs 9] [--baseline /tmp/base-tree] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -24,6 +23,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]  # a script: make ``bench`` importable
+from bench.benchkit import command, finish, parser, table  # noqa: E402
+
 FUNCTION = "BrainWhoAmIFunction"
 
 PROBE = """
@@ -95,20 +97,22 @@ def measure(tree: Path, tracing: bool, runs: int) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--baseline", type=Path, help="another checkout to compare with (e.g. a git worktree)")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> dict[str, str]:
+    cli = parser(__doc__)
+    cli.add_argument("--runs", type=int, default=9)
+    cli.add_argument("--baseline", type=Path, help="another checkout to compare with (e.g. a git worktree)")
+    args = cli.parse_args(argv)
     rows = {"tracing off": measure(ROOT, False, args.runs), "tracing on": measure(ROOT, True, args.runs)}
     if args.baseline:
         rows = {"baseline": measure(args.baseline.resolve(), False, args.runs)} | rows
     reference = rows.get("baseline", rows["tracing off"])["total"]
-    print(f"{FUNCTION}: import + first request (median of {args.runs} fresh interpreters, ms)")
-    print(f"{'':12} {'import':>8} {'first':>8} {'total':>8} {'ratio':>7}")
-    for name, row in rows.items():
-        print(f"{name:12} {row['import']:8.1f} {row['first']:8.1f} {row['total']:8.1f} {row['total'] / reference:7.2f}")
+    cells = [[name, r["import"], r["first"], r["total"], round(r["total"] / reference, 2)] for name, r in rows.items()]
+    markdown = f"{FUNCTION}: import + first request, median of {args.runs} fresh interpreters, ms.\n\n" + table(
+        ["", "import", "first", "total", "ratio"], cells
+    )
+    return finish(args, "What observability adds to a cold start", command("cold_observability.py", argv or []),
+                  markdown)  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -4,14 +4,19 @@ Seeds ``--objects`` objects under one workspace's prefix (plus a neighbour that
 must survive), deletes the workspace through the service, then runs purge passes
 as the SQS worker would and reports passes, S3 calls and time.
 
-    PYTHONPATH=layers/common:. .venv/bin/python bench/purge.py [--objects 10000]
+    PYTHONPATH=layers/common:. .venv/bin/python bench/purge.py [--objects 10000] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
+import sys
 import time
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]  # a script: make ``bench`` importable
+
+from bench.benchkit import command, finish, parser, table  # noqa: E402
 
 os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
@@ -19,11 +24,11 @@ os.environ.update({
 })  # fmt: skip
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--objects", type=int, default=10_000)
-    parser.add_argument("--budget-ms", type=int, default=900_000, help="the purge function's time budget")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> dict[str, str]:
+    cli = parser(__doc__)
+    cli.add_argument("--objects", type=int, default=10_000)
+    cli.add_argument("--budget-ms", type=int, default=900_000, help="the purge function's time budget")
+    args = cli.parse_args(argv)
 
     from moto import mock_aws
 
@@ -54,7 +59,7 @@ def main() -> None:
         for n in range(args.objects):
             clients["s3"].put_object(Bucket=bucket, Key=f"workspaces/{doomed.id}/media/{n:06d}.bin", Body=b"x")
         clients["s3"].put_object(Bucket=bucket, Key=f"workspaces/{neighbour.id}/assets/keep.txt", Body=b"keep")
-        print(f"seeded {args.objects} objects in {time.perf_counter() - started:.1f}s")
+        seeded = time.perf_counter() - started
 
         calls = {"s3": 0}
         s3 = aws.s3()  # the cached client the purge uses: count what it asks of S3
@@ -71,9 +76,12 @@ def main() -> None:
         elapsed = time.perf_counter() - started
         left = clients["s3"].list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{doomed.id}/").get("KeyCount", 0)
         kept = clients["s3"].list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{neighbour.id}/").get("KeyCount", 0)
-        print(f"purged {args.objects} objects in {passes} pass(es), {elapsed:.2f}s, {calls['s3']} S3 calls; "
-              f"left under prefix: {left}; neighbour objects kept: {kept}")  # fmt: skip
+    rows = [[args.objects, passes, elapsed, calls["s3"], left, kept]]
+    markdown = f"In-process against moto; seeding took {seeded:.1f} s.\n\n" + table(
+        ["objects", "passes", "seconds", "S3 calls", "left under prefix", "neighbour objects kept"], rows
+    )
+    return finish(args, "Purge of a deleted workspace", command("purge.py", argv or []), markdown)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -6,7 +6,7 @@ the next) as ``bench/<name>.py <quick args> --json <file>``, bounded by a timeou
 is missing, fails or times out gets a section that says "not measured" and why. The page opens with the
 machine (CPU model, cores, memory, load), the Python version, the date and the commit.
 
-    .venv/bin/python bench/report.py [--only NAME ...] [--output docs/performance.md]
+    .venv/bin/python bench/report.py [--only NAME ...] [--output PATH]
 """
 
 from __future__ import annotations
@@ -143,15 +143,20 @@ def render(host: dict[str, str], sections: list[dict[str, str]]) -> str:
 
 def main(argv: list[str] | None = None) -> dict[str, str]:
     cli = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    cli.add_argument("--only", nargs="*", help="run only these benches (names without .py)")
-    cli.add_argument("--output", type=Path, default=ROOT / "docs" / "performance.md")
+    cli.add_argument("--only", nargs="*", help="run only these benches (names without .py); the page is printed")
+    cli.add_argument("--output", type=Path, help="where to write the page (default: docs/performance.md)")
     args = cli.parse_args(argv)
     host = machine()
     chosen = [b for b in BENCHES if not args.only or b.script.removesuffix(".py") in args.only]
-    sections = [run(bench) for bench in chosen]
-    args.output.write_text(render(host, sections))
-    print(f"wrote {args.output}", file=sys.stderr)
-    return {"title": "Performance", "command": ".venv/bin/python bench/report.py", "markdown": render(host, sections)}
+    page = render(host, [run(bench) for bench in chosen])
+    # A partial run never overwrites the whole page: printed unless a file is named.
+    output = args.output or (None if args.only else ROOT / "docs" / "performance.md")
+    if output:
+        output.write_text(page)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        print(page)
+    return {"title": "Performance", "command": ".venv/bin/python bench/report.py", "markdown": page}
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,6 +40,7 @@ DRAFT_EVERY = 3  # a third of the posts are drafts, spread through the newest
 class Call:
     operation: str
     table: str  # the table's role ("main", "ledger", "keys", "rates"), "s3", or "" for other services
+    together: bool = field(default=False, compare=False)  # issued with others (core.services.together's pool)
 
     def __str__(self) -> str:
         return f"{self.operation}:{self.table}"
@@ -72,7 +74,8 @@ class Recorder:
 
     def _before(self, model: Any, params: dict[str, Any], **_: Any) -> None:
         if self.recording:
-            self.calls.append(Call(model.name, self._table(model.service_model.endpoint_prefix, params)))
+            pooled = threading.current_thread().name.startswith("together")
+            self.calls.append(Call(model.name, self._table(model.service_model.endpoint_prefix, params), pooled))
 
     def _after(self, model: Any, parsed: dict[str, Any], **_: Any) -> None:
         if self.recording and model.name == "Query":
@@ -85,6 +88,10 @@ class Recorder:
             yield self
         finally:
             self.recording = False
+
+    def issued_together(self) -> Counter[str]:
+        """The calls made from the pool of reads issued together (one round trip for all of them)."""
+        return Counter(str(c) for c in self.calls if c.together)
 
     def beyond_key_check(self) -> Counter[str]:
         """The calls other than the key check and rate counters, as ``Operation:table`` counts."""
@@ -172,6 +179,8 @@ def test_read_plane_calls(
         result = read_plane(function, **query)
     assert result.status == 200, result.body
     assert recorder.beyond_key_check() == Counter(expected)
+    together = sum(expected.values()) == 2 and function != "BrainSuggestionsFunction"  # the check and its read
+    assert recorder.issued_together() == (Counter(expected) if together else Counter())
     if recorder.queries:
         assert_exact_queries(recorder)
 
@@ -245,6 +254,11 @@ def test_a_chat_turn(published: Any, chat_function: None, recorder: Recorder, aw
         "TransactWriteItems:ledger": 2,  # hold, settle
         "UpdateItem:ledger": 1,  # delivered mark
     })  # fmt: skip
+    together = recorder.issued_together()
+    assert +Counter({k: n for k, n in together.items() if not k.endswith(":rates")}) == Counter(
+        {"BatchGetItem:main": 1, "Query:main": 3}
+    )
+    assert any(k.endswith(":rates") for k in together), "the visitor's count goes with the reads"
     assert_exact_queries(recorder)
 
 
@@ -263,23 +277,27 @@ def owner(portal: Portal, aws: Any) -> tuple[Session, str]:
     return who, portal.create_workspace(who)["id"]
 
 
-PORTAL_READS = {
-    "workspace-get": ("PortalWorkspaceGetFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1}),
+PORTAL_READS = {  # (function, in a workspace, every call, the calls issued together)
+    "workspace-get": ("PortalWorkspaceGetFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1}, {}),
     "workspaces-list": ("PortalWorkspacesListFunction", False, {"GetItem:main": 1, "Query:main": 1,
-                                                                "BatchGetItem:main": 1}),
-    "members": ("PortalMembersListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 2, "Query:main": 1}),
-    "brands": ("PortalBrandsListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1}),
-    "keys": ("PortalKeysListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1}),
-    "account": ("PortalAccountFunction", False, {"GetItem:main": 3}),
-    "balance": ("PortalCreditsBalanceFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1}),
-    "history": ("PortalCreditsHistoryFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1, "Query:ledger": 1}),
+                                                                "BatchGetItem:main": 1}, {}),
+    "members": ("PortalMembersListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 2, "Query:main": 1},
+                {"BatchGetItem:main": 1, "Query:main": 1}),
+    "brands": ("PortalBrandsListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1},
+               {"BatchGetItem:main": 1, "Query:main": 1}),
+    "keys": ("PortalKeysListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1},
+             {"BatchGetItem:main": 1, "Query:keys": 1}),
+    "account": ("PortalAccountFunction", False, {"GetItem:main": 3}, {}),
+    "balance": ("PortalCreditsBalanceFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1}, {}),
+    "history": ("PortalCreditsHistoryFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1, "Query:ledger": 1},
+                {"GetItem:ledger": 1, "Query:ledger": 1}),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("case", PORTAL_READS)
 def test_portal_reads(portal: Portal, owner: tuple[Session, str], recorder: Recorder, case: str) -> None:
     """The session's GetItem, then the endpoint's own reads (a workspace route's access check: one BatchGetItem)."""
-    function, in_workspace, expected = PORTAL_READS[case]
+    function, in_workspace, expected, together = PORTAL_READS[case]
     who, workspace_id = owner
     path = {"workspaceId": workspace_id} if in_workspace else {}
     portal_get(portal, function, who, **path)  # a warm container: the signing secret is cached by then
@@ -287,6 +305,7 @@ def test_portal_reads(portal: Portal, owner: tuple[Session, str], recorder: Reco
         result = portal_get(portal, function, who, **path)
     assert result.status == 200, result.body
     assert Counter(str(c) for c in recorder.calls) == Counter(expected)
+    assert recorder.issued_together() == Counter(together)
 
 
 def test_an_owners_key_mint_reads_access_and_plan_at_once(

@@ -19,6 +19,7 @@ from ..ids import iso
 from ..models.ledger import HoldRecord, Outcome
 from ..models.management import CreditAmounts, CreditBalance, CreditHistory, CreditHistoryQuery, RefType
 from ..repositories.ledger import LedgerRepository
+from . import together
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,12 @@ class CreditService:
 
     def history(self, account_id: str, query: CreditHistoryQuery) -> CreditHistory:
         """One page, newest first; ``total`` counts every entry matching the filter (kept on the balance item)."""
-        total = self._ledger.balance(account_id).entry_count(query.ref_type)
-        entries = (
-            self._ledger.entries(account_id, ref_type=query.ref_type, skip=query.offset, take=query.limit)
-            if query.offset < total
-            else []
+        balance, page = together.run(
+            lambda: self._ledger.balance(account_id),
+            lambda: self._ledger.entries(account_id, ref_type=query.ref_type, skip=query.offset, take=query.limit),
         )
+        total = balance.result().entry_count(query.ref_type)
+        entries = page.result() if query.offset < total else []  # read together: a page past the end is dropped
         return CreditHistory(entries=entries, total=total, limit=query.limit, offset=query.offset)
 
     # --- billing

@@ -65,8 +65,10 @@ class KeyAdminService:
         )  # fmt: skip
 
     def list(self, user_id: str, workspace_id: str) -> list[ApiKey]:
-        self._workspaces.membership(workspace_id, user_id)
-        return [self._view(k) for k in self._keys.list_for_workspace(workspace_id)]
+        keys = self._workspaces.read_as_member(
+            workspace_id, user_id, lambda: self._keys.list_for_workspace(workspace_id)
+        )
+        return [self._view(k) for k in keys]
 
     def require_manager(self, user_id: str, workspace_id: str) -> ManagedWorkspace:
         """The workspace, if the caller is its owner or an admin (404 for strangers, 403 for members).

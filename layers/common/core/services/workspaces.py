@@ -15,6 +15,7 @@ from ..repositories.api_keys import ApiKeyRepository
 from ..repositories.users import UserRepository
 from ..repositories.workspaces import SlugTaken, WorkspaceRepository
 from ..settings import PlanLimits
+from . import together
 
 MAX_NAME = 80
 SLUG_ATTEMPTS = 20
@@ -75,6 +76,13 @@ class WorkspaceService:
         if roles and member.role not in roles:
             raise Forbidden(f"Only a workspace {' or '.join(roles)} may do this")
         return workspace, caller
+
+    def read_as_member[T](self, workspace_id: str, user_id: str, read: Callable[[], T]) -> T:
+        """``read()``'s answer if the user is a member (404 as ``membership``), the two issued together:
+        the answer is returned only after the check passed, so one round trip serves both."""
+        access, found = together.run(lambda: self.membership(workspace_id, user_id), read)
+        access.result()
+        return found.result()
 
     def user(self, user_id: str) -> UserRecord:
         user = self._users.get(user_id)
@@ -160,8 +168,7 @@ class WorkspaceService:
     # --- members, brands, account
 
     def members(self, user_id: str, workspace_id: str) -> list[Member]:
-        self.membership(workspace_id, user_id)
-        members = self._workspaces.members(workspace_id)
+        members = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.members(workspace_id))
         users = self._workspaces.users([m.user_id for m in members])
         return [
             Member(
@@ -178,8 +185,8 @@ class WorkspaceService:
         ]
 
     def brands(self, user_id: str, workspace_id: str) -> list[Brand]:
-        self.membership(workspace_id, user_id)
-        brands = sorted(self._workspaces.brands(workspace_id), key=lambda b: (not b.is_default, b.created_at, b.id))
+        found = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.brands(workspace_id))
+        brands = sorted(found, key=lambda b: (not b.is_default, b.created_at, b.id))
         return [Brand.model_validate(b.model_dump(include=set(Brand.model_fields))) for b in brands]
 
     def account(self, user_id: str) -> Account:

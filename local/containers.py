@@ -1,83 +1,26 @@
-"""Emulated Lambda containers: a pool of worker processes per function.
+"""Emulated Lambda containers: a bounded pool of worker processes per function.
 
-A buffered function runs in ``local.worker`` (a pipe protocol); a streaming one in
-the layer's ``stream-bootstrap`` (``core.runtime``, as on AWS) against its own local
-Runtime API (``local.runtime_api``).
+A buffered function runs in ``local.worker`` (a pipe protocol, ``local.container``); a streaming
+one in the layer's ``stream-bootstrap`` (``core.runtime``, as on AWS) against its own local
+Runtime API (``local.streaming_containers``, ``local.runtime_api``).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import select
-import subprocess
-import sys
 import threading
 import time
 from typing import Any
 
 from .capacity import PoolLimits, Throttled
+from .container import Container, function_environment
 from .streaming_containers import InvocationFailed, StreamedResponse, StreamingContainer
-from .template import ROOT, FunctionSpec
-from .worker import read_frame, write_frame
+from .template import FunctionSpec
 
-__all__ = ["ContainerPool", "InvocationFailed", "PoolLimits", "StreamedResponse", "Throttled"]
+__all__ = ["Container", "ContainerPool", "InvocationFailed", "PoolLimits", "StreamedResponse", "Throttled"]
 logger = logging.getLogger("local.containers")
 AnyContainer = Any  # Container | StreamingContainer
-
-
-def _environment(spec: FunctionSpec, base_env: dict[str, str], overrides: dict[str, str] | None) -> dict[str, str]:
-    return (
-        base_env
-        | spec.environment
-        | (overrides or {})
-        | {
-            "AWS_LAMBDA_FUNCTION_NAME": spec.logical_id,
-            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory),
-            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(spec.timeout),
-        }
-    )
-
-
-class Container:
-    def __init__(
-        self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str], overrides: dict[str, str] | None = None
-    ):
-        self.spec = spec
-        self.last_used = 0.0
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "local.worker", str(spec.code_uri), spec.handler, *layers],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            cwd=ROOT,
-            env=_environment(spec, base_env, overrides),
-            process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
-        )
-        self._expect("ready", timeout=30)
-
-    def _expect(self, kind: str, timeout: float) -> dict[str, Any]:
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        message = read_frame(self.process.stdout) if ready else None
-        if message is None:
-            self.close()
-            raise InvocationFailed(f"{self.spec.logical_id}: no {kind} within {timeout}s")
-        return message
-
-    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
-        write_frame(self.process.stdin, {"type": "invoke", "event": event})
-        message = self._expect("result", timeout=self.spec.timeout)
-        if message["type"] != "result":
-            raise InvocationFailed(f"{message.get('errorType')}: {message.get('errorMessage')}")
-        return message["payload"]
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
 
 
 class ContainerPool:
@@ -168,7 +111,7 @@ class ContainerPool:
         spec = self._functions[function]
         try:
             if streaming:
-                env = _environment(spec, self._env, self._overrides)
+                env = function_environment(spec, self._env, self._overrides)
                 container = StreamingContainer(spec, self._layers[0], env, on_idle=self._release, on_exit=self._exited)
             else:
                 container = Container(spec, self._layers, self._env, self._overrides)

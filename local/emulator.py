@@ -9,6 +9,7 @@ from collections.abc import Callable
 from secrets import token_urlsafe
 from typing import Any
 
+from .item_rollback import make_transactions_roll_back_items
 from .template import Stack
 
 # The subset of AWS::DynamoDB::Table properties that CreateTable understands.
@@ -99,9 +100,10 @@ class MotoServer:
 
 
 def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | None = None) -> tuple[Any, str]:
-    """Start moto's threaded server (with atomic DynamoDB requests); returns it and its endpoint URL."""
+    """Start moto's threaded server (atomic DynamoDB, item-level transaction rollback); returns it and its URL."""
     make_dynamodb_atomic()
     make_dynamodb_reads_fast()
+    make_transactions_roll_back_items()  # a transaction's cost must not grow with its tables (the ledger grows)
     server = MotoServer(host, port, middleware).start()
     return server, server.endpoint
 

@@ -1,0 +1,69 @@
+"""One emulated buffered Lambda container: a ``local.worker`` process answering invocations over a pipe."""
+
+from __future__ import annotations
+
+import select
+import subprocess
+import sys
+from typing import Any
+
+from .streaming_containers import InvocationFailed
+from .template import ROOT, FunctionSpec
+from .worker import read_frame, write_frame
+
+
+def function_environment(
+    spec: FunctionSpec, base_env: dict[str, str], overrides: dict[str, str] | None
+) -> dict[str, str]:
+    """A container's environment: the runner's, the template's for the function, overrides, and Lambda's own."""
+    return (
+        base_env
+        | spec.environment
+        | (overrides or {})
+        | {
+            "AWS_LAMBDA_FUNCTION_NAME": spec.logical_id,
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory),
+            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(spec.timeout),
+        }
+    )
+
+
+class Container:
+    def __init__(
+        self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str], overrides: dict[str, str] | None = None
+    ):
+        self.spec = spec
+        self.last_used = 0.0
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "local.worker", str(spec.code_uri), spec.handler, *layers],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=ROOT,
+            env=function_environment(spec, base_env, overrides),
+            process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
+        )
+        self._expect("ready", timeout=30)
+
+    def _expect(self, kind: str, timeout: float) -> dict[str, Any]:
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        message = read_frame(self.process.stdout) if ready else None
+        if message is None:
+            self.close()
+            raise InvocationFailed(f"{self.spec.logical_id}: no {kind} within {timeout}s")
+        return message
+
+    def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
+        write_frame(self.process.stdin, {"type": "invoke", "event": event})
+        message = self._expect("result", timeout=self.spec.timeout)
+        if message["type"] != "result":
+            raise InvocationFailed(f"{message.get('errorType')}: {message.get('errorMessage')}")
+        return message["payload"]
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()

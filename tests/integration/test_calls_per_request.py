@@ -174,7 +174,7 @@ def assert_exact_queries(recorder: Recorder) -> None:
 def test_read_plane_calls(
     published: Any, recorder: Recorder, function: str, query: dict[str, str], expected: dict[str, int]
 ) -> None:
-    read_plane(function, **query)  # the key's first request of the minute (lastUsedAt) is not the one counted
+    read_plane("BrainWhoAmIFunction")  # the key's first request of the minute (lastUsedAt) is not the one counted
     with recorder.record():
         result = read_plane(function, **query)
     assert result.status == 200, result.body
@@ -204,6 +204,23 @@ def test_every_feed_reads_exactly_its_page(
     wanted = [f"post_{n:05d}" for n in range(199, -1, -1) if n % DRAFT_EVERY != 0 and predicate(n)][:120]
     assert [p["id"] for p in result.json()] == wanted
     assert recorder.queries == [(len(wanted), len(wanted))]
+
+
+def test_a_feed_read_again_within_seconds_comes_from_the_container(published: Any, recorder: Recorder) -> None:
+    """The rendered feed is kept per container for FEED_CACHE_SECONDS: the second request costs only the
+    key check; another filter, or a fresh container, reads again."""
+    read_plane("BrainFeedFunction", channel="site")
+    with recorder.record():
+        again = read_plane("BrainFeedFunction", channel="site")
+    assert again.status == 200 and recorder.beyond_key_check() == Counter()
+    with recorder.record():
+        read_plane("BrainFeedFunction", channel="instagram")
+    assert recorder.beyond_key_check() == Counter({"GetItem:main": 1, "Query:main": 1})
+    deps.reset()  # a new container
+    with recorder.record():
+        fresh = read_plane("BrainFeedFunction", channel="site")
+    assert recorder.beyond_key_check() == Counter({"GetItem:main": 1, "Query:main": 1})
+    assert fresh.json() == again.json()
 
 
 def test_r2_reads_one_object(published: Any, recorder: Recorder, aws: Any) -> None:

@@ -20,6 +20,7 @@ from ..models.read_plane import (
 from ..models.records import AgentRecord, PostRecord
 from ..repositories.agents import AgentRepository
 from . import documents, together
+from .feed_cache import RecentFeeds
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +72,9 @@ def _filter_value(name: str, value: str | None) -> str | None:
 
 
 class ReadPlaneService:
-    def __init__(self, agents: AgentRepository):
+    def __init__(self, agents: AgentRepository, feeds: RecentFeeds | None = None):
         self._agents = agents
+        self._feeds = feeds or RecentFeeds()
 
     def _agent(self, workspace_id: str, agent_id: str) -> AgentRecord:
         agent = self._agents.get_agent(workspace_id, agent_id)
@@ -101,12 +103,16 @@ class ReadPlaneService:
     def feed(self, workspace_id: str, agent_id: str, *, channel: str | None, category: str | None) -> list[FeedPost]:
         channel = _filter_value("channel", channel)
         category = _filter_value("category", category)
-        _, posts = self._agent_and(
-            workspace_id,
-            agent_id,
-            lambda: self._agents.list_feed(agent_id, channel=channel, category=category, limit=FEED_LIMIT),
-        )
-        return [to_feed_post(p) for p in posts]
+
+        def read() -> list[FeedPost]:
+            _, posts = self._agent_and(
+                workspace_id,
+                agent_id,
+                lambda: self._agents.list_feed(agent_id, channel=channel, category=category, limit=FEED_LIMIT),
+            )
+            return [to_feed_post(p) for p in posts]
+
+        return self._feeds.get_or_read((workspace_id, agent_id, channel, category), read)
 
     def items(self, workspace_id: str, agent_id: str) -> list[Item]:
         _, found = self._agent_and(workspace_id, agent_id, lambda: self._agents.list_active_items(agent_id))

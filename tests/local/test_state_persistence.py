@@ -5,7 +5,8 @@ is granted credits and chats (which stores the conversation in S3); then writes 
 the runner is stopped with SIGTERM (or Ctrl-C's SIGINT). On the same directory a new runner finds all
 of it: the workspace, the key (it works), the balance, the session (the old JWT and its refresh), the
 demo workspaces with the same ids and keys, and every key whose mint was answered 201.
-``--fresh`` starts clean.
+``--fresh`` starts clean. Killed with SIGKILL instead, it loses no answered write either, its
+containers exit on their own, and a journal line the kill tore does not keep it from starting.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from local.process import RunnerProcess
 from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService
 from tests.e2e.test_portal_http import portal, sign_in
 from tests.load.support import ops, shoot
+from tests.local.processes import descendants, wait_until_gone
 
 pytestmark = pytest.mark.e2e
 
@@ -63,16 +65,16 @@ def _chat(service: LocalService, key: str, agent_id: str) -> list[dict[str, Any]
     return [json.loads(line) for line in reply.body.splitlines() if line.strip()]
 
 
-def _mint_while_stopping(service: LocalService, jwt: str, ws: str, runner: Runner, signum: int) -> list[dict]:
-    """Keys minted back to back by four clients while the runner is signalled; those answered 201."""
+def _mint_while_stopping(service: LocalService, jwt: str, ws: str, stop: Callable[[], None]) -> list[dict]:
+    """Keys minted back to back by four clients while ``stop`` stops the runner; those answered 201."""
     answered: list[dict] = []
-    go, stop = threading.Event(), threading.Event()
+    go, stopped = threading.Event(), threading.Event()
     headers = {"Authorization": f"Bearer {jwt}", "Content-Type": "application/json"}
 
     def client(n: int) -> None:
         go.wait()
         for attempt in range(100):
-            if stop.is_set():
+            if stopped.is_set():
                 return
             body = json.dumps({"name": f"inflight {n}-{attempt}", "rateLimit": 1000}).encode()
             shot = shoot(service.portal, "POST", f"/api/workspaces/{ws}/keys", headers=headers, body=body, timeout=30)
@@ -89,8 +91,8 @@ def _mint_while_stopping(service: LocalService, jwt: str, ws: str, runner: Runne
     while len(answered) < 6 and time.monotonic() < deadline:  # writes are flowing before the signal lands
         time.sleep(0.05)
     assert len(answered) >= 6, "keys were not being minted"
-    assert runner.stop(signum) == 0  # a graceful stop: in-flight requests answered, journal closed
-    stop.set()
+    stop()
+    stopped.set()
     for thread in threads:
         thread.join(timeout=60)
     return answered
@@ -111,7 +113,11 @@ def test_a_restart_keeps_every_answered_write(runner: Runner, signum: int) -> No
     assert _chat(service, demo_key, demo_agent)[-1]["type"] == "done"
     conversations = _objects(service, "conversations/")
     assert conversations
-    answered = _mint_while_stopping(service, jwt, ws, runner, signum)
+
+    def graceful_stop() -> None:
+        assert runner.stop(signum) == 0  # in-flight requests answered, journal closed
+
+    answered = _mint_while_stopping(service, jwt, ws, graceful_stop)
 
     again = runner.start()
     assert again.demo["workspaces"] == demo  # same ids, same raw keys
@@ -134,6 +140,35 @@ def test_a_restart_keeps_every_answered_write(runner: Runner, signum: int) -> No
     fresh = runner.start(fresh=True)
     assert fresh.demo["workspaces"] != demo  # a clean state, seeded anew
     assert portal(fresh, "GET", "/api/user/account", jwt).status == 401  # the user is gone
+
+
+def test_a_killed_runner_keeps_every_answered_write(runner: Runner) -> None:
+    service = runner.start()
+    email = "killed@example.org"
+    _, jwt = sign_in(service, email)
+    assert ops(service, "set-plan", "--email", email, "--plan", "pro")["plan"] == "pro"
+    ws = portal(service, "POST", "/api/workspaces", jwt, {"name": "Killed"}).json()["workspace"]["id"]
+    containers: list[int] = []
+
+    def kill() -> None:
+        assert runner.process is not None
+        containers.extend(descendants(runner.process.pid))
+        assert runner.stop(signal.SIGKILL) == -signal.SIGKILL
+
+    answered = _mint_while_stopping(service, jwt, ws, kill)
+    assert containers, "the runner had started no container"
+    assert not wait_until_gone(containers, timeout=30), "containers outlived their killed runner"
+    journal = max((runner.state_dir / "state").glob("journal-*.ndjson"))
+    last_line = journal.read_bytes().splitlines()[-1]
+    with journal.open("ab") as out:  # as if the kill had landed in the middle of one more write
+        out.write(last_line[: len(last_line) // 2])
+
+    again = runner.start()
+    listed = {k["id"] for k in portal(again, "GET", f"/api/workspaces/{ws}/keys", jwt).json()["keys"]}
+    lost = [k["id"] for k in answered if k["id"] not in listed]
+    assert not lost, f"answered 201 but lost to the kill: {lost}"
+    assert again.brain_get("/v1/agent/_whoami", answered[-1]["key"]).json()["workspaceId"] == ws
+    assert "is incomplete and skipped" in (runner.state_dir / "runner.log").read_text()
 
 
 def _objects(service: LocalService, marker: str) -> dict[str, str]:

@@ -25,6 +25,7 @@ import pytest
 
 from core import aws as core_aws
 from core import deps
+from core.repositories.workspaces import WorkspaceRepository
 from core.settings import get_settings
 from local.events import SAMPLE_AGENT_ID, SAMPLE_WORKSPACE_ID
 from tests.integration.portal.support import Portal, Session
@@ -277,6 +278,25 @@ def test_a_chat_turn(published: Any, chat_function: None, recorder: Recorder, aw
     )
     assert any(k.endswith(":rates") for k in together), "the visitor's count goes with the reads"
     assert_exact_queries(recorder)
+
+
+def test_a_resumed_thread_reads_its_turns_together(
+    published: Any, chat_function: None, recorder: Recorder, aws: Any
+) -> None:
+    """A workspace that stores conversations: a turn resuming a thread lists it once, then reads its turns at once."""
+    stored = published.ws.model_copy(update={"store_conversations": True})
+    WorkspaceRepository(aws.dynamodb, get_settings().main_table).put_workspace(stored)
+    ledger_repository(aws.dynamodb).grant(published.ws.owner_id, 10, "topup", "top_1", "Top-up")
+    body = json.dumps({"prompt": "What's new?", "client": CLIENT, "threadKey": "thr_1"})
+    event = with_request(sample_event("BrainChatFunction"), body=body)
+    for _ in range(2):  # two turns stored in the thread
+        invoke_streamed("BrainChatFunction", event)
+    with recorder.record():
+        result = invoke_streamed("BrainChatFunction", event)
+    assert result.lines()[-1]["type"] == "done", result.body
+    s3 = Counter({k: n for k, n in recorder.beyond_key_check().items() if k.endswith(":s3")})
+    assert s3 == Counter({"ListObjectsV2:s3": 1, "GetObject:s3": 2, "PutObject:s3": 1})
+    assert recorder.issued_together()["GetObject:s3"] == 2
 
 
 # --- management plane: the session check, then one membership read

@@ -35,16 +35,17 @@ class ConversationStore:
                 Bucket=self._bucket, Key=key, Body=json.dumps(turn).encode(), ContentType="application/json"
             )
 
-    def recent(self, workspace_id: str, agent_id: str, client: str, thread_key: str) -> list[tuple[str, str]]:
-        """The visitor's thread's last turns as (role, text) messages, oldest first (turn ids sort by time)."""
+    def recent_turns(self, workspace_id: str, agent_id: str, client: str, thread_key: str) -> list[str]:
+        """The keys of the visitor's thread's last turns, oldest first (turn ids sort by time): one listing."""
         prefix = _thread_prefix(workspace_id, agent_id, client, thread_key)
         keys: list[str] = []
         with translate_errors("ListObjectsV2"):
             for page in self._s3.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix):
                 keys += [o["Key"] for o in page.get("Contents", [])]
-        messages: list[tuple[str, str]] = []
-        for key in sorted(keys)[-RESUMED_TURNS:]:
-            with translate_errors("GetObject"):
-                turn = json.loads(self._s3.get_object(Bucket=self._bucket, Key=key)["Body"].read())
-            messages += [("user", turn["prompt"]), ("assistant", turn["reply"])]
-        return messages
+        return sorted(keys)[-RESUMED_TURNS:]
+
+    def messages(self, turn_key: str) -> list[tuple[str, str]]:
+        """One stored turn as its (role, text) messages: the visitor's prompt, then the reply."""
+        with translate_errors("GetObject"):
+            turn = json.loads(self._s3.get_object(Bucket=self._bucket, Key=turn_key)["Body"].read())
+        return [("user", turn["prompt"]), ("assistant", turn["reply"])]

@@ -118,7 +118,9 @@ class ChatService:
     ) -> list[tuple[str | None, str]]:
         history: list[tuple[str | None, str]] = [(entry.role, entry.content) for entry in request.history]
         if not history and request.thread_key and workspace.store_conversations:  # resume it on the server
-            history = list(self._conversations.recent(workspace.id, agent.id, request.client, request.thread_key))
+            turns = self._conversations.recent_turns(workspace.id, agent.id, request.client, request.thread_key)
+            read = together.run(*[lambda key=key: self._conversations.messages(key) for key in turns])
+            history = [message for turn in read for message in turn.result()]  # the turns read together
         return history
 
     def _store(self, workspace_id: str, turn: dict[str, Any]) -> None:

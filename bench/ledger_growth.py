@@ -45,7 +45,10 @@ TARGET = 1.2
 
 @contextlib.contextmanager
 def _moto_rollback(table_copy: bool) -> Iterator[None]:
-    """Within: TransactWriteItems rolls back with moto's table copy (``table_copy``) or item by item."""
+    """Within: TransactWriteItems rolls back with moto's table copy (``table_copy``) or item by item.
+
+    Call it after ``start_moto`` (which installs the item-level rollback).
+    """
     from moto.dynamodb.models import DynamoDBBackend
 
     from local.item_rollback import make_transactions_roll_back_items
@@ -83,7 +86,7 @@ def _moto_cpu() -> Iterator[list[float]]:
         DynamoHandler.call_action = original  # type: ignore[method-assign]
 
 
-def _turns(turns: int, stack_name: str) -> tuple[list[float], list[float]]:
+def _turns(turns: int, stack_name: str, *, table_copy: bool) -> tuple[list[float], list[float]]:
     """Per turn (hold + settle), against a fresh ledger table: wall-clock ms, and moto's CPU ms."""
     import boto3
 
@@ -95,28 +98,29 @@ def _turns(turns: int, stack_name: str) -> tuple[list[float], list[float]]:
     stack = Stack(load(), stack_name=stack_name)
     server, endpoint = start_moto()
     try:
-        aws = {"endpoint_url": endpoint, "region_name": "us-east-1"}
-        aws |= {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
-        dynamodb = boto3.client("dynamodb", **aws)
-        create_resources(stack, dynamodb, boto3.client("s3", **aws))
-        ledger = LedgerRepository(dynamodb, stack.physical_name("LedgerTable"))
-        ledger.grant("acct_bench", 10 * turns + 10, "topup", "bench-topup", "bench")
-        now = datetime.now(UTC)
-        wall, cpu = [], []
-        for n in range(-WARMUP, turns):
-            hold = HoldRecord(
-                account_id="acct_bench", ref_id=f"turn_{n:06d}", ref_type="llm", amount=5, description="bench turn",
-                created_at=now.isoformat(), expires_at=(now + timedelta(minutes=5)).isoformat(),
-            )  # fmt: skip
-            with _moto_cpu() as spent:
-                start = time.perf_counter()
-                ledger.reserve(hold)
-                ledger.settle(hold, 3)
-                elapsed = (time.perf_counter() - start) * 1000
-            if n >= 0:
-                wall.append(elapsed)
-                cpu.append(sum(spent))
-        return wall, cpu
+        with _moto_rollback(table_copy):  # after start_moto, which installs the item-level rollback
+            aws = {"endpoint_url": endpoint, "region_name": "us-east-1"}
+            aws |= {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+            dynamodb = boto3.client("dynamodb", **aws)
+            create_resources(stack, dynamodb, boto3.client("s3", **aws))
+            ledger = LedgerRepository(dynamodb, stack.physical_name("LedgerTable"))
+            ledger.grant("acct_bench", 10 * turns + 10, "topup", "bench-topup", "bench")
+            now = datetime.now(UTC)
+            wall, cpu = [], []
+            for n in range(-WARMUP, turns):
+                hold = HoldRecord(
+                    account_id="acct_bench", ref_id=f"turn_{n:06d}", ref_type="llm", amount=5, description="bench turn",
+                    created_at=now.isoformat(), expires_at=(now + timedelta(minutes=5)).isoformat(),
+                )  # fmt: skip
+                with _moto_cpu() as spent:
+                    start = time.perf_counter()
+                    ledger.reserve(hold)
+                    ledger.settle(hold, 3)
+                    elapsed = (time.perf_counter() - start) * 1000
+                if n >= 0:
+                    wall.append(elapsed)
+                    cpu.append(sum(spent))
+            return wall, cpu
     finally:
         server.stop()
 
@@ -178,11 +182,9 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     if min(args.turns, args.baseline_turns or WINDOW, args.chat_turns or WINDOW) < WINDOW:
         cli.error(f"at least {WINDOW} turns per run")
     rows = []
-    with _moto_rollback(table_copy=False):
-        rows.append(_row("item-level (runner default)", _turns(args.turns, "benchitems")))
+    rows.append(_row("item-level (runner default)", _turns(args.turns, "benchitems", table_copy=False)))
     if args.baseline_turns:
-        with _moto_rollback(table_copy=True):
-            rows.append(_row("moto's table copy (before)", _turns(args.baseline_turns, "benchcopy")))
+        rows.append(_row("moto's table copy (before)", _turns(args.baseline_turns, "benchcopy", table_copy=True)))
     if args.chat_turns:
         rows.append(_row("item-level, chat turns via the runner", (_chat_turns(args.chat_turns),)))
     return finish(args, TITLE, command("ledger_growth.py", argv or []), _markdown(rows))

@@ -11,6 +11,7 @@ import requests
 from botocore.response import StreamingBody
 
 from core import deps
+from core.services import media
 from core.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
 from tests.integration.helpers import JSON, UNAUTHORIZED
@@ -57,6 +58,12 @@ def assert_error(result: StreamedResult, status: int, code: str) -> dict[str, An
 
 def vary(result: StreamedResult) -> set[str]:
     return {token.strip().lower() for token in (result.header("Vary") or "").split(",")}
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """128 KiB chunks, so the clip spans three (r2 streams 1 MiB chunks: tests/integration/test_r2_chunks.py)."""
+    monkeypatch.setattr(media, "CHUNK_BYTES", 128 * 1024)
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ from bench.dynamo_meter import Timeline  # noqa: E402
 from bench.in_process import Operation, captured_output, demo_stack, invoke, operations, prepare, unprepare  # noqa: E402
 from bench.own_time import top_own  # noqa: E402
 
-sys.setrecursionlimit(20_000)  # bench/own_time.py walks the call graph recursively
 PROFILED = ("whoami", "feed", "chat")
 OURS = (str(ROOT / "layers" / "common" / "core"), str(ROOT / "functions"))
 TOP = 5

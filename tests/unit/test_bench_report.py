@@ -54,10 +54,10 @@ def test_a_bench_past_its_timeout_is_stopped_with_its_children(tmp_path: Path) -
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
-def test_every_listed_bench_exists_or_belongs_to_another_helper() -> None:
+def test_every_bench_the_report_runs_is_in_the_tree() -> None:
     present = {path.name for path in report.BENCH_DIR.glob("*.py")}
     assert {"aws_calls.py", "chat_turn.py", "stream_memory.py", "warm_profile.py"} <= present
-    assert {b.script for b in report.BENCHES} - present <= {"cold_path.py", "hot_key.py", "runner_load.py"}
+    assert {b.script for b in report.BENCHES} <= present  # every bench the report runs is in the tree
 
 
 def test_tables_and_commands() -> None:

@@ -23,8 +23,8 @@ FeedKey = tuple[str, str, str | None, str | None]  # workspace, agent, channel, 
 
 
 class RecentFeeds:
-    def __init__(self, seconds: float = FEED_CACHE_SECONDS, clock: Callable[[], float] = time.monotonic):
-        self._seconds = seconds
+    def __init__(self, seconds: float | None = None, clock: Callable[[], float] = time.monotonic):
+        self._seconds = FEED_CACHE_SECONDS if seconds is None else seconds  # looked up here: a bench may set 0
         self._clock = clock
         self._feeds: dict[FeedKey, tuple[float, list[FeedPost]]] = {}
         self._lock = threading.Lock()

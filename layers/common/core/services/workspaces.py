@@ -78,8 +78,7 @@ class WorkspaceService:
         return workspace, caller
 
     def read_as_member[T](self, workspace_id: str, user_id: str, read: Callable[[], T]) -> T:
-        """``read()``'s answer if the user is a member (404 as ``membership``), the two issued together:
-        the answer is returned only after the check passed, so one round trip serves both."""
+        """``read()``'s answer once the user's membership is checked (404 as ``membership``), read together."""
         access, found = together.run(lambda: self.membership(workspace_id, user_id), read)
         access.result()
         return found.result()

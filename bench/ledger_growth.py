@@ -125,28 +125,32 @@ def _turns(turns: int, stack_name: str, *, table_copy: bool) -> tuple[list[float
         server.stop()
 
 
-def _chat_turns(turns: int) -> list[float]:
-    """Milliseconds per chat turn (to the last line) through a fresh runner, the ledger growing with each."""
+def _chat_turns(turns: int) -> tuple[list[float], list[float]]:
+    """Per chat turn (to the last line) through a fresh runner, the ledger growing with each: wall-clock ms, and
+    the CPU ms the runner and its containers spent (cumulative /proc ticks, so only a window's mean is exact)."""
     from bench.runner_support import prepared_runner, send
 
     with prepared_runner(model_delay_ms=0) as runner:
         headers = {"Authorization": f"Bearer {runner.key}", "Content-Type": "application/json"}
-        times = []
+        wall, cpu = [], []
         for n in range(-WARMUP, turns):
             body = json.dumps({"prompt": "Anything on this week?", "client": f"bench_growth_{n + WARMUP:06d}"})
             request = ("POST", f"/v1/agent/{runner.agent}/chat", headers, body.encode())
+            before = runner.cpu_seconds()
             status, seconds, answer = send(runner.brain, request)
             assert status == 200 and json.loads(answer.splitlines()[-1])["type"] == "done", (status, answer[-300:])
             if n >= 0:
-                times.append(seconds * 1000)
-        return times
+                wall.append(seconds * 1000)
+                cpu.append((runner.cpu_seconds() - before) * 1000)
+        return wall, cpu
 
 
-def _row(label: str, measured: tuple[list[float], ...]) -> dict[str, Any]:
-    """Wall clock, and moto's CPU when measured (a chat turn through the runner has the wall clock only)."""
+def _row(label: str, measured: tuple[list[float], list[float]], cpu: str = "motoCpu") -> dict[str, Any]:
+    """Medians of the wall clock; of the CPU, medians (moto's, exact per turn) or means (/proc ticks)."""
     row: dict[str, Any] = {"rollback": label, "turns": len(measured[0])}
-    for name, times in zip(("wall", "motoCpu")[: len(measured)], measured, strict=True):
-        first, last = statistics.median(times[:WINDOW]), statistics.median(times[-WINDOW:])
+    for name, times in zip(("wall", cpu), measured, strict=True):
+        average = statistics.fmean if name == "runnerCpu" else statistics.median
+        first, last = average(times[:WINDOW]), average(times[-WINDOW:])
         row[name] = {"firstMs": first, "lastMs": last, "ratio": last / first}
     return row
 
@@ -159,12 +163,12 @@ def _markdown(rows: list[dict[str, Any]]) -> str:
         "when the machine is busy); moto's CPU is what its request threads spend (what would grow with the "
         "table)."
     )
-    if any("motoCpu" not in row for row in rows):
+    if any("runnerCpu" in row for row in rows):
         intro += " Chat turns via the runner: whole turns through `python -m local` (offline model, no delay between "
-        intro += "tokens), wall clock."
+        intro += "tokens); their CPU is the runner's and its containers' (the mean of the window: /proc counts ticks)."
     cells = []
     for row in rows:
-        for name, label in (("wall", "wall clock"), ("motoCpu", "moto's CPU")):
+        for name, label in (("wall", "wall clock"), ("motoCpu", "moto's CPU"), ("runnerCpu", "CPU, mean")):
             if name in row:
                 m = row[name]
                 cells.append([row["rollback"], row["turns"], label, m["firstMs"], m["lastMs"], f"{m['ratio']:.2f}x"])
@@ -186,7 +190,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     if args.baseline_turns:
         rows.append(_row("moto's table copy (before)", _turns(args.baseline_turns, "benchcopy", table_copy=True)))
     if args.chat_turns:
-        rows.append(_row("item-level, chat turns via the runner", (_chat_turns(args.chat_turns),)))
+        rows.append(_row("item-level, chat turns via the runner", _chat_turns(args.chat_turns), cpu="runnerCpu"))
     return finish(args, TITLE, command("ledger_growth.py", argv or []), _markdown(rows))
 
 

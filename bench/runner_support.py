@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import os
 import shutil
 import tempfile
 import time
@@ -21,6 +22,20 @@ class Prepared:
     brain: str  # the brain API's base URL
     key: str  # a raw key of the first demo workspace, rate limit 100,000 a minute
     agent: str  # that workspace's published agent
+    pid: int  # the runner's process
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the runner and its containers used so far, in ~10 ms ticks from /proc."""
+        from tests.local.processes import descendants
+
+        ticks = 0
+        for pid in [self.pid, *descendants(self.pid)]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # it exited meanwhile
+                continue
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime: the 14th and 15th fields of stat
+        return ticks / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager
@@ -46,7 +61,7 @@ def prepared_runner(model_delay_ms: int) -> Iterator[Prepared]:
         assert minted.status == 201, minted.body
         granted = ops(service, "grant", "--email", workspace["ownerEmail"], "--credits", "1000000", "--ref-id", "bench")
         assert granted["applied"], granted
-        yield Prepared(service.brain, minted.json()["key"]["key"], workspace["agents"][0]["id"])
+        yield Prepared(service.brain, minted.json()["key"]["key"], workspace["agents"][0]["id"], runner.pid)
     finally:
         runner.stop()
         shutil.rmtree(runner.state_dir, ignore_errors=True)

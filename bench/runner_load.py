@@ -9,7 +9,7 @@ per request, as independent clients) for ``--seconds`` each. A request the runne
 ``Retry-After``: its container pool is bounded, see ``local.capacity``) counts as answered, not as
 served; requests/s counts only 2xx answers. Latency is per request, to the last byte of the answer.
 
-    .venv/bin/python bench/runner_load.py [--seconds 4] [--clients 1 8 32] [--json PATH]
+    .venv/bin/python bench/runner_load.py [--seconds 3] [--clients 1 8 32] [--json PATH]
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def _markdown(rows: list[dict[str, Any]], model_delay_ms: int) -> str:
 
 def main(argv: list[str] | None = None) -> dict[str, str]:
     cli = parser(__doc__)
-    cli.add_argument("--seconds", type=float, default=4.0, help="per endpoint and client count")
+    cli.add_argument("--seconds", type=float, default=3.0, help="per endpoint and client count")
     cli.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     cli.add_argument("--endpoints", nargs="+", default=["whoami", "feed", "chat"])
     cli.add_argument("--model-delay-ms", type=int, default=0)

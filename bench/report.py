@@ -38,15 +38,15 @@ class Bench:
 # In the order of issue 13's list, then the older benches. cold_import.py is left out: cold_path.py measures the
 # same imports and more. Quick profiles sum to about 10 minutes on 2 cores (the page says what each run took).
 BENCHES = (
-    Bench("cold_path.py", ("--runs", "3"), 420),
+    Bench("cold_path.py", ("--runs", "2"), 420),
     Bench("memory_classes.py", ("--runs", "3"), 180),
     Bench("aws_calls.py", (), 120),
     Bench("round_trips.py", ("--runs", "5"), 120),
     Bench("chat_turn.py", ("--turns", "5"), 150),
     Bench("stream_memory.py", ("--mb", "128", "--runs", "3"), 180),
     Bench("warm_profile.py", ("--runs", "20"), 150),
-    Bench("runner_load.py", ("--seconds", "2"), 180),
-    Bench("ledger_growth.py", ("--baseline-turns", "100", "--chat-turns", "100"), 240),
+    Bench("runner_load.py", ("--seconds", "1.5"), 180),
+    Bench("ledger_growth.py", ("--baseline-turns", "100", "--chat-turns", "50"), 240),
     Bench("hot_key.py", (), 180),
     Bench("round_trip.py", ("--requests", "10"), 120),
     Bench("cost_inputs.py", ("--runs", "5"), 180),

@@ -73,7 +73,9 @@ def test_the_documented_minimum_is_read_from_the_data_model_table(tmp_path: Path
     doc = tmp_path / "data-model.md"
     doc.write_text(
         "# Data model\n\n## Calls per request\n\n| Endpoint | Minimum | Why |\n|---|---:|---|\n"
-        "| GET feed | 4 | key, limit, agent, query |\n| whoami | 2 | key, limit |\n\n## Next\n\n| x | 9 |\n"
+        "| GET feed | 4 | key, limit, agent, query |\n| whoami | 2 | key, limit |\n"
+        "| `POST …/chat` | 7 (+2) | counter |\n"
+        "\n## Next\n\n| x | 9 |\n"
     )
-    assert documented_minimum(doc) == {"feed": 4, "whoami": 2}
+    assert documented_minimum(doc) == {"feed": 4, "whoami": 2, "chat": 9}
     assert documented_minimum(tmp_path / "absent.md") == {}

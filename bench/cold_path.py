@@ -12,9 +12,12 @@ The monolith is an empty FastAPI app behind Mangum (one route returning JSON) wi
 DynamoDB client.
 
 Each sample is a fresh interpreter that times itself from its first import (the interpreter's own
-start-up is the same for all three and left out). Every function sample is taken next to a floor
-sample, and every monolith sample too, in alternating order, so both sides of a ratio see the same
-noise; a ratio is of the two medians. X-Ray is off (``bench/cold_observability.py`` measures Tracer).
+start-up is the same for all three and left out) in CPU time (``time.process_time``): the cold path
+is CPU-bound (imports from a warm page cache, no network), and on a shared machine wall time would
+mostly measure the neighbours. Every function sample is taken next to a floor sample, and every
+monolith sample too, in alternating order, so both sides of a ratio see the same noise (a busy
+core's caches, frequency); a ratio is of the two medians. X-Ray is off (``bench/cold_observability.py``
+measures Tracer).
 
     PYTHONPATH=layers/common:. .venv/bin/python bench/cold_path.py [--runs 5] [--only BrainChatFunction]
 """
@@ -43,7 +46,7 @@ TARGET_MEDIAN, TARGET_WORST, TARGET_WORST_VS_MONOLITH = 1.3, 1.45, 0.7
 FUNCTION_PROBE = """
 import sys, time
 sys.path[:0] = [{code!r}, {layer!r}]
-start = time.perf_counter()
+start = time.process_time()
 {runtime}import {module}
 from core import aws, deps, settings
 for accessor in {accessors!r}:
@@ -51,18 +54,50 @@ for accessor in {accessors!r}:
 for service in {services!r}:
     aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
 settings.get_settings()
-print((time.perf_counter() - start) * 1000)
+print((time.process_time() - start) * 1000)
+"""
+# The same cold path in stages, the floor's first, for where the time goes (the stages' order decides which
+# stage pays for a module two of them import; settings are part of "our code").
+STAGED_PROBE = """
+import json, sys, time
+sys.path[:0] = [{code!r}, {layer!r}]
+stages, last = [], time.process_time()
+def stage(name):
+    global last
+    now = time.process_time()
+    stages.append((name, (now - last) * 1000))
+    last = now
+import boto3
+from core import aws
+aws.client("dynamodb")
+stage("floor: import boto3 + DynamoDB client")
+from pydantic import BaseModel, Field
+class FirstModel(BaseModel):  # a model's first schema loads pydantic's schema machinery
+    count: int = Field(1, ge=1)
+stage("pydantic: import, the first model's schema")
+import aws_lambda_powertools, core.observability
+stage("Powertools: Logger, metrics")
+{runtime}import {module}
+from core import deps, settings
+for accessor in {accessors!r}:
+    getattr(deps, accessor)()
+settings.get_settings()
+stage("our code: handler, REST resolver, services, models, settings")
+for service in {services!r}:
+    aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
+stage("the function's other clients")
+print(json.dumps(stages))
 """
 FLOOR_PROBE = """
 import time
-start = time.perf_counter()
+start = time.process_time()
 import boto3
 boto3.client("dynamodb")
-print((time.perf_counter() - start) * 1000)
+print((time.process_time() - start) * 1000)
 """
 MONOLITH_PROBE = """
 import time
-start = time.perf_counter()
+start = time.process_time()
 import boto3
 from fastapi import FastAPI
 from mangum import Mangum
@@ -77,7 +112,7 @@ def ping() -> dict[str, bool]:
 
 handler = Mangum(app, lifespan="off")
 boto3.client("dynamodb")
-print((time.perf_counter() - start) * 1000)
+print((time.process_time() - start) * 1000)
 """
 
 # An IAM action prefix or a SAM policy template's name -> the client a function makes for it.
@@ -139,6 +174,9 @@ def base_env() -> dict[str, str]:
     return env | {"AWS_DEFAULT_REGION": "us-east-1", "PYTHONDONTWRITEBYTECODE": "0", "PYTHONPATH": ""}
 
 
+STAGED: dict[str, Probe] = {}  # each function's staged probe, by logical id
+
+
 def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str, ...]]]:
     layer = stack.layer_dirs()[0]
     found = []
@@ -148,26 +186,37 @@ def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str
         services = clients_of(stack, stack.resources[name])
         module = spec.handler.rsplit(".", 1)[0]
         accessors = accessors_of((spec.code_uri / f"{module}.py").read_text())
-        source = FUNCTION_PROBE.format(
-            code=str(spec.code_uri),
-            layer=str(layer),
-            runtime="import core.runtime\n" if spec.streaming else "",
-            module=module,
-            accessors=accessors,
-            services=services,
-        )
+        values = {
+            "code": str(spec.code_uri),
+            "layer": str(layer),
+            "runtime": "import core.runtime\n" if spec.streaming else "",
+            "module": module,
+            "accessors": accessors,
+            "services": services,
+        }
         env = base_env() | spec.environment | {"AWS_DEFAULT_REGION": "us-east-1"}
-        found.append((Probe(name, source, env), services))
+        found.append((Probe(name, FUNCTION_PROBE.format(**values), env), services))
+        STAGED[name] = Probe(name, STAGED_PROBE.format(**values), env)
     return found
 
 
 def sample(probe: Probe) -> float:
+    return float(_run(probe).splitlines()[-1])
+
+
+def stages(probe: Probe, runs: int) -> list[tuple[str, float]]:
+    """Median CPU ms of each stage of ``probe`` (a staged probe) over ``runs`` fresh interpreters."""
+    samples = [json.loads(_run(probe).splitlines()[-1]) for _ in range(runs)]
+    return [(name, benchkit.median(run[i][1] for run in samples)) for i, (name, _) in enumerate(samples[0])]
+
+
+def _run(probe: Probe) -> str:
     out = subprocess.run(
         [sys.executable, "-c", probe.source], capture_output=True, text=True, env=probe.env, cwd=ROOT, check=False
     )
     if out.returncode:
         raise SystemExit(f"{probe.name}: the probe failed\n{out.stderr}")
-    return float(out.stdout.strip().splitlines()[-1])
+    return out.stdout.strip()
 
 
 def side_by_side(probe: Probe, floor: Probe, runs: int) -> tuple[list[float], list[float]]:
@@ -205,6 +254,13 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         rows.append((probe.name, ", ".join(services) or "none", benchkit.median(mine), ratio, ratio / mono_ratio))
     rows.sort(key=lambda row: row[3], reverse=True)
     markdown = report(rows, benchkit.median(all_floors), benchkit.median(mono), mono_ratio, args.runs)
+    worst = rows[0][0]
+    staged = stages(STAGED[worst], args.runs)
+    floor_ms = staged[0][1]
+    markdown += f"\n\nWhere the time goes in the slowest, {worst} (CPU ms, medians of {args.runs}; a module two "
+    markdown += "stages import counts in the first):\n\n" + benchkit.table(
+        ["stage", "CPU ms", f"{TIMES} floor"], [(name, ms, f"{ms / floor_ms:.2f}{TIMES}") for name, ms in staged]
+    )
     return benchkit.finish(args, "Cold path", benchkit.command("cold_path.py", argv), markdown)
 
 
@@ -217,7 +273,7 @@ def report(rows: list[tuple], floor_ms: float, mono_ms: float, mono_ratio: float
         ("worst function / FastAPI + Mangum", worst / mono_ratio, TARGET_WORST_VS_MONOLITH),
     ]
     lines = [
-        f"Fresh interpreters, {runs} samples each, every one beside a floor sample (Python "
+        f"CPU time in fresh interpreters, {runs} samples each, every one beside a floor sample (Python "
         f"{sys.version.split()[0]}, {os.cpu_count()} cores). Floor (`import boto3` + one DynamoDB client): "
         f"median {floor_ms:.0f} ms. FastAPI + Mangum (one JSON route, boto3, one DynamoDB client): "
         f"{mono_ms:.0f} ms, {mono_ratio:.2f}{TIMES} the floor.",
@@ -231,7 +287,7 @@ def report(rows: list[tuple], floor_ms: float, mono_ms: float, mono_ratio: float
         ),
         "",
         benchkit.table(
-            ["function", "clients", "cold path ms", f"{TIMES} floor", f"{TIMES} FastAPI + Mangum"],
+            ["function", "clients", "cold path CPU ms", f"{TIMES} floor", f"{TIMES} FastAPI + Mangum"],
             [(name, clients, ms, f"{ratio:.2f}{TIMES}", f"{vs:.2f}{TIMES}") for name, clients, ms, ratio, vs in rows],
         ),
     ]

@@ -18,6 +18,7 @@ from .queues import QueuePoller
 from .schedules import Scheduler
 from .state import StateStore
 from .state_capture import StateCapture
+from .state_restore import restore
 from .template import Stack, load
 
 logger = logging.getLogger("local.runner")
@@ -131,7 +132,7 @@ def start(
         stack, dynamodb, s3, secrets=clients["secretsmanager"], sqs=clients["sqs"], secret_values=generated
     )
     saved = store.load()
-    capture.restore(moto.app, saved)
+    restore(moto.app, saved, store, REGION)
     store.begin(*capture.current())
     capture.recording = True
     logger.info("state: %s (generation %d, %s)", store.directory, store.generation, "empty" if saved.empty else "kept")

@@ -20,23 +20,17 @@ import json
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs
 from xml.etree import ElementTree
 
 from .emulator import DYNAMODB_LOCK
-from .state import Saved, StateStore, Versions
+from .state import StateStore, Versions
+from .state_restore import ACCOUNT
 
 DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 SQS_WRITES = {"SendMessage", "SendMessageBatch", "DeleteMessage", "DeleteMessageBatch", "PurgeQueue"}
 # The object headers an S3 GET gives back, so a restored object answers as the original did.
 KEPT_HEADERS = ("content-type", "content-disposition", "content-encoding", "content-language", "cache-control")
-ACCOUNT = "123456789012"  # moto's default account: every request here is signed with the dummy credentials
-
-
-def _fake_auth(service: str, region: str) -> str:
-    """A SigV4 header moto routes by (it checks no signature): the service and region are in its scope."""
-    scope = f"local/20250101/{region}/{service}/aws4_request"
-    return f"AWS4-HMAC-SHA256 Credential={scope}, SignedHeaders=host, Signature=0"
 
 
 def _read_body(environ: dict[str, Any]) -> bytes:
@@ -152,37 +146,6 @@ class StateCapture:
             queues = {name: [m.body for m in queue._messages] for name, queue in self._sqs().queues.items()}
         return items, objects, queues
 
-    def restore(self, app: Callable, saved: Saved) -> None:
-        """Apply ``saved`` to a fresh moto (tables, bucket and queues created from the template)."""
-        from werkzeug.test import Client
-
-        client = Client(app)
-        rpc = {"Content-Type": "application/x-amz-json-1.0"}
-        for table, items in saved.items.items():
-            for start in range(0, len(items), 25):
-                writes = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
-                body = json.dumps({"RequestItems": {table: writes}})
-                _expect(client.post("/", data=body, headers=rpc | self._dynamodb("BatchWriteItem")))
-        for target, body in saved.requests:
-            _expect(client.post("/", data=body, headers=rpc | self._dynamodb(target.partition(".")[2])), ok_4xx=True)
-        s3 = {"Authorization": _fake_auth("s3", self.region)}
-        for (bucket, key), versions in saved.objects.items():
-            path = f"/{bucket}/{quote(key, safe='/')}"
-            for version in versions:
-                if version.get("deleteMarker"):
-                    _expect(client.delete(path, headers=s3))
-                else:
-                    _expect(client.put(path, data=self.store.blob(version["blob"]), headers=s3 | version["headers"]))
-        sqs = rpc | {"Authorization": _fake_auth("sqs", self.region)}
-        for queue, bodies in saved.queues.items():
-            url = f"http://localhost/{ACCOUNT}/{queue}"
-            for message in bodies:
-                body = json.dumps({"QueueUrl": url, "MessageBody": message})
-                _expect(client.post("/", data=body, headers=sqs | {"X-Amz-Target": "AmazonSQS.SendMessage"}))
-
-    def _dynamodb(self, action: str) -> dict[str, str]:
-        return {"X-Amz-Target": f"DynamoDB_20120810.{action}", "Authorization": _fake_auth("dynamodb", self.region)}
-
 
 def _call(app: Callable, environ: dict[str, Any]) -> tuple[str, list[tuple[str, str]], bytes]:
     """Run moto's app to the end of its answer (writes answer small bodies)."""
@@ -206,13 +169,3 @@ def _deleted_keys(body: bytes) -> list[str]:
     # The request of a local function, already parsed and applied by moto (which took the same risk).
     root = ElementTree.fromstring(body)  # noqa: S314
     return [element.text or "" for element in root.iter() if element.tag.rsplit("}", 1)[-1] == "Key"]
-
-
-def _expect(response: Any, *, ok_4xx: bool = False) -> None:
-    """A restore step must succeed; a journalled request that fails now (it succeeded once) is reported."""
-    if response.status_code >= 300 and not (ok_4xx and response.status_code < 500):
-        raise RuntimeError(f"restoring the local state failed: {response.status_code} {response.get_data()[:300]!r}")
-    if response.status_code >= 300:
-        import logging
-
-        logging.getLogger("local.state").warning("a journalled write no longer applies: %s", response.get_data()[:300])

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import collections
 import math
-import threading
-import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+
+from bench.timeline import Timeline
 
 READ_UNIT, WRITE_UNIT = 4096, 1024
 
@@ -68,38 +68,6 @@ class Usage:
     meter_ms: float = 0.0  # the meter's own probes: taken out of every duration
     bytes_from_s3: int = 0
     by_call: collections.Counter = field(default_factory=collections.Counter)  # units per call kind
-
-
-class Timeline:
-    """Splits wall time into "probe" (a meter probe open in any thread), else "call" (an AWS call in flight), else
-    the function's own: calls issued together (a chat turn's concurrent reads) count once, not once per thread."""
-
-    def __init__(self) -> None:
-        self._lock, self._last = threading.Lock(), time.perf_counter()
-        self._open, self.ms = {"probe": 0, "call": 0}, {"probe": 0.0, "call": 0.0}
-
-    def _advance(self) -> None:
-        now = time.perf_counter()
-        kind = "probe" if self._open["probe"] else "call" if self._open["call"] else None
-        if kind:
-            self.ms[kind] += (now - self._last) * 1000
-        self._last = now
-
-    def enter(self, kind: str) -> None:
-        with self._lock:
-            self._advance()
-            self._open[kind] += 1
-
-    def leave(self, kind: str) -> None:
-        with self._lock:
-            self._advance()
-            self._open[kind] -= 1
-
-    def take(self) -> dict[str, float]:
-        with self._lock:
-            self._advance()
-            taken, self.ms = self.ms, {"probe": 0.0, "call": 0.0}
-            return taken
 
 
 class Meter:

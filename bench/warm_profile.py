@@ -23,9 +23,9 @@ sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]  # a script: make `
 
 from bench.aws_calls import feed_cache  # noqa: E402
 from bench.benchkit import ROOT, command, finish, median, parser, table  # noqa: E402
-from bench.dynamo_meter import Timeline  # noqa: E402
 from bench.in_process import Operation, captured_output, demo_stack, invoke, operations, prepare, unprepare  # noqa: E402
 from bench.own_time import top_own  # noqa: E402
+from bench.timeline import Timeline  # noqa: E402
 
 PROFILED = ("whoami", "feed", "chat")
 OURS = (str(ROOT / "layers" / "common" / "core"), str(ROOT / "functions"))

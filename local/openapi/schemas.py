@@ -20,6 +20,18 @@ class WireSchema(GenerateJsonSchema):
     def field_is_required(self, field: Any, total: bool) -> bool:
         return True if self.mode == "serialization" else super().field_is_required(field, total)
 
+    def default_schema(self, schema: Any) -> dict[str, Any]:
+        """A request's optional field also takes ``null``: every request model reads it as absent (models/base.py)."""
+        json_schema = super().default_schema(schema)
+        if self.mode != "validation" or _allows_null(json_schema):
+            return json_schema
+        kept = {k: json_schema.pop(k) for k in ("default", "title", "description") if k in json_schema}
+        return {"anyOf": [json_schema, {"type": "null"}], **kept}
+
+
+def _allows_null(json_schema: dict[str, Any]) -> bool:
+    return json_schema.get("type") == "null" or any(b.get("type") == "null" for b in json_schema.get("anyOf", ()))
+
 
 def resolve(reference: Any) -> Any:
     """A model named by a string in a contract (``"envelopes.KeyList"``, under ``core.models``) or the model itself."""

@@ -63,7 +63,19 @@ def test_name_lengths_still_apply() -> None:
 
 
 @pytest.mark.parametrize(
-    "prompt", ["\u200b", " \u200b\u200c\u200d ", "\u2060\ufeff", "\u00ad", "\u180e", "\t\n\u3000", "\u202e\u2066"]
+    "prompt",
+    [
+        "\u200b",
+        " \u200b\u200c\u200d ",
+        "\u2060\ufeff",
+        "\u00ad",
+        "\u180e",
+        "\t\n\u3000",
+        "\u202e\u2066",
+        "\u0019",
+        "\u0000\u007f",
+        "\u0085\u009f",
+    ],  # control characters show nothing either (the document's pattern)
 )
 def test_invisible_prompt_is_refused(prompt: str) -> None:
     assert refused_field(ChatRequest, {"prompt": prompt, "client": CLIENT}) == "prompt"

@@ -29,8 +29,9 @@ NAME_PATTERN = f"^[^{_CONTROLS}]*{VISIBLE}[^{_CONTROLS}]*$"
 
 
 def is_invisible(char: str) -> bool:
-    """Whitespace, a format character (category Cf: U+200B-U+200D, U+2060, U+FEFF, bidi marks…) or a filler."""
-    return char.isspace() or unicodedata.category(char) == "Cf" or char in _BLANK_LOOKING
+    """Whitespace, a control or format character (categories Cc and Cf: U+0000-U+001F, U+007F-U+009F,
+    U+200B-U+200D, U+2060, U+FEFF, bidi marks…) or a filler: nothing a reader would see."""
+    return char.isspace() or unicodedata.category(char) in ("Cc", "Cf") or char in _BLANK_LOOKING
 
 
 def has_visible_text(value: str) -> bool:

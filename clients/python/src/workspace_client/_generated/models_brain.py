@@ -151,7 +151,7 @@ class MediaUrls(ApiModel):
 
 class MediaUrlsRequest(ApiModel):
     paths: list[str] = Field(alias="paths")
-    expires_in: int = Field(900, alias="expiresIn")
+    expires_in: int | None = Field(900, alias="expiresIn")
 
 
 class SignedMediaUrl(ApiModel):

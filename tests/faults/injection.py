@@ -11,15 +11,16 @@ was lost): the hardest case, since the write happened but the caller cannot know
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+
+from tests.support.core_clients import wrap_core_clients
 
 INJECTED_SERVICES = ("dynamodb", "s3")  # the brief's scope; other calls (Secrets Manager, SQS) are counted only
 
@@ -166,15 +167,5 @@ class Injector:
 
 
 def attach_to_core_clients(injector: Injector, monkeypatch: Any) -> None:
-    """Wrap ``core.aws.client`` (cached per container) so each client it builds carries the injector."""
-    from core import aws
-
-    original = aws.client
-
-    @functools.wraps(original)
-    def client(service: str) -> Any:
-        return injector.attach(original(service))
-
-    wrapped: Callable[[str], Any] = client
-    wrapped.cache_clear = original.cache_clear  # type: ignore[attr-defined]  # deps.reset() clears it
-    monkeypatch.setattr(aws, "client", wrapped)
+    """Each client ``core.aws.client`` builds carries the injector."""
+    wrap_core_clients(injector.attach, monkeypatch)

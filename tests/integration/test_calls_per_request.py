@@ -12,7 +12,6 @@ documented with the rate limits; what is asserted is everything else a request a
 
 from __future__ import annotations
 
-import functools
 import json
 import threading
 from collections import Counter
@@ -23,12 +22,12 @@ from typing import Any
 
 import pytest
 
-from core import aws as core_aws
 from core import deps
 from core.repositories.workspaces import WorkspaceRepository
 from core.settings import get_settings
 from local.events import SAMPLE_AGENT_ID, SAMPLE_WORKSPACE_ID
 from tests.integration.portal.support import Portal, Session
+from tests.support.core_clients import wrap_core_clients
 from tests.support.lambdas import invoke, invoke_streamed, sample_event, stack, with_request
 from tests.support.ledger_checks import ledger_repository
 from tests.support.seed import Seeder
@@ -105,15 +104,7 @@ def recorder(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Recorder:
     tables = {settings.main_table: "main", settings.ledger_table: "ledger", settings.api_keys_table: "keys",
               settings.rate_limits_table: "rates"}  # fmt: skip
     found = Recorder(tables)
-    original = core_aws.client
-
-    @functools.wraps(original)
-    def client(service: str) -> Any:
-        return found.attach(original(service))
-
-    wrapped: Callable[[str], Any] = client
-    wrapped.cache_clear = original.cache_clear  # type: ignore[attr-defined]  # deps.reset() clears it
-    monkeypatch.setattr(core_aws, "client", wrapped)
+    wrap_core_clients(found.attach, monkeypatch)
     deps.reset()
     return found
 

@@ -1,0 +1,27 @@
+"""Hook into every boto3 client the layer builds (``core.aws.client``, cached per container)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+
+def wrap_core_clients(attach: Callable[[Any], Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pass each client ``core.aws.client`` builds through ``attach`` (which registers its hooks and returns it).
+
+    The wrapper keeps ``cache_clear``, so ``deps.reset()`` still empties the client cache.
+    """
+    from core import aws
+
+    original = aws.client
+
+    @functools.wraps(original)
+    def client(service: str) -> Any:
+        return attach(original(service))
+
+    wrapped: Callable[[str], Any] = client
+    wrapped.cache_clear = original.cache_clear  # type: ignore[attr-defined]
+    monkeypatch.setattr(aws, "client", wrapped)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any, Literal
 
+from ..models.documents import parse_site
 from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord
-from ..services.documents import parse_site
 from .model import AgentContext, ContextItem, ContextPost, Message
 
 MAX_ITEMS = 30

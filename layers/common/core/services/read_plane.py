@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable
 
 from ..errors import NotFound, ValidationFailed
+from ..models import documents
 from ..models.read_plane import (
     AgentMetadata,
     BrandRef,
@@ -19,7 +20,7 @@ from ..models.read_plane import (
 )
 from ..models.records import AgentRecord, PostRecord
 from ..repositories.agents import AgentRepository
-from . import documents, together
+from . import together
 from .feed_cache import RecentFeeds
 
 logger = logging.getLogger(__name__)

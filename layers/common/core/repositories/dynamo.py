@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -71,7 +71,7 @@ def from_item(item: Mapping[str, Any]) -> dict[str, Any]:
 
 def error_code(exc: Exception) -> str:
     response = getattr(exc, "response", None) or {}
-    return response.get("Error", {}).get("Code", "")
+    return str(response.get("Error", {}).get("Code", ""))
 
 
 @contextmanager
@@ -90,24 +90,21 @@ def translate_errors(operation: str) -> Iterator[None]:
 
 def batch_put(client: Any, table: str, items: list[dict[str, Any]]) -> None:
     """Write items in batches of 25, retrying (with backoff) what DynamoDB leaves unprocessed."""
-    for start in range(0, len(items), BATCH_WRITE_LIMIT):
-        requests = [{"PutRequest": {"Item": to_item(i)}} for i in items[start : start + BATCH_WRITE_LIMIT]]
-        pending: dict[str, Any] = {table: requests}
-        with translate_errors("BatchWriteItem"):
-            for attempt in range(8):
-                pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-                if not pending:
-                    break
-                time.sleep(min(0.05 * 2**attempt, 2.0))
-            else:
-                raise StorageUnavailable("Storage is busy; try again")
+    _batch_write(client, table, items, lambda item: {"PutRequest": {"Item": to_item(item)}})
 
 
 def batch_delete(client: Any, table: str, keys: list[dict[str, Any]]) -> None:
     """Delete items in batches of 25 (deleting an absent item is a no-op, so this is idempotent)."""
-    for start in range(0, len(keys), BATCH_WRITE_LIMIT):
-        requests = [{"DeleteRequest": {"Key": to_item(k)}} for k in keys[start : start + BATCH_WRITE_LIMIT]]
-        pending: dict[str, Any] = {table: requests}
+    _batch_write(client, table, keys, lambda key: {"DeleteRequest": {"Key": to_item(key)}})
+
+
+def _batch_write(
+    client: Any, table: str, values: list[dict[str, Any]], request: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    """BatchWriteItem 25 requests at a time, re-sending the unprocessed ones with backoff (8 tries per batch).
+    Each batch is marshalled just before it is sent, so a value DynamoDB cannot store fails where it did."""
+    for start in range(0, len(values), BATCH_WRITE_LIMIT):
+        pending: dict[str, Any] = {table: [request(v) for v in values[start : start + BATCH_WRITE_LIMIT]]}
         with translate_errors("BatchWriteItem"):
             for attempt in range(8):
                 pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}

@@ -5,12 +5,17 @@ from __future__ import annotations
 from urllib.parse import quote
 
 
+def _singleton(kind: str, value: str) -> dict[str, str]:
+    """An item alone in its partition: ``KIND#value`` / ``KIND`` (a user, a workspace, a claim, a token)."""
+    return {"pk": f"{kind}#{value}", "sk": kind}
+
+
 def user(user_id: str) -> dict[str, str]:
-    return {"pk": f"USER#{user_id}", "sk": "USER"}
+    return _singleton("USER", user_id)
 
 
 def workspace(workspace_id: str) -> dict[str, str]:
-    return {"pk": f"WS#{workspace_id}", "sk": "WS"}
+    return _singleton("WS", workspace_id)
 
 
 def member(workspace_id: str, user_id: str) -> dict[str, str]:
@@ -88,31 +93,31 @@ def item(agent_id: str, item_id: str, *, active: bool = True) -> dict[str, str]:
 
 
 def email_claim(email: str) -> dict[str, str]:
-    return {"pk": f"EMAIL#{email.lower()}", "sk": "EMAIL"}
+    return _singleton("EMAIL", email.lower())
 
 
 def slug_claim(slug: str) -> dict[str, str]:
-    return {"pk": f"SLUG#{slug}", "sk": "SLUG"}
+    return _singleton("SLUG", slug)
 
 
 def session(session_id: str) -> dict[str, str]:
-    return {"pk": f"SESSION#{session_id}", "sk": "SESSION"}
+    return _singleton("SESSION", session_id)
 
 
 def session_token(token_hash: str) -> dict[str, str]:
-    return {"pk": f"SESSIONTOKEN#{token_hash}", "sk": "SESSIONTOKEN"}
+    return _singleton("SESSIONTOKEN", token_hash)
 
 
 def magic_token(token_hash: str) -> dict[str, str]:
-    return {"pk": f"MAGIC#{token_hash}", "sk": "MAGIC"}
+    return _singleton("MAGIC", token_hash)
 
 
 def idempotency(key_hash: str) -> dict[str, str]:
-    return {"pk": f"IDEMPOTENCY#{key_hash}", "sk": "IDEMPOTENCY"}
+    return _singleton("IDEMPOTENCY", key_hash)
 
 
 def purge(workspace_id: str) -> dict[str, str]:
-    return {"pk": f"PURGE#{workspace_id}", "sk": "PURGE"}
+    return _singleton("PURGE", workspace_id)
 
 
 def user_memberships(user_id: str) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from core.repositories import main_table
 from core.repositories.dynamo import to_item
 from core.settings import get_settings
 from local.events import SAMPLE_AGENT_ID
-from tests.integration.helpers import RFC3339_MS, call, ok_json
+from tests.support.brain import RFC3339_MS, call, ok_json
 from tests.support.seed import Seeder, stamp
 
 FEED = "BrainFeedFunction"

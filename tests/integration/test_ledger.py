@@ -68,7 +68,7 @@ def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: Ledg
     assert_consistent(aws.dynamodb, ACCOUNT)
     assert credits.settle(hold) is Outcome.APPLIED
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 7, "held": 0, "total": 7}
-    newest = ledger.entries(ACCOUNT, ref_type=None, skip=0, take=1)[0].wire()
+    newest = ledger.entries(ACCOUNT, ref_type=None, skip=0, take=1)[0].attributes()
     assert newest == {
         "id": newest["id"], "accountId": ACCOUNT, "amountCredits": -3, "refType": "llm", "refId": "turn_1",
         "description": "Chat turn", "createdAt": newest["createdAt"],

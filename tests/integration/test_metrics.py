@@ -18,7 +18,7 @@ import pytest
 from core import deps, observability
 from core.auth.api_keys import generate
 from local.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
-from tests.integration.helpers import call
+from tests.support.brain import call
 from tests.support.lambdas import handler_module, invoke_streamed, sample_event, stack, with_request
 
 CHAT = "BrainChatFunction"
@@ -113,7 +113,7 @@ def chat_environment(lambda_environment: None, monkeypatch: pytest.MonkeyPatch) 
 def test_a_chat_turn_is_logged_after_its_stream_with_turn_and_charge_and_no_text(
     chat_environment: None, tenant, aws, output: Output
 ) -> None:
-    from tests.integration.test_chat import grant
+    from tests.support.chat import grant
 
     grant(aws, tenant.ws.owner_id, 5)
     body = json.dumps({"prompt": PROMPT, "client": "v1_3f9a2c7e5b1d4e8fa6c0b2d4"})

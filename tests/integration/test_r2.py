@@ -14,7 +14,7 @@ from core import deps
 from core.services import media
 from core.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
-from tests.integration.helpers import JSON, UNAUTHORIZED
+from tests.support.brain import JSON, UNAUTHORIZED
 from tests.support.lambdas import (
     LambdaContext,
     StreamedResult,

@@ -10,7 +10,7 @@ from core.auth.api_keys import hash_key
 from core.repositories.dynamo import from_item
 from local.events import SAMPLE_KEY
 from tests.integration.conftest import WINDOW_START, Clock
-from tests.integration.helpers import RFC3339_MS, call, error_of, ok_json
+from tests.support.brain import RFC3339_MS, call, error_of, ok_json
 from tests.support.lambdas import stack
 from tests.support.seed import Seeder
 

@@ -7,7 +7,7 @@ import pytest
 from core.auth import portal_jwt
 from core.auth.api_keys import generate, hash_key
 from local.events import SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
-from tests.integration.helpers import UNAUTHORIZED, call, error_of, ok_json
+from tests.support.brain import UNAUTHORIZED, call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event
 from tests.support.lambdas import stack as template_stack
 from tests.support.seed import Seeder

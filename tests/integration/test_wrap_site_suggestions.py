@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.helpers import AGENT_NOT_FOUND, call, error_of, ok_json
+from tests.support.brain import AGENT_NOT_FOUND, call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event
 from tests.support.seed import Seeder
 

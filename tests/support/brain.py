@@ -1,4 +1,4 @@
-"""Calling a handler with its sample event (events/<LogicalId>.json), changed only where a test says."""
+"""Calling a read-plane (brain) handler with its sample event (events/<LogicalId>.json), changed where a test says."""
 
 from __future__ import annotations
 

@@ -22,11 +22,12 @@ from core.services.rate_limit import SlidingWindowLimiter
 from core.services.rate_shards import shard_count, shard_subject
 from core.settings import get_settings
 from tests.integration.conftest import WINDOW_START, Clock
-from tests.integration.helpers import call
-from tests.integration.test_chat import chat, chat_environment, funded, grant, llm_charges, refused, streamed
+from tests.support.brain import call
+from tests.support.chat import chat, grant, llm_charges, refused, streamed
 from tests.support.seed import Seeder
 
-__all__ = ["chat_environment", "funded"]  # fixtures of the chat tests, used here as they are
+# Chat turns run with the chat function's environment (conftest.py, as funded).
+pytestmark = pytest.mark.usefixtures("chat_environment")
 WHOAMI = "BrainWhoAmIFunction"
 
 

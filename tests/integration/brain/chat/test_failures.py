@@ -1,0 +1,160 @@
+"""Chat turns that end early: the visitor leaves, the model fails, the container dies, time runs out or the hold
+is swept. Each is charged once or not at all."""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import cache
+
+import pytest
+
+from core import deps
+from core.chat.offline import OfflineModel
+from core.services.credits import CreditService
+from tests.support.chat import (
+    CHAT,
+    NDJSON,
+    assert_untouched,
+    balance,
+    chat,
+    chat_event,
+    llm_charges,
+    marker,
+)
+from tests.support.lambdas import (
+    LambdaContext,
+    handler_module,
+)
+from tests.support.ledger_checks import assert_consistent, holds, ledger_repository
+
+
+def test_a_visitor_leaving_after_the_first_delta_is_charged_once(funded, aws) -> None:
+    result = chat(read=2)
+    assert result.status == 200
+    start, delta = (json.loads(chunk) for chunk in result.chunks)
+    assert (start["type"], delta["type"]) == ("start", "delta")
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    assert balance(aws, funded.ws.owner_id) == (9, 0)
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "settled"
+    assert_consistent(aws.dynamodb, funded.ws.owner_id)
+
+
+def test_a_visitor_leaving_after_the_start_line_is_not_charged(funded, aws) -> None:
+    result = chat(read=1)
+    (start,) = (json.loads(chunk) for chunk in result.chunks)
+    assert start["type"] == "start"
+    assert_untouched(aws, funded.ws.owner_id, 10)
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "released"
+
+
+def test_a_model_failure_before_any_text_is_an_error_line_and_free(funded, aws) -> None:
+    result = chat(prompt="[[offline-error-before]] Do you have a rain jacket?")
+    assert (result.status, result.header("Content-Type")) == (200, NDJSON)
+    start, error = result.lines()
+    assert start["type"] == "start"
+    assert set(error) == {"type", "message", "code"}
+    assert (error["type"], error["code"]) == ("error", "MODEL_UNAVAILABLE")
+    assert error["message"] and "offline" not in error["message"].lower()
+    assert_untouched(aws, funded.ws.owner_id, 10)
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "released"
+
+
+def test_a_model_failure_after_text_ends_with_an_error_line_and_is_charged_once(funded, aws) -> None:
+    result = chat(prompt="[[offline-error]] Do you have a rain jacket?")
+    assert result.status == 200
+    start, *deltas, error = result.lines()
+    assert start["type"] == "start"
+    assert len(deltas) == 2 and all(d["type"] == "delta" and d["text"] for d in deltas)
+    assert (error["type"], error["code"]) == ("error", "MODEL_UNAVAILABLE") and error["message"]
+    assert not any(line["type"] == "done" for line in result.lines())
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    assert balance(aws, funded.ws.owner_id) == (9, 0)
+    assert_consistent(aws.dynamodb, funded.ws.owner_id)
+
+
+def test_an_unexpected_model_failure_is_an_internal_error_line(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Breaking:
+        def stream(self, request):
+            yield from OfflineModel(delay_seconds=0).stream(request)
+            raise RuntimeError("socket closed by botocore.internal.Thing")
+
+    monkeypatch.setattr(deps, "chat_model", cache(Breaking))
+    deps.reset()
+    start, *deltas, error = chat().lines()
+    assert deltas and all(d["type"] == "delta" for d in deltas)
+    assert (error["type"], error["code"]) == ("error", "INTERNAL_ERROR")
+    assert error["message"] and "botocore" not in error["message"] and "socket" not in error["message"]
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    assert_consistent(aws.dynamodb, funded.ws.owner_id)
+
+
+def test_a_turn_left_by_a_dead_container_is_billed_once_by_the_sweeper(funded, aws) -> None:
+    raw = handler_module(CHAT).lambda_handler(chat_event(), LambdaContext(function_name=CHAT))
+    chunks = iter(raw["body"])
+    start = json.loads(next(chunks))
+    assert json.loads(next(chunks))["type"] == "delta"
+    # The container freezes here, for longer than a hold lives: the sweeper finds the hold, marked delivered.
+    (hold,) = holds(aws.dynamodb, funded.ws.owner_id)
+    assert (hold["refId"], hold["amount"], hold["streamed"]) == (start["turnId"], 1, True)
+    later = CreditService(
+        ledger_repository(aws.dynamodb), usd_cents_per_credit=1, hold_seconds=900, clock=lambda: time.time() + 901
+    )
+    report = later.sweep()
+    assert (report.settled, report.released) == (1, 0)
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    # It thaws and the visitor has gone: its own settlement finds the turn already billed.
+    raw["body"].close()
+    assert llm_charges(aws, funded.ws.owner_id) == [(-1, start["turnId"])]
+    assert balance(aws, funded.ws.owner_id) == (9, 0)
+    assert_consistent(aws.dynamodb, funded.ws.owner_id)
+
+
+def test_a_visitor_leaving_during_keepalives_is_not_charged(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "0.3")
+    deps.reset()
+    result = chat(prompt="[[offline-slow]] Do you have a rain jacket?", read=2)
+    start, keepalive = (json.loads(chunk) for chunk in result.chunks)
+    assert (start["type"], keepalive) == ("start", {"type": "keepalive"})
+    assert_untouched(aws, funded.ws.owner_id, 10)
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "released"
+
+
+def test_a_stream_closed_before_its_first_line_releases_the_hold(funded, aws) -> None:
+    """The runtime closes the body even when the reader left before the first byte: nothing stays held."""
+    raw = handler_module(CHAT).lambda_handler(chat_event(), LambdaContext(function_name=CHAT))
+    assert raw["statusCode"] == 200
+    assert balance(aws, funded.ws.owner_id) == (9, 1)  # held while the turn is pending
+    raw["body"].close()
+    assert_untouched(aws, funded.ws.owner_id, 10)
+
+
+def test_a_turn_out_of_time_ends_with_an_error_line_before_lambda_stops_it(funded, aws, monkeypatch) -> None:
+    """5 s are kept back from the invocation's time; with 5.3 s left the slow model gets 0.3 s."""
+    monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "10")
+    deps.reset()
+    event = chat_event(prompt="[[offline-slow]] rain jacket")
+    raw = handler_module(CHAT).lambda_handler(event, LambdaContext(function_name=CHAT, timeout_ms=5_300))
+    started = time.monotonic()
+    lines = [json.loads(chunk) for chunk in raw["body"]]
+    raw["body"].close()
+    assert time.monotonic() - started < 1.2  # not the model's 1.5 s of silence
+    assert [line["type"] for line in lines] == ["start", "error"]
+    assert lines[-1]["code"] == "MODEL_TIMEOUT" and lines[-1]["message"]
+    assert_untouched(aws, funded.ws.owner_id, 10)
+
+
+def test_a_turn_whose_hold_was_swept_stops_unpaid(funded, aws) -> None:
+    """If the sweeper released the hold (it expired), the turn must not deliver text for free."""
+    raw = handler_module(CHAT).lambda_handler(chat_event(), LambdaContext(function_name=CHAT))
+    body = iter(raw["body"])
+    start = json.loads(next(body))
+    (hold,) = holds(aws.dynamodb, funded.ws.owner_id)
+    ledger = ledger_repository(aws.dynamodb)
+    assert ledger.release(ledger.get_hold(funded.ws.owner_id, hold["refId"])).value == "applied"
+    rest = [json.loads(chunk) for chunk in body]
+    raw["body"].close()
+    assert [line["type"] for line in rest] == ["error"] and rest[0]["code"] == "MODEL_TIMEOUT"
+    assert llm_charges(aws, funded.ws.owner_id) == []
+    assert marker(aws, funded.ws.owner_id, start["turnId"]) == "released"
+    assert_untouched(aws, funded.ws.owner_id, 10)

@@ -36,6 +36,19 @@ class HoldRecord(Record):
     streamed: bool = False
 
 
+class LedgerEntryRecord(Record):
+    """An immutable ledger entry as stored. The API's ``CreditLedgerEntry`` is mapped from it by the credit
+    service, so the table's layout and the wire shape can change apart."""
+
+    id: str
+    account_id: str
+    amount_credits: int
+    ref_type: RefType
+    ref_id: str
+    description: str
+    created_at: str
+
+
 class Outcome(StrEnum):
     """What a ledger write did. Anything but ``APPLIED`` changed nothing."""
 

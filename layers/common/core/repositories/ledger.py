@@ -15,15 +15,14 @@ from typing import Any
 
 from ..errors import InsufficientCredits
 from ..ids import new_id, now_iso
-from ..models.ledger import BalanceRecord, HoldRecord, Outcome
-from ..models.management import CreditLedgerEntry, RefType
+from ..models.kinds import RefType
+from ..models.ledger import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
 from .dynamo import StorageUnavailable, from_item, query_all, to_item, translate_errors
 from .ledger_items import HOLD_SHARDS, LedgerItems, balance_sk, hold_sk, key, marker_sk
 
 EXPIRING_HOLDS_INDEX = "expiringHolds"
 CONFLICT_ATTEMPTS = 6
 FAILED = "ConditionalCheckFailed"
-_KEYS = ("pk", "sk")
 
 
 class LedgerRepository:
@@ -44,7 +43,7 @@ class LedgerRepository:
         item = self._get(account_id, hold_sk(ref_id))
         return HoldRecord.model_validate(item) if item else None
 
-    def entries(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> list[CreditLedgerEntry]:
+    def entries(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> list[LedgerEntryRecord]:
         """Entries newest first, the ``take`` after the first ``skip`` (of ``ref_type`` only, if given)."""
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -59,7 +58,7 @@ class LedgerRepository:
             request["FilterExpression"] = "refType = :type"
             request["ExpressionAttributeValues"] |= to_item({":type": ref_type})
         found = query_all(self._db, request, limit=skip + take)[skip:]
-        return [CreditLedgerEntry.model_validate({k: v for k, v in e.items() if k not in _KEYS}) for e in found]
+        return [LedgerEntryRecord.model_validate(entry) for entry in found]  # a record ignores the key attributes
 
     def expired_holds(self, now: str, limit: int = 100) -> list[HoldRecord]:
         """Holds whose ``expiresAt`` has passed (the index is eventually consistent: callers re-check)."""
@@ -186,8 +185,8 @@ class LedgerRepository:
         raise StorageUnavailable("The ledger is busy; try again")
 
 
-def _entry(account_id: str, amount: int, ref_type: RefType, ref_id: str, description: str) -> CreditLedgerEntry:
-    return CreditLedgerEntry(
+def _entry(account_id: str, amount: int, ref_type: RefType, ref_id: str, description: str) -> LedgerEntryRecord:
+    return LedgerEntryRecord(
         id=new_id("led"), account_id=account_id, amount_credits=amount, ref_type=ref_type, ref_id=ref_id,
         description=description, created_at=now_iso(),
     )  # fmt: skip

@@ -5,8 +5,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from ..models.ledger import HoldRecord
-from ..models.management import CreditLedgerEntry
+from ..models.ledger import HoldRecord, LedgerEntryRecord
 from .dynamo import to_item
 
 HOLD_SHARDS = 8  # expiring holds are indexed across 8 partitions, so no single index key runs hot
@@ -30,7 +29,7 @@ def marker_sk(ref_type: str, ref_id: str) -> str:
     return f"REF#{ref_type}#{ref_id}"
 
 
-def entry_sk(entry: CreditLedgerEntry) -> str:
+def entry_sk(entry: LedgerEntryRecord) -> str:
     return f"ENTRY#{entry.created_at}#{entry.id}"  # time first: a descending Query is newest first
 
 
@@ -56,8 +55,8 @@ class LedgerItems:
             }
         }
 
-    def put_entry(self, entry: CreditLedgerEntry) -> dict[str, Any]:
-        item = key(entry.account_id, entry_sk(entry)) | to_item(entry.model_dump(by_alias=True))
+    def put_entry(self, entry: LedgerEntryRecord) -> dict[str, Any]:
+        item = key(entry.account_id, entry_sk(entry)) | to_item(entry.attributes())
         return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
 
     def put_hold(self, hold: HoldRecord) -> dict[str, Any]:

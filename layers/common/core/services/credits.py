@@ -16,8 +16,15 @@ from datetime import UTC, datetime
 
 from .. import observability
 from ..ids import iso
-from ..models.ledger import HoldRecord, Outcome
-from ..models.management import CreditAmounts, CreditBalance, CreditHistory, CreditHistoryQuery, RefType
+from ..models.ledger import HoldRecord, LedgerEntryRecord, Outcome
+from ..models.management import (
+    CreditAmounts,
+    CreditBalance,
+    CreditHistory,
+    CreditHistoryQuery,
+    CreditLedgerEntry,
+    RefType,
+)
 from ..repositories.ledger import LedgerRepository
 from . import together
 
@@ -58,7 +65,8 @@ class CreditService:
             lambda: self._ledger.entries(account_id, ref_type=query.ref_type, skip=query.offset, take=query.limit),
         )
         total = balance.result().entry_count(query.ref_type)
-        entries = page.result() if query.offset < total else []  # read together: a page past the end is dropped
+        records = page.result() if query.offset < total else []  # read together: a page past the end is dropped
+        entries = [_wire_entry(record) for record in records]
         return CreditHistory(entries=entries, total=total, limit=query.limit, offset=query.offset)
 
     # --- billing
@@ -108,6 +116,11 @@ class CreditService:
                 settled += self.settle(current) is Outcome.APPLIED
         # A full batch means more may wait; one that changed nothing (index lag) must not spin the caller.
         return SweepReport(settled=settled, released=released, more=len(expired) >= batch and settled + released > 0)
+
+
+def _wire_entry(record: LedgerEntryRecord) -> CreditLedgerEntry:
+    """The API's view of a stored entry (today field for field: the two may differ, the wire must not change)."""
+    return CreditLedgerEntry.model_validate(record.model_dump())
 
 
 def _iso(epoch_seconds: float) -> str:

@@ -19,10 +19,7 @@ from ..errors import NotFound, ValidationFailed
 from ..ids import new_id, now_iso
 from ..models.chat import ChatRequest
 from ..models.records import AgentRecord, BrandRecord, WorkspaceRecord
-from ..repositories.agents import AgentRepository
-from ..repositories.conversations import ConversationStore
-from ..repositories.workspaces import WorkspaceRepository
-from . import together
+from . import ports, together
 from .chat_stream import ChatStream
 from .credits import CreditService
 from .rate_limit import SlidingWindowLimiter
@@ -37,12 +34,12 @@ class ChatService:
     def __init__(
         self,
         *,
-        agents: AgentRepository,
-        workspaces: WorkspaceRepository,
+        agents: ports.Agents,
+        workspaces: ports.Workspaces,
         limiter: SlidingWindowLimiter,
         credits: CreditService,
         model: Callable[[], ChatModel],
-        conversations: ConversationStore,
+        conversations: ports.Conversations,
         price: int,
         visitor_limit: int,
         max_tokens: int,

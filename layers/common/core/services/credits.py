@@ -25,8 +25,7 @@ from ..models.management import (
     CreditLedgerEntry,
     RefType,
 )
-from ..repositories.ledger import LedgerRepository
-from . import together
+from . import ports, together
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class SweepReport:
 class CreditService:
     def __init__(
         self,
-        ledger: LedgerRepository,
+        ledger: ports.Ledger,
         *,
         usd_cents_per_credit: int,
         hold_seconds: int,

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationFailed
-from ..repositories.idempotency import IdempotencyRepository, known_not_applied
+from ..repositories.idempotency import known_not_applied
+from . import ports
 
 MAX_KEY_LENGTH = 255
 
@@ -60,7 +61,7 @@ def _sha256(value: str) -> str:
 
 
 class Idempotency:
-    def __init__(self, records: IdempotencyRepository):
+    def __init__(self, records: ports.IdempotencyRecords):
         self._records = records
 
     def run(

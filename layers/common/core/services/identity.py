@@ -24,7 +24,7 @@ from ..errors import RateLimited, TokenExpired, Unauthorized, ValidationFailed
 from ..ids import new_id, now_iso
 from ..mail import Mailer, Message
 from ..models.records import SessionRecord, UserRecord
-from ..repositories.users import UserRepository
+from . import ports
 from .rate_limit import SlidingWindowLimiter
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
@@ -81,7 +81,7 @@ class PortalCaller:
 class IdentityService:
     def __init__(
         self,
-        users: UserRepository,
+        users: ports.Users,
         mailer: Callable[[], Mailer],
         jwt_secret: Callable[[], bytes],
         jwks: Callable[[str], JwksCache],

@@ -22,8 +22,8 @@ from ..errors import ApiKeysNotAvailable, Conflict, NotFound
 from ..ids import new_id, now_iso
 from ..models.management import ApiKey, MintedApiKey, MintKeyRequest
 from ..models.records import ApiKeyRecord, UserRecord, WorkspaceRecord
-from ..repositories.api_keys import ApiKeyRepository
 from ..settings import PlanLimits
+from . import ports
 from .idempotency import Claim, Idempotency
 from .workspaces import WorkspaceService
 
@@ -42,7 +42,7 @@ class KeyAdminService:
     def __init__(
         self,
         workspaces: WorkspaceService,
-        keys: ApiKeyRepository,
+        keys: ports.ApiKeys,
         plan_of: Callable[[str], PlanLimits],
         default_rate_limit: int,
         replay_secret: Callable[[], bytes],

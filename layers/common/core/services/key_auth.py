@@ -24,9 +24,7 @@ from ..auth.bearer import bearer_token
 from ..errors import DomainError, OriginNotAllowed, SignedUrlInvalid, Unauthorized
 from ..ids import now_iso
 from ..models.records import ApiKeyRecord
-from ..repositories.api_keys import ApiKeyRepository
-from ..repositories.rate_limits import RateLimitRepository
-from . import rate_limit
+from . import ports, rate_limit
 from .rate_limit import RateStatus, SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
@@ -54,8 +52,8 @@ class RefusedOrigin(OriginNotAllowed):
 class KeyAuthenticator:
     def __init__(
         self,
-        keys: ApiKeyRepository,
-        limits: RateLimitRepository,
+        keys: ports.ApiKeys,
+        limits: ports.RateCounters,
         default_rate_limit: int,
         clock: Callable[[], float] | None = None,
         *,

@@ -19,9 +19,9 @@ from urllib.parse import unquote
 
 from .. import observability
 from ..errors import InvalidPath, PrefixNotAllowed, RangeNotSatisfiable
-from ..repositories.content import NotModified, ObjectReader, StoredObject
+from ..repositories.content import NotModified, StoredObject
 from ..settings import ALLOWED_R2_PREFIXES
-from . import rate_limit
+from . import ports, rate_limit
 from .media_http import capped_content_range, matches_any, requested_range, split_if_none_match
 
 ROUTE = "/v1/r2"
@@ -77,7 +77,7 @@ class MediaReply:
 
 
 class MediaService:
-    def __init__(self, reader: ObjectReader, default_cache_control: str, max_bytes: int):
+    def __init__(self, reader: ports.MediaObjects, default_cache_control: str, max_bytes: int):
         """``max_bytes``: the most one response may carry (Lambda streams up to 200 MB): a part is cut
         to it, and a whole object larger than that is left to S3 itself, through a presigned URL."""
         self._reader = reader

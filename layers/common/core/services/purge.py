@@ -12,9 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import observability
-from ..repositories.api_keys import ApiKeyRepository
-from ..repositories.purge import ObjectVersionsRepository, PurgeRepository
-from ..repositories.workspaces import WorkspaceRepository
+from . import ports
 
 logger = logging.getLogger(__name__)
 SAFETY_MS = 30_000  # stop this long before the function's timeout
@@ -31,10 +29,10 @@ class PurgeResult:
 class PurgeService:
     def __init__(
         self,
-        workspaces: WorkspaceRepository,
-        records: PurgeRepository,
-        keys: ApiKeyRepository,
-        objects: ObjectVersionsRepository,
+        workspaces: ports.Workspaces,
+        records: ports.WorkspaceRecords,
+        keys: ports.ApiKeys,
+        objects: ports.ObjectVersions,
     ):
         self._workspaces = workspaces
         self._records = records

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from .. import observability
 from ..errors import RateLimited
-from ..repositories.rate_limits import Buckets, RateLimitRepository
+from ..repositories.rate_limits import Buckets
+from . import ports
 from .rate_shards import shard_count, shard_limits, shard_subject
 
 WINDOW_SECONDS = 60
@@ -85,7 +86,7 @@ def _limiter_of(subject: str) -> str:
 
 
 class SlidingWindowLimiter:
-    def __init__(self, counters: RateLimitRepository, clock: Callable[[], float] | None = None):
+    def __init__(self, counters: ports.RateCounters, clock: Callable[[], float] | None = None):
         self._counters = counters
         self._clock = clock
         # Per sharded subject, the shards seen full and when each next has room: a full shard's buckets are

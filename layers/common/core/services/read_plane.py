@@ -19,8 +19,7 @@ from ..models.read_plane import (
     WrapConfig,
 )
 from ..models.records import AgentRecord, PostRecord
-from ..repositories.agents import AgentRepository
-from . import together
+from . import ports, together
 from .feed_cache import RecentFeeds
 
 logger = logging.getLogger(__name__)
@@ -73,7 +72,7 @@ def _filter_value(name: str, value: str | None) -> str | None:
 
 
 class ReadPlaneService:
-    def __init__(self, agents: AgentRepository, feeds: RecentFeeds | None = None):
+    def __init__(self, agents: ports.Agents, feeds: RecentFeeds | None = None):
         self._agents = agents
         self._feeds = feeds or RecentFeeds()
 

@@ -1,7 +1,8 @@
 """httpx underneath: the one retry loop, in a sync and an async flavour that differ only in ``await``.
 
-Everything else — what a request looks like (``Operation``), when to retry (``RetryPolicy``), what an
-error answer becomes (``errors.error_from_response``) — is shared and transport-independent.
+Everything else — what a request looks like (``Operation``), when to retry (``RetryPolicy``, asked
+through one call's ``Retries``), what an error answer becomes (``errors.error_from_response``) — is
+shared and transport-independent.
 Responses come back *streamed* (``stream=True``): JSON operations read them whole, chat and r2
 consume them chunk by chunk.
 """
@@ -17,8 +18,8 @@ import httpx
 
 from . import __version__
 from ._operation import Operation
-from .errors import ApiError, TransportError, error_from_response
-from .retry import RetryPolicy
+from .errors import ApiError, error_from_response
+from .retry import Retries, RetryPolicy
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 USER_AGENT = f"workspace-service-client/{__version__}"
@@ -90,31 +91,20 @@ class SyncTransport:
             json=operation.json_body,
             headers=request_headers(operation, None if url else self._bearer(operation), headers),
         )
-        started, attempt = time.monotonic(), 0
+        retries = Retries(self.retry, operation, request)
         while True:
-            attempt += 1
             try:
                 response = self._http.send(request, stream=True)
             except httpx.TransportError as error:
-                elapsed = time.monotonic() - started
-                delay = self.retry.after_error(error, retry_safe=operation.retry_safe, attempt=attempt, elapsed=elapsed)
-                if delay is None:
-                    raise TransportError(f"{operation.method} {request.url.path}: {error!r}") from error
-            else:
-                if returned(operation, response):
-                    return response
-                elapsed = time.monotonic() - started
-                delay = self.retry.after_status(
-                    response.status_code,
-                    response.headers.get("retry-after"),
-                    retry_safe=operation.retry_safe,
-                    attempt=attempt,
-                    elapsed=elapsed,
-                )
-                content = response.read()
-                response.close()
-                if delay is None:
-                    raise _error(response, content)
+                self._sleep(retries.after_error(error))
+                continue
+            if returned(operation, response):
+                return response
+            delay = retries.after_answer(response)
+            content = response.read()
+            response.close()
+            if delay is None:
+                raise _error(response, content)
             self._sleep(delay)
 
 
@@ -161,31 +151,20 @@ class AsyncTransport:
             json=operation.json_body,
             headers=request_headers(operation, None if url else await self._bearer(operation), headers),
         )
-        started, attempt = time.monotonic(), 0
+        retries = Retries(self.retry, operation, request)
         while True:
-            attempt += 1
             try:
                 response = await self._http.send(request, stream=True)
             except httpx.TransportError as error:
-                elapsed = time.monotonic() - started
-                delay = self.retry.after_error(error, retry_safe=operation.retry_safe, attempt=attempt, elapsed=elapsed)
-                if delay is None:
-                    raise TransportError(f"{operation.method} {request.url.path}: {error!r}") from error
-            else:
-                if returned(operation, response):
-                    return response
-                elapsed = time.monotonic() - started
-                delay = self.retry.after_status(
-                    response.status_code,
-                    response.headers.get("retry-after"),
-                    retry_safe=operation.retry_safe,
-                    attempt=attempt,
-                    elapsed=elapsed,
-                )
-                content = await response.aread()
-                await response.aclose()
-                if delay is None:
-                    raise _error(response, content)
+                await self._sleep(retries.after_error(error))
+                continue
+            if returned(operation, response):
+                return response
+            delay = retries.after_answer(response)
+            content = await response.aread()
+            await response.aclose()
+            if delay is None:
+                raise _error(response, content)
             await self._sleep(delay)
 
 

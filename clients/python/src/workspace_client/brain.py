@@ -23,9 +23,9 @@ from ._generated.operations_brain import AsyncBrainOperations, BrainOperations
 from ._operation import Operation
 from ._transport import AsyncTransport, SyncTransport
 from .chat import ChatEvent, async_events, events
-from .download import COMPLETE, RESTART, Progress, Resumable, default_progress
-from .errors import IncompleteStreamError, TransportError
-from .objects import DOWNLOAD_OK, MAX_DOWNLOAD_ROUNDS, ObjectInfo, object_info, r2
+from .download import WRITE, Progress, Resumable, default_progress
+from .errors import IncompleteStreamError
+from .objects import DOWNLOAD_OK, ObjectInfo, object_info, r2
 
 
 def chat_operation(agent_id: str, prompt: str, client: str, **fields: Any) -> Operation:
@@ -89,25 +89,16 @@ class Brain(_BrainBase, SyncTransport, BrainOperations):
     def download(self, path: str, target: str | Path, *, progress: Progress | bool | None = None) -> Path:
         """Stream the object to ``target``, resuming a ``<target>.part`` left by an interrupted call; checked."""
         state = Resumable(target, default_progress(progress))
-        for _ in range(MAX_DOWNLOAD_ROUNDS):
-            headers = state.request_headers()
+        for headers in state.rounds(path):
             operation = r2("GET", path, headers, DOWNLOAD_OK)
             response = self._follow(operation, self._send(operation), headers)
             try:
-                action = state.accept(response.status_code, response.headers)
-                if action == COMPLETE:
-                    break
-                if action == RESTART:
-                    continue
-                state.write(response.iter_bytes())
+                if state.accept(response.status_code, response.headers) == WRITE:
+                    state.write(response.iter_bytes())
             except httpx.TransportError:
-                continue  # cut mid-body: what arrived is in the part; the next round resumes from there
+                pass  # cut mid-body: what arrived is in the part; the next round resumes from there
             finally:
                 response.close()
-            if state.complete:
-                break
-        else:
-            raise TransportError(f"{path}: no complete download after {MAX_DOWNLOAD_ROUNDS} answers")
         return state.finish()
 
     def _follow(self, operation: Operation, response: httpx.Response, headers: dict[str, str]) -> httpx.Response:
@@ -156,25 +147,16 @@ class AsyncBrain(_BrainBase, AsyncTransport, AsyncBrainOperations):
 
     async def download(self, path: str, target: str | Path, *, progress: Progress | bool | None = None) -> Path:
         state = Resumable(target, default_progress(progress))
-        for _ in range(MAX_DOWNLOAD_ROUNDS):
-            headers = state.request_headers()
+        for headers in state.rounds(path):
             operation = r2("GET", path, headers, DOWNLOAD_OK)
             response = await self._follow(operation, await self._send(operation), headers)
             try:
-                action = state.accept(response.status_code, response.headers)
-                if action == COMPLETE:
-                    break
-                if action == RESTART:
-                    continue
-                await state.awrite(response.aiter_bytes())
+                if state.accept(response.status_code, response.headers) == WRITE:
+                    await state.awrite(response.aiter_bytes())
             except httpx.TransportError:
-                continue
+                pass
             finally:
                 await response.aclose()
-            if state.complete:
-                break
-        else:
-            raise TransportError(f"{path}: no complete download after {MAX_DOWNLOAD_ROUNDS} answers")
         return state.finish()
 
     async def _follow(self, operation: Operation, response: httpx.Response, headers: dict[str, str]) -> httpx.Response:

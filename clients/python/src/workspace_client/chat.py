@@ -69,20 +69,18 @@ class ChatDecoder:
 def events(lines: Iterator[str]) -> Iterator[ChatEvent]:
     decoder = ChatDecoder()
     for line in lines:
-        event = decoder.decode(line)
-        if event is not None:
+        if (event := decoder.decode(line)) is not None:
             yield event
-            if event.final:
-                return
+        if decoder.finished:  # after the final event nothing more is read
+            return
     decoder.end()
 
 
 async def async_events(lines: AsyncIterator[str]) -> AsyncIterator[ChatEvent]:
     decoder = ChatDecoder()
     async for line in lines:
-        event = decoder.decode(line)
-        if event is not None:
+        if (event := decoder.decode(line)) is not None:
             yield event
-            if event.final:
-                return
+        if decoder.finished:  # after the final event nothing more is read
+            return
     decoder.end()

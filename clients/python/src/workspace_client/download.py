@@ -17,11 +17,12 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
-from collections.abc import AsyncIterable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import DownloadIntegrityError
+from .errors import DownloadIntegrityError, TransportError
+from .objects import MAX_DOWNLOAD_ROUNDS
 
 Progress = Callable[[int, int | None], None]
 CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+)")
@@ -58,10 +59,23 @@ class Resumable:
         self.total: int | None = None
         self.etag: str | None = None
         self.offset = 0
+        self.done = False  # the last answer completed the part: no further round
         if self.part.exists() and self.etag_file.exists():
             self.etag, self.offset = self.etag_file.read_text().strip() or None, self.part.stat().st_size
         if not self.etag:
             self.discard()
+
+    def rounds(self, path: str) -> Iterator[dict[str, str]]:
+        """The request headers of each answer the download may take, until one completes the part.
+
+        The sync and async ``download`` only send, ``accept`` and write; a round whose body is cut
+        mid-way (or restarts) leaves ``done`` false, so the next round resumes from the part.
+        """
+        for _ in range(MAX_DOWNLOAD_ROUNDS):
+            yield self.request_headers()
+            if self.done:
+                return
+        raise TransportError(f"{path}: no complete download after {MAX_DOWNLOAD_ROUNDS} answers")
 
     def request_headers(self) -> dict[str, str]:
         if self.offset and self.etag:
@@ -75,6 +89,7 @@ class Resumable:
             found = UNSATISFIED_RANGE.fullmatch(headers.get("content-range", ""))
             if found and self.offset == int(found.group(1)):
                 self.total = self.offset
+                self.done = True
                 return COMPLETE
             return self._restart()
         if status == 206:
@@ -98,11 +113,13 @@ class Resumable:
         with self.part.open("ab") as out:
             for chunk in chunks:
                 self._append(out, chunk)
+        self.done = self.complete
 
     async def awrite(self, chunks: AsyncIterable[bytes]) -> None:
         with self.part.open("ab") as out:
             async for chunk in chunks:
                 self._append(out, chunk)
+        self.done = self.complete
 
     def _append(self, out: BinaryIO, chunk: bytes) -> None:
         out.write(chunk)

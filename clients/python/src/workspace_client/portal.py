@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,11 +32,22 @@ class _PortalSession:
     """What the sync and async portal share: the token holder, the cookie, what a result teaches."""
 
     _http: Any
+    _new_lock: Callable[[], Any]  # a thread lock or an asyncio one: renewals are serialised either way
 
-    def _start_session(self, base_url: str, token: str | None, session: str | None, margin: float) -> None:
-        self._tokens = TokenHolder(token, margin)
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        session: str | None = None,
+        refresh_margin: float = REFRESH_MARGIN_SECONDS,
+        **options: Any,
+    ):
+        super().__init__(base_url, **options)  # type: ignore[call-arg]  # a mixin: the transport is next in the MRO
+        self._tokens = TokenHolder(token, refresh_margin)
         if session:
             self._http.cookies.set(SESSION_COOKIE, session, domain=urlsplit(base_url).hostname or "", path="/")
+        self._lock = self._new_lock()
 
     @property
     def token(self) -> str | None:
@@ -58,18 +70,7 @@ class _PortalSession:
 class Portal(_PortalSession, SyncTransport, PortalOperations):
     """Sync portal client. ``token``: a portal JWT to start with; ``session``: a ``session`` cookie value."""
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        token: str | None = None,
-        session: str | None = None,
-        refresh_margin: float = REFRESH_MARGIN_SECONDS,
-        **options: Any,
-    ):
-        super().__init__(base_url, **options)
-        self._start_session(base_url, token, session, refresh_margin)
-        self._lock = threading.Lock()
+    _new_lock = threading.Lock
 
     def sign_in_with_magic_link(self, link_or_token: str) -> Account:
         """Verify the mailed link (the URL or its token), then mint the portal JWT from the new session."""
@@ -116,18 +117,7 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
 class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
     """Async portal client (``async with AsyncPortal(url) as portal``); the same methods, awaited."""
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        token: str | None = None,
-        session: str | None = None,
-        refresh_margin: float = REFRESH_MARGIN_SECONDS,
-        **options: Any,
-    ):
-        super().__init__(base_url, **options)
-        self._start_session(base_url, token, session, refresh_margin)
-        self._lock = asyncio.Lock()
+    _new_lock = asyncio.Lock
 
     async def sign_in_with_magic_link(self, link_or_token: str) -> Account:
         account = (await self.verify_magic_link(token=magic_link_token(link_or_token))).user

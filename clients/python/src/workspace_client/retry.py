@@ -15,11 +15,13 @@ What is retried:
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
 
 import httpx
 
-from .errors import retry_after_seconds
+from ._operation import Operation
+from .errors import TransportError, retry_after_seconds
 
 NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
@@ -61,3 +63,38 @@ class RetryPolicy:
 
 
 NO_RETRY = RetryPolicy(max_attempts=1)
+
+
+class Retries:
+    """One call's attempts and clock, and what the policy says after each failed send.
+
+    The sync and async loops share it, so they differ only in how they send, read and wait.
+    """
+
+    def __init__(self, policy: RetryPolicy, operation: Operation, request: httpx.Request):
+        self.policy, self.operation, self.request = policy, operation, request
+        self.started, self.attempt = time.monotonic(), 0
+
+    def after_error(self, error: httpx.TransportError) -> float:
+        """The wait before the next send after a transport error; raises ``TransportError`` to give up."""
+        self.attempt += 1
+        delay = self.policy.after_error(
+            error, retry_safe=self.operation.retry_safe, attempt=self.attempt, elapsed=self._elapsed()
+        )
+        if delay is None:
+            raise TransportError(f"{self.operation.method} {self.request.url.path}: {error!r}") from error
+        return delay
+
+    def after_answer(self, response: httpx.Response) -> float | None:
+        """The wait before the next send after an answer outside ``operation.ok``; None to give up."""
+        self.attempt += 1
+        return self.policy.after_status(
+            response.status_code,
+            response.headers.get("retry-after"),
+            retry_safe=self.operation.retry_safe,
+            attempt=self.attempt,
+            elapsed=self._elapsed(),
+        )
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self.started

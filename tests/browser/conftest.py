@@ -1,5 +1,8 @@
 """Headless Chromium (Debian's ``chromium`` + ``chromium-driver``, driven by Selenium) against the local runner.
 
+The tests (``test_widget_*.py``, one module a concern: chat, media, limits, safety) open pages, each on
+its own origin, that embed clients/web/brand-widget.js; ``tests/support/brand_widget.py`` drives them.
+
 Nothing is downloaded: the driver and the browser are given by path and Selenium Manager runs offline.
 Without the binaries the tests skip, naming ``make browser-deps``; with ``CI=true`` or
 ``REQUIRE_BROWSER=1`` they fail instead, so CI cannot pass by skipping them.
@@ -25,6 +28,7 @@ from local.page import serve_page
 from local.template import ROOT
 from tests.e2e.conftest import LocalService, started_service
 from tests.e2e.test_portal_http import portal, sign_in
+from tests.support.brand_widget import Page
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_BINARY", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("CHROMEDRIVER_BINARY", "/usr/bin/chromedriver"))
@@ -83,9 +87,11 @@ def driver(browser_available: None) -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
+# The runner, its page servers and keys last for the package (its test modules are one suite split by concern):
+# one runner, as when the tests were one module.
+@pytest.fixture(scope="package")
 def service(browser_available: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
-    """A runner of this module's own: the tests spend credits and mint keys."""
+    """A runner of the browser tests' own: the tests spend credits and mint keys."""
     yield from started_service(tmp_path_factory.mktemp("browser-state"))
 
 
@@ -96,15 +102,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@dataclass(frozen=True)
-class Page:
-    url: str
-    origin: str
-
-
 @dataclass
 class Pages:
-    """Page servers for the module, each on its own origin, all stopped at the end."""
+    """Page servers for the browser tests, each on its own origin, all stopped at the end."""
 
     brain: str
     servers: list[Any]
@@ -115,7 +115,7 @@ class Pages:
         return Page(url, url.rstrip("/"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def pages(service: LocalService) -> Iterator[Pages]:
     served = Pages(service.brain, [])
     yield served
@@ -133,7 +133,7 @@ def set_plan(service: LocalService, email: str, plan: str) -> None:
     assert json.loads(done.stdout)["plan"] == plan
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def mint_key(service: LocalService) -> Callable[..., str]:
     """Mint a key of a demo workspace through the portal, as its owner: ``mint_key(index, origins, rate_limit)``."""
     jwts: dict[int, str] = {}
@@ -150,3 +150,16 @@ def mint_key(service: LocalService) -> Callable[..., str]:
         return minted.json()["key"]["key"]
 
     return mint
+
+
+@pytest.fixture(scope="package")
+def first(service: LocalService) -> dict[str, Any]:
+    return service.demo["workspaces"][0]
+
+
+@pytest.fixture(scope="package")
+def page(pages: Pages, mint_key: Callable[..., str], first: dict[str, Any]) -> Page:
+    """The brand's page, on an origin its key allows."""
+    port = free_port()
+    key = mint_key(0, [f"http://127.0.0.1:{port}"])
+    return pages.serve(key=key, agent_id=first["agents"][0]["id"], port=port)

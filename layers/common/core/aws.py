@@ -21,8 +21,10 @@ def client(service: str) -> Any:
     from botocore.config import Config
 
     # SigV4 for S3 too: botocore would presign S3 URLs with SigV2, which newer buckets refuse.
-    signing = {"signature_version": "s3v4"} if service == "s3" else {}
-    return boto3.client(service, config=Config(connect_timeout=2, read_timeout=10, **signing))
+    signing: dict[str, Any] = {"signature_version": "s3v4"} if service == "s3" else {}
+    config = Config(connect_timeout=2, read_timeout=10, **signing)
+    # boto3-stubs type client() once per literal service name; this cache takes any name, and answers Any.
+    return boto3.client(service, config=config)  # type: ignore[call-overload]
 
 
 def during_init(*factories: Callable[[], Any]) -> None:
@@ -53,5 +55,5 @@ def bedrock_runtime() -> Any:
     from botocore.config import Config
 
     # One retry at most: a visitor is waiting, and the turn has its own deadline.
-    retries = {"mode": "standard", "total_max_attempts": 2}
-    return boto3.client("bedrock-runtime", config=Config(connect_timeout=2, read_timeout=60, retries=retries))
+    config = Config(connect_timeout=2, read_timeout=60, retries={"mode": "standard", "total_max_attempts": 2})
+    return boto3.client("bedrock-runtime", config=config)

@@ -51,8 +51,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found = dict(pairs)
     if len(found) != len(pairs):
         seen: set[str] = set()
-        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise BodyRefused(f"body: key {json.dumps(repeated)} appears more than once")
+        for key, _ in pairs:  # the first key seen twice is the one named
+            if key in seen:
+                raise BodyRefused(f"body: key {json.dumps(key)} appears more than once")
+            seen.add(key)
     return found
 
 

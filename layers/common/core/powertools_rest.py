@@ -56,7 +56,7 @@ def register_lazy_package(name: str) -> None:
 
     package.__getattr__ = __getattr__  # type: ignore[method-assign]
     if public is not None:
-        package.__all__ = public
+        package.__dict__["__all__"] = public  # ModuleType does not declare __all__
     sys.modules[name] = package
     parent, _, child = name.rpartition(".")
     setattr(importlib.import_module(parent), child, package)

@@ -39,7 +39,7 @@ class SignedParams:
 
 def carries_signature(query: Mapping[str, str] | None) -> bool:
     """Whether a request tries a signed URL (any of its parameters present)."""
-    return bool(query) and any(name in query for name in PARAMS)
+    return query is not None and any(name in query for name in PARAMS)
 
 
 def sign(secret: bytes, key_id: str, path: str, expires: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
@@ -59,7 +59,13 @@ def _at_most(limit: int) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-def Text(min_length: int, max_length: int, *, pattern: str | None = None, documented: str = VISIBLE) -> Any:
+# The rules below are tuples of pydantic metadata, unpacked into ``Annotated``:
+# ``name: Annotated[str, *name_rules(80)]``.
+# A call cannot be a type (a type checker refuses ``name: Name(80)``); this spelling is the same type at run time.
+Rules = tuple[object, ...]
+
+
+def text_rules(min_length: int, max_length: int, *, pattern: str | None = None, documented: str = VISIBLE) -> Rules:
     """A trimmed string of ``min_length``..``max_length`` characters (as sent) with something visible in it.
 
     ``pattern`` is checked after trimming; ``documented`` is the pattern the OpenAPI document shows.
@@ -67,12 +73,12 @@ def Text(min_length: int, max_length: int, *, pattern: str | None = None, docume
     length = Field(
         min_length=min_length, max_length=max_length, pattern=pattern, json_schema_extra={"pattern": documented}
     )
-    return Annotated[str, length, _at_most(max_length)]
+    return (length, _at_most(max_length))
 
 
-def Name(max_length: int) -> Any:  # used as a type: ``name: Name(80)``
+def name_rules(max_length: int) -> Rules:
     """A human-readable name: trimmed, 1..max_length characters, no control characters, not blank-looking."""
-    return Annotated[Text(1, max_length, documented=NAME_PATTERN), AfterValidator(_clean_name)]
+    return (*text_rules(1, max_length, documented=NAME_PATTERN), AfterValidator(_clean_name))
 
 
 def _visible_prompt(value: str) -> str:
@@ -83,7 +89,7 @@ def _visible_prompt(value: str) -> str:
 
 # The chat prompt: whitespace at either end is trimmed, and a prompt with nothing visible is refused
 # before any credit is held (so it is never billed).
-Prompt = Annotated[Text(1, 4000), AfterValidator(_visible_prompt)]
+Prompt = Annotated[str, *text_rules(1, 4000), AfterValidator(_visible_prompt)]
 
 
 def _ascii_digits(value: object) -> object:
@@ -108,12 +114,12 @@ def _integral(value: object) -> object:
     return value
 
 
-def WholeNumber(minimum: int, maximum: int) -> Any:  # used as a type: ``rate_limit: WholeNumber(1, 100)``
+def whole_number_rules(minimum: int, maximum: int) -> Rules:  # ``Annotated[int, *whole_number_rules(1, 100)]``
     """An integer in a JSON body: a number with no fractional part; never a string, a boolean or 1.5.
 
     The bounds come before the validator so that pydantic writes them into the JSON schema.
     """
-    return Annotated[int, Field(ge=minimum, le=maximum), BeforeValidator(_integral)]
+    return (Field(ge=minimum, le=maximum), BeforeValidator(_integral))
 
 
 _EMAIL_CHAR = "[^@\\s\x00-\x1f\x7f-\x9f]"  # no control character (literal ones: the pattern engines differ)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -12,10 +12,10 @@ from .fields import (
     EMAIL_PATTERN,
     QUERY_INT_MAX,
     AllowedOrigins,
-    Name,
     QueryInt,
-    Text,
-    WholeNumber,
+    name_rules,
+    text_rules,
+    whole_number_rules,
 )
 from .kinds import RefType, Role, WorkspaceOrigin, WorkspaceType
 
@@ -145,24 +145,24 @@ class ErrorBody(ApiModel):
 
 
 class MagicLinkRequest(RequestModel):
-    email: Text(3, 254, pattern=EMAIL_PATTERN, documented=EMAIL_DOCUMENTED)
+    email: Annotated[str, *text_rules(3, 254, pattern=EMAIL_PATTERN, documented=EMAIL_DOCUMENTED)]
 
 
 class MagicLinkVerifyRequest(RequestModel):
-    token: Text(1, 512)
+    token: Annotated[str, *text_rules(1, 512)]
 
 
 class IdTokenRequest(RequestModel):
-    id_token: Text(1, 8192)
+    id_token: Annotated[str, *text_rules(1, 8192)]
 
 
 class CreateWorkspaceRequest(RequestModel):
-    name: Name(80)  # also the default brand's name
+    name: Annotated[str, *name_rules(80)]  # also the default brand's name
 
 
 class MintKeyRequest(RequestModel):
-    name: Name(64)
-    rate_limit: WholeNumber(1, 100_000) | None = None
+    name: Annotated[str, *name_rules(64)]
+    rate_limit: Annotated[int, *whole_number_rules(1, 100_000)] | None = None
     allowed_origins: AllowedOrigins | None = None
 
 

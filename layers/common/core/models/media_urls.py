@@ -8,7 +8,7 @@ from pydantic import Field, StringConstraints
 
 from ..auth.media_signing import DEFAULT_SECONDS, MAX_SECONDS, MIN_SECONDS
 from .base import ApiModel, RequestModel
-from .fields import WholeNumber
+from .fields import whole_number_rules
 
 MAX_PATHS = 50
 # A key as stored, never trimmed (a space is a legal character of an object key); the length in characters
@@ -20,7 +20,7 @@ class MediaUrlsRequest(RequestModel):
     paths: Annotated[list[ObjectKey], Field(min_length=1, max_length=MAX_PATHS)] = Field(
         description="Workspace-relative object keys, as /v1/r2 takes them (same checks and prefix allowlist)"
     )
-    expires_in: WholeNumber(MIN_SECONDS, MAX_SECONDS) = Field(
+    expires_in: Annotated[int, *whole_number_rules(MIN_SECONDS, MAX_SECONDS)] = Field(
         DEFAULT_SECONDS, description="Seconds the URLs stay valid"
     )
 

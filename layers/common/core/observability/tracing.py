@@ -31,11 +31,13 @@ def traced(service: str) -> AbstractContextManager[Any]:
     """The invocation as a ``## <service>`` subsegment (creating the Tracer on first use), when tracing is on."""
     if not tracing_enabled():
         return nullcontext()
-    return tracer(service).provider.in_subsegment(f"## {service}")
+    segment: AbstractContextManager[Any] = tracer(service).provider.in_subsegment(f"## {service}")
+    return segment
 
 
 def subsegment(name: str) -> AbstractContextManager[Any]:
     """A subsegment around a call (e.g. the model's), or nothing when X-Ray is off."""
     if _tracer is None or not tracing_enabled():
         return nullcontext()
-    return _tracer.provider.in_subsegment(name)
+    segment: AbstractContextManager[Any] = _tracer.provider.in_subsegment(name)
+    return segment

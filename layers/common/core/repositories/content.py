@@ -118,7 +118,8 @@ class ObjectReader:
     def presigned_url(self, key: str, expires_in: int) -> str:
         """A GetObject URL for exactly ``key``, valid ``expires_in`` seconds (less if our credentials expire first)."""
         params = {"Bucket": self._bucket, "Key": key}
-        return self._s3.generate_presigned_url("get_object", Params=params, ExpiresIn=expires_in)
+        url: str = self._s3.generate_presigned_url("get_object", Params=params, ExpiresIn=expires_in)
+        return url
 
     def _translate(self, exc: Exception, key: str) -> NotModified:
         code = error_code(exc)
@@ -136,4 +137,5 @@ class ObjectReader:
 
     def _size(self, key: str) -> int:
         with translate_errors("HeadObject"):
-            return self._s3.head_object(Bucket=self._bucket, Key=key)["ContentLength"]
+            size: int = self._s3.head_object(Bucket=self._bucket, Key=key)["ContentLength"]
+        return size

@@ -89,7 +89,8 @@ class UserRepository:
         if found is None:
             return None
         if found["expiresAt"] > time.time():
-            return found["email"]
+            email: str = found["email"]
+            return email
         with translate_errors("DeleteItem"):
             self._db.delete_item(TableName=self._table, Key=to_item(keys.magic_token(token_hash)))
         return None

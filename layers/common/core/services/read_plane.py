@@ -7,13 +7,13 @@ from collections.abc import Callable
 
 from ..errors import NotFound, ValidationFailed
 from ..models import documents
+from ..models.kinds import MediaType
 from ..models.read_plane import (
     AgentMetadata,
     BrandRef,
     FeedPage,
     FeedPost,
     Item,
-    MediaType,
     SiteConfig,
     Suggestions,
     WrapConfig,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from core.auth.api_keys import display_prefix, generate, hash_key
@@ -9,7 +11,8 @@ from core.errors import RateLimited, Unauthorized
 from core.models.records import ApiKeyRecord
 from core.repositories.dynamo import StorageUnavailable
 from core.repositories.rate_limits import Added, Buckets
-from core.services.key_auth import VAGUE_MESSAGE, KeyAuthenticator, RateStatus, WorkspaceCaller
+from core.services.key_auth import VAGUE_MESSAGE, KeyAuthenticator, WorkspaceCaller
+from core.services.rate_limit import RateStatus
 
 RAW = generate(b"k" * 32)
 NOW = 1_800_000_030.25  # 30.25 s into a minute: counted in the one-second bucket 1_800_000_030
@@ -35,6 +38,9 @@ class FakeKeys:
         self.lookups.append(key_hash)
         return self.records.get(key_hash)
 
+    def hash_of(self, key_id: str) -> str | None:
+        return next((record.key_hash for record in self.records.values() if record.id == key_id), None)
+
     def touch_last_used(self, key_hash: str, at: str) -> None:
         self.touched.append((key_hash, at))
 
@@ -49,7 +55,7 @@ class FakeLimits:
     def read(self, subject: str) -> Buckets:
         return self.items.get(subject, Buckets())
 
-    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop, expires_at: int) -> Added:
+    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop: Iterable[int], expires_at: int) -> Added:
         self.calls.append((subject, bucket, cap))
         now = self.read(subject)
         if now != seen and not (now.newest == seen.newest == bucket):
@@ -74,7 +80,7 @@ def limits() -> FakeLimits:
 
 @pytest.fixture
 def auth(keys: FakeKeys, limits: FakeLimits) -> KeyAuthenticator:
-    return KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: NOW)  # type: ignore[arg-type]
+    return KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: NOW)
 
 
 def bearer(value: str) -> dict[str, str]:
@@ -135,7 +141,7 @@ def test_valid_key_resolves_to_its_workspace(auth: KeyAuthenticator, keys: FakeK
 def test_last_used_is_touched_once_per_minute(keys: FakeKeys, limits: FakeLimits) -> None:
     keys.add(RAW)
     now = [NOW]
-    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now[0])  # type: ignore[arg-type]
+    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now[0])
     for step in (0, 0, 5, 20):  # 30.25 → 55.25 s: one minute, several buckets
         now[0] += step
         auth.authenticate(bearer(RAW))
@@ -166,7 +172,7 @@ def test_a_failed_last_used_touch_lets_the_counted_request_through(
 
 def test_default_rate_limit_when_record_has_none(keys: FakeKeys, limits: FakeLimits) -> None:
     keys.add(RAW, rate_limit=None)
-    auth = KeyAuthenticator(keys, limits, default_rate_limit=7, clock=lambda: NOW)  # type: ignore[arg-type]
+    auth = KeyAuthenticator(keys, limits, default_rate_limit=7, clock=lambda: NOW)
     assert auth.authenticate(bearer(RAW)).rate.limit == 7
     assert limits.calls[0][2] == 7
 
@@ -196,7 +202,7 @@ def test_retry_after_is_whole_seconds_until_the_request_leaves_every_rolling_min
     keys: FakeKeys, limits: FakeLimits, now: float, reset: int
 ) -> None:
     keys.add(RAW, rate_limit=1)
-    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now)  # type: ignore[arg-type]
+    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now)
     assert auth.authenticate(bearer(RAW)).rate.reset_seconds == reset
     with pytest.raises(RateLimited) as caught:
         auth.authenticate(bearer(RAW))
@@ -206,7 +212,7 @@ def test_retry_after_is_whole_seconds_until_the_request_leaves_every_rolling_min
 def test_a_request_leaves_the_window_61_seconds_after_its_second_began(keys: FakeKeys, limits: FakeLimits) -> None:
     keys.add(RAW, rate_limit=1)
     now = [NOW]
-    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now[0])  # type: ignore[arg-type]
+    auth = KeyAuthenticator(keys, limits, default_rate_limit=600, clock=lambda: now[0])
     auth.authenticate(bearer(RAW))
     now[0] = int(NOW) + 60.999  # its second is still partly within the last 60 s: counted whole
     with pytest.raises(RateLimited) as caught:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from core import origins
 from core.auth import media_signing
 from core.errors import SignedUrlExpired, SignedUrlInvalid
+from core.repositories.rate_limits import Added, Buckets
+from core.services.key_auth import KeyAuthenticator
 from core.services.media import _CachePolicy
 from core.services.media_urls import request_base_url, signed_url
 
@@ -166,7 +170,7 @@ def test_the_base_url(headers, context, base) -> None:
 
 
 class _Recorder:
-    """A key repository and a secret that record every call (any call is I/O on AWS)."""
+    """A key repository, rate-limit counters and a secret that record every call (any call is I/O on AWS)."""
 
     def __init__(self) -> None:
         self.calls: list[str] = []
@@ -182,11 +186,20 @@ class _Recorder:
     def get_by_hash(self, key_hash: str) -> None:
         self.calls.append("dynamodb:GetItem")
 
+    def touch_last_used(self, key_hash: str, at: str) -> None:
+        self.calls.append("dynamodb:UpdateItem")
 
-def _authenticator(recorder: _Recorder):
-    from core.services.key_auth import KeyAuthenticator
+    def read(self, subject: str) -> Buckets:  # the rate-limit counters
+        self.calls.append("dynamodb:GetItem")
+        return Buckets()
 
-    return KeyAuthenticator(recorder, None, 600, lambda: NOW, signing_secret=recorder.secret)  # type: ignore[arg-type]
+    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop: Iterable[int], expires_at: int) -> Added:
+        self.calls.append("dynamodb:UpdateItem")
+        return Added(counted=True, item=seen)
+
+
+def _authenticator(recorder: _Recorder) -> KeyAuthenticator:
+    return KeyAuthenticator(recorder, recorder, 600, lambda: NOW, signing_secret=recorder.secret)
 
 
 def test_expiry_is_checked_before_any_aws_call_and_the_mac_before_any_dynamodb_call() -> None:

@@ -72,7 +72,7 @@ def test_shard_zero_is_the_subjects_own_item_and_the_others_are_distinct() -> No
 
 def test_a_small_limit_uses_one_item_and_stays_exact() -> None:
     limits = CountingLimits()
-    take = SlidingWindowLimiter(limits, clock=lambda: NOW).take  # type: ignore[arg-type]
+    take = SlidingWindowLimiter(limits, clock=lambda: NOW).take
     assert [take("key#k", 30_000).remaining for _ in range(3)] == [29_999, 29_998, 29_997]
     for _ in range(3):
         take("key#small", 3)
@@ -90,7 +90,7 @@ def tiny_shards(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_requests_spread_over_every_shard(tiny_shards: None) -> None:
     limits = CountingLimits()
-    take = SlidingWindowLimiter(limits, clock=lambda: NOW).take  # type: ignore[arg-type]
+    take = SlidingWindowLimiter(limits, clock=lambda: NOW).take
     assert shard_count(1_200, 60) == 20
     statuses = [take("key#hot", 1_200) for _ in range(400)]
     assert limits.written() == {shard_subject("key#hot", index) for index in range(20)}
@@ -102,7 +102,7 @@ def test_requests_spread_over_every_shard(tiny_shards: None) -> None:
 def test_a_sharded_limit_admits_exactly_the_limit_then_refuses_until_a_shard_has_room(tiny_shards: None) -> None:
     now = [NOW]
     limits = CountingLimits()
-    take = SlidingWindowLimiter(limits, clock=lambda: now[0]).take  # type: ignore[arg-type]
+    take = SlidingWindowLimiter(limits, clock=lambda: now[0]).take
     assert shard_count(130, 60) == 3  # shares 44, 43, 43
     for _ in range(130):
         take("key#hot", 130)  # never refused while any shard has room: every full shard is probed past
@@ -116,14 +116,14 @@ def test_a_sharded_limit_admits_exactly_the_limit_then_refuses_until_a_shard_has
 
 def test_a_request_finds_the_one_shard_with_room(tiny_shards: None) -> None:
     limits = CountingLimits()
-    fill = SlidingWindowLimiter(limits, clock=lambda: NOW).take  # type: ignore[arg-type]
+    fill = SlidingWindowLimiter(limits, clock=lambda: NOW).take
     shares = shard_limits(600, 10)
     for index in range(1, 10):  # fill every shard but 0 directly, as other containers would have
         for _ in range(shares[index]):
             fill(shard_subject("key#hot", index), shares[index])
     for _ in range(5):  # a fresh container each time: a random first shard, known full or not
         limits.calls.clear()
-        SlidingWindowLimiter(limits, clock=lambda: NOW).take("key#hot", 600)  # type: ignore[arg-type]
+        SlidingWindowLimiter(limits, clock=lambda: NOW).take("key#hot", 600)
         assert limits.written() == {"key#hot"}
 
 
@@ -131,8 +131,8 @@ def test_a_container_reads_a_full_shard_once_until_it_has_room(tiny_shards: None
     now = [NOW]
     limits = CountingLimits()
     for _ in range(120):  # two shards of 60, filled by another container
-        SlidingWindowLimiter(limits, clock=lambda: now[0]).take("key#hot", 120)  # type: ignore[arg-type]
-    take = SlidingWindowLimiter(limits, clock=lambda: now[0]).take  # type: ignore[arg-type]
+        SlidingWindowLimiter(limits, clock=lambda: now[0]).take("key#hot", 120)
+    take = SlidingWindowLimiter(limits, clock=lambda: now[0]).take
     limits.reads.clear()
     for _ in range(50):  # a flood over the limit
         with pytest.raises(RateLimited):

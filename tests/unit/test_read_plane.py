@@ -9,7 +9,7 @@ import pytest
 
 from core.errors import NotFound, ValidationFailed
 from core.models.read_plane import FeedPost
-from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord
+from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord, WorkspaceRecord
 from core.services.read_plane import FEED_LIMIT, ReadPlaneService, to_feed_post
 
 WS, OTHER_WS, AGENT = "ws_1", "ws_2", "prj_1"
@@ -31,7 +31,7 @@ def page(key: str, media_type: str | None, order: int | None) -> dict[str, Any]:
 
 
 class FakeAgents:
-    """The AgentRepository methods ReadPlaneService uses, over dicts; records every list_feed call."""
+    """The ``ports.Agents`` methods (AgentRepository's), over dicts; records every list_feed call."""
 
     def __init__(self) -> None:
         self.agents: dict[tuple[str, str], AgentRecord] = {}
@@ -40,9 +40,15 @@ class FakeAgents:
         self.posts: list[PostRecord] = []
         self.items: list[ItemRecord] = []
         self.feed_calls: list[dict[str, Any]] = []
+        self.workspaces: dict[str, WorkspaceRecord] = {}
 
     def get_agent(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
         return self.agents.get((workspace_id, agent_id))
+
+    def get_agent_with_workspace(
+        self, workspace_id: str, agent_id: str
+    ) -> tuple[AgentRecord | None, WorkspaceRecord | None]:
+        return self.get_agent(workspace_id, agent_id), self.workspaces.get(workspace_id)
 
     def list_brands(self, workspace_id: str) -> list[BrandRecord]:
         return [brand for (ws, _), brand in self.brands.items() if ws == workspace_id]
@@ -74,7 +80,7 @@ def repo() -> FakeAgents:
 
 @pytest.fixture
 def service(repo: FakeAgents) -> ReadPlaneService:
-    return ReadPlaneService(repo)  # type: ignore[arg-type]
+    return ReadPlaneService(repo)
 
 
 # --- to_feed_post

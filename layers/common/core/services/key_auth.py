@@ -52,7 +52,7 @@ class RefusedOrigin(OriginNotAllowed):
 class KeyAuthenticator:
     def __init__(
         self,
-        keys: ports.ApiKeys,
+        keys: ports.ApiKeyLookup,
         limits: ports.RateCounters,
         default_rate_limit: int,
         clock: Callable[[], float] | None = None,

@@ -189,7 +189,7 @@ def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str
         values = {
             "code": str(spec.code_uri),
             "layer": str(layer),
-            "runtime": "import core.runtime\n" if spec.streaming else "",
+            "runtime": "import core.lambda_runtime.loop\n" if spec.streaming else "",
             "module": module,
             "accessors": accessors,
             "services": services,

@@ -4,7 +4,7 @@
 wrap/site documents; placeholder media bodies, so no ffmpeg) plus two large media objects;
 ``operations()`` names one request per brain endpoint; ``prepare()`` gives a function its environment and
 fresh clients from the default session (so a hook on that session sees every call it makes); ``invoke()``
-runs one request as ``core.runtime`` does, draining a streamed body chunk by chunk.
+runs one request as ``core.lambda_runtime.loop`` does, draining a streamed body chunk by chunk.
 """
 
 from __future__ import annotations
@@ -118,8 +118,8 @@ def operations(demo: dict[str, Any]) -> list[Operation]:
 
 
 def invoke(op: Operation, event: dict[str, Any]) -> tuple[int, int]:
-    """Status and body bytes; a streamed body is drained chunk by chunk and closed, as core.runtime does."""
-    from core.streaming import StreamBody, body_chunks
+    """Status and body bytes; a streamed body is drained chunk by chunk and closed, as core.lambda_runtime.loop does."""
+    from core.lambda_runtime.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module, stack
 
     spec = stack().functions()[op.function]

@@ -76,7 +76,7 @@ def measure(stack: Stack, function: str, runs: int) -> tuple[float, float]:
     module = spec.handler.rsplit(".", 1)[0]
     source = PROBE.format(
         code=str(spec.code_uri), layer=str(ROOT / "layers" / "common"), module=module,
-        runtime="import core.runtime\n" if spec.streaming else "",
+        runtime="import core.lambda_runtime.loop\n" if spec.streaming else "",
     )  # fmt: skip
     ours, floor = [], []
     for _ in range(runs):

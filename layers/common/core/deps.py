@@ -13,7 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import aws, snapstart
+from . import aws
+from .lambda_runtime import snapstart
 from .settings import PlanLimits, get_settings
 
 if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others

@@ -32,9 +32,9 @@ from .errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
+from .lambda_runtime.response_stream import StreamBody
 from .powertools_rest import APIGatewayRestResolver, NotFoundError, Response
 from .settings import get_settings
-from .streaming import StreamBody
 
 if TYPE_CHECKING:  # the read plane's key check is imported by brain_api, the portal's session check by portal_api
     from .services.identity import PortalCaller

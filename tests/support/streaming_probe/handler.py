@@ -18,7 +18,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
-from core.streaming import StreamBody
+from core.lambda_runtime.response_stream import StreamBody
 
 app = APIGatewayRestResolver()
 

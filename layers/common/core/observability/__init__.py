@@ -1,9 +1,9 @@
 """Logs, metrics and traces through Powertools, behind the few calls the rest of the layer makes.
 
 - ``invocation(plane, handler, event, context)`` frames one invocation (the HTTP factory's resolver,
-  ``core.runtime`` through it, and the workers' ``observed`` decorator): Powertools' ``inject_lambda_context``
-  (cold start, function, request id, the API Gateway request id as ``correlation_id``), then one
-  ``request done`` line with status and latency, then one flush of the invocation's metrics. A streamed
+  ``core.lambda_runtime.loop`` through it, and the workers' ``observed`` decorator): Powertools'
+  ``inject_lambda_context`` (cold start, function, request id, the API Gateway request id as ``correlation_id``),
+  then one ``request done`` line with status and latency, then one flush of the invocation's metrics. A streamed
   body is finished when it closes, so the line and the flush come after the stream.
 - ``count`` / ``add`` record a fact where it is known (services); ``identify`` names the caller.
 - ``subsegment`` traces a call (the model's) when X-Ray is on; Tracer is imported only then.
@@ -26,7 +26,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 
-from ..streaming import StreamBody
+from ..lambda_runtime.response_stream import StreamBody
 from .catalogue import bounded_dimensions, unit_of
 from .tracing import subsegment, traced, tracing_enabled
 

@@ -1,4 +1,4 @@
-"""A chunked HTTP/1.1 POST written straight to a socket, for ``core.runtime``.
+"""A chunked HTTP/1.1 POST written straight to a socket, for ``core.lambda_runtime.loop``.
 
 The Runtime API takes a streamed response as a chunked request body, and a function
 error raised after streaming began as trailers after the last chunk; ``http.client``

@@ -1,8 +1,8 @@
-"""``python -m core.runtime``: a Lambda Runtime API loop that streams each response.
+"""``python -m core.lambda_runtime.loop``: a Lambda Runtime API loop that streams each response.
 
 The managed Python runtime (awslambdaric) can only return a buffered result; an API
 Gateway route with ``ResponseTransferMode: RESPONSE_STREAM`` needs the prelude,
-delimiter and body as a stream (``core.streaming``). ``stream-bootstrap``, the
+delimiter and body as a stream (``response_stream``). ``stream-bootstrap``, the
 function's ``AWS_LAMBDA_EXEC_WRAPPER``, starts this loop instead of awslambdaric, on
 the same interpreter. The local runner starts it too, against ``local.runtime_api``.
 Protocol: https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html
@@ -17,15 +17,15 @@ import json
 import logging
 import os
 import sys
-import time
 import traceback
 from collections.abc import Callable, Iterator
 from http.client import HTTPMessage
 from typing import Any, NoReturn
 
-from . import observability
-from .chunked import ChunkedPost, ReaderGone
-from .streaming import StreamBody, body_chunks, prelude
+from .. import observability
+from .chunked_post import ChunkedPost, ReaderGone
+from .context import Context
+from .response_stream import StreamBody, body_chunks, prelude
 
 API = "/2018-06-01/runtime"
 STREAMING = (
@@ -35,32 +35,6 @@ STREAMING = (
     ("Trailer", "Lambda-Runtime-Function-Error-Body"),
 )
 Handler = Callable[[Any, Any], Any]
-
-
-class Context:
-    """The ``context`` argument, with the attributes Powertools and handlers read."""
-
-    def __init__(self, headers: HTTPMessage):
-        env = os.environ
-        self.aws_request_id = headers["Lambda-Runtime-Aws-Request-Id"]
-        self.invoked_function_arn = headers.get("Lambda-Runtime-Invoked-Function-Arn", "")
-        self.function_name = env.get("AWS_LAMBDA_FUNCTION_NAME", "")
-        self.function_version = env.get("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
-        self.memory_limit_in_mb = int(env.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128"))
-        self.log_group_name = env.get("AWS_LAMBDA_LOG_GROUP_NAME", "")
-        self.log_stream_name = env.get("AWS_LAMBDA_LOG_STREAM_NAME", "")
-        # Only mobile SDK invocations carry these (decoded JSON here); API Gateway never does.
-        self.client_context = _json_header(headers, "Lambda-Runtime-Client-Context")
-        self.identity = _json_header(headers, "Lambda-Runtime-Cognito-Identity")
-        self._deadline_ms = int(headers.get("Lambda-Runtime-Deadline-Ms", "0"))
-
-    def get_remaining_time_in_millis(self) -> int:
-        return max(0, self._deadline_ms - int(time.time() * 1000))
-
-
-def _json_header(headers: HTTPMessage, name: str) -> Any:
-    value = headers.get(name)
-    return json.loads(value) if value else None
 
 
 logger = logging.getLogger(__name__)  # JSON through the plane's Powertools Logger (core.observability)
@@ -115,7 +89,7 @@ def load_handler() -> Handler:
         module = importlib.import_module(module_name.replace("/", "."))
     except Exception as exc:  # incl. SyntaxError in the module: Lambda reports them all as import errors
         _init_failed("Runtime.ImportModuleError", exc, f"Unable to import module {module_name!r}: {exc}")
-    handler = getattr(module, function_name, None)
+    handler: object = getattr(module, function_name, None)
     if not callable(handler):
         missing = AttributeError(function_name)
         _init_failed("Runtime.HandlerNotFound", missing, f"Handler {function_name!r} missing on {module_name!r}")

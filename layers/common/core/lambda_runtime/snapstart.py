@@ -65,7 +65,8 @@ def _register_with_runtime() -> None:
     if _registered_with_runtime:
         return
     try:
-        from snapshot_restore_py import register_after_restore  # shipped with Lambda's Python 3.12+ runtimes
+        # Shipped with Lambda's Python 3.12+ runtimes only: nowhere to find it (or stubs) elsewhere.
+        from snapshot_restore_py import register_after_restore  # type: ignore[import-not-found]
     except ImportError:
         return
     register_after_restore(run_after_restore)

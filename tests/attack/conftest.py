@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from core.auth import portal_jwt
-from tests.e2e.conftest import LocalService, Reply, started_service
+from tests.support.runner import LocalService, Reply, started_service
 
 JSON_TYPE = {"Content-Type": "application/json"}
 ATTACK_MARKER = "attack: the attack suite (forged credentials, cross-tenant reads, injection) over HTTP"

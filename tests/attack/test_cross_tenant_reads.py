@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.attack.conftest import demo
-from tests.e2e.conftest import LocalService, Reply
+from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack
 

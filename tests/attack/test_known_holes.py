@@ -10,7 +10,7 @@ import secrets
 import pytest
 
 from tests.attack.conftest import Cast, demo, portal, raw_request, send
-from tests.e2e.conftest import LocalService, Reply
+from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack
 

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.attack.conftest import magic_token, post_json, verify
-from tests.e2e.conftest import LocalService, Reply
+from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack
 

@@ -15,7 +15,7 @@ import pytest
 
 from core.settings import Settings
 from tests.attack.conftest import post_json
-from tests.e2e.conftest import LocalService, started_service
+from tests.support.runner import LocalService, started_service
 
 pytestmark = pytest.mark.attack
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.attack.conftest import demo, send
-from tests.e2e.conftest import LocalService, Reply
+from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack
 

@@ -8,8 +8,8 @@ import pytest
 from core.cookies import clear_session_cookie, session_cookie
 from core.settings import Settings
 from tests.attack.conftest import magic_token, portal, verify
-from tests.e2e.conftest import LocalService
 from tests.support.lambdas import stack
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.attack
 

@@ -16,7 +16,7 @@ import pytest
 
 from core.auth import media_signing
 from tests.attack.conftest import Cast, demo, portal
-from tests.e2e.conftest import LocalService, Reply
+from tests.support.runner import LocalService, Reply
 from tests.support.signed_urls import register_signatures
 
 pytestmark = pytest.mark.attack

@@ -7,7 +7,7 @@ import pytest
 
 from core.auth.api_keys import generate, is_well_formed
 from tests.attack.conftest import Cast, demo, portal, send
-from tests.e2e.conftest import LocalService, Reply
+from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack
 

@@ -26,9 +26,8 @@ import pytest
 
 from local.page import serve_page
 from local.template import ROOT
-from tests.e2e.conftest import LocalService, started_service
-from tests.e2e.test_portal_http import portal, sign_in
 from tests.support.brand_widget import Page
+from tests.support.runner import LocalService, portal, sign_in, started_service
 
 CHROMIUM = Path(os.environ.get("CHROMIUM_BINARY", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("CHROMEDRIVER_BINARY", "/usr/bin/chromedriver"))

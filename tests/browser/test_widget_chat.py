@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import LocalService
 from tests.support.brand_widget import OBSERVE_REPLY, PROMPT, Page, chat, loaded, network, open_page, wait_for
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.browser
 

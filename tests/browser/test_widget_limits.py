@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import Pages, free_port
-from tests.e2e.conftest import LocalService
 from tests.support.brand_widget import (
     OBSERVE_REPLY,
     PROMPT,
@@ -23,6 +22,7 @@ from tests.support.brand_widget import (
     raw_answers,
     wait_for,
 )
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.browser
 

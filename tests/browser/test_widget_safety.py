@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import Pages, free_port
-from tests.e2e.conftest import LocalService
 from tests.support.brand_widget import loaded, network, open_page, raw_answers, wait_for
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.browser
 

@@ -20,8 +20,8 @@ import httpx
 import pytest
 from workspace_client import AsyncBrain, AuthError, Brain, ChatEvent, NotFoundError, Portal, ValidationError
 
-from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService, started_service
 from tests.support import log_scan
+from tests.support.runner import GENEROUS_SIGN_IN, LocalService, started_service
 
 pytestmark = pytest.mark.e2e
 

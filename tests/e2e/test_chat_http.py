@@ -20,8 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from local.template import Stack, load
-from tests.e2e.conftest import LocalService, started_service
-from tests.e2e.test_portal_http import portal, sign_in
+from tests.support.runner import LocalService, portal, sign_in, started_service
 
 pytestmark = pytest.mark.e2e
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.e2e.conftest import LocalService
+from tests.support.runner import LocalService
 from tests.support.signed_urls import register_signatures
 
 

@@ -6,45 +6,14 @@ import json
 import subprocess
 import sys
 import time
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from core.auth.api_keys import is_well_formed
 from local.template import ROOT, Stack, load
-from tests.e2e.conftest import LocalService
+from tests.support.runner import LocalService, portal, sign_in
 
 pytestmark = pytest.mark.e2e
-
-
-def sign_in(service: LocalService, email: str) -> tuple[str, str]:
-    """Magic link → outbox → verify → session cookie → portal JWT. Returns (cookie, jwt)."""
-    outbox = service.state_dir / "outbox"
-    before = set(outbox.glob("*.json")) if outbox.exists() else set()
-    body = json.dumps({"email": email}).encode()
-    sent = service.request("POST", f"{service.portal}/api/auth/magic-link", body=body)
-    assert (sent.status, sent.json()) == (202, {"sent": True})
-    (mail,) = set(outbox.glob("*.json")) - before
-    message = json.loads(mail.read_text())
-    assert message["to"] == email and message["link"] in message["text"]
-    token = parse_qs(urlsplit(message["link"]).query)["token"][0]
-    verified = service.request(
-        "POST", f"{service.portal}/api/auth/magic-link/verify", body=json.dumps({"token": token}).encode()
-    )
-    assert verified.status == 200 and verified.json()["user"]["email"] == email
-    cookie = verified.header("set-cookie")
-    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
-    session = cookie.split(";", 1)[0]
-    minted = service.request("POST", f"{service.portal}/api/auth/api-token", headers={"Cookie": session})
-    assert minted.status == 200
-    return session, minted.json()["token"]
-
-
-def portal(service: LocalService, method: str, path: str, jwt: str, body: dict | None = None, **headers: str):
-    data = json.dumps(body).encode() if body is not None else None
-    return service.request(
-        method, service.portal + path, headers={"Authorization": f"Bearer {jwt}"} | headers, body=data
-    )
 
 
 def test_sign_in_refresh_and_logout(service: LocalService) -> None:

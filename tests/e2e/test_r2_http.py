@@ -15,7 +15,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from tests.e2e.conftest import LocalService
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.e2e
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from core.auth.portal_jwt import issue
-from tests.e2e.conftest import LocalService
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.e2e
 

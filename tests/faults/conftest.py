@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Aws
-from tests.faults.harness import World, cases, lambda_moto
+from tests.support.fault_harness import World, cases, lambda_moto
 
 
 def pytest_configure(config: pytest.Config) -> None:

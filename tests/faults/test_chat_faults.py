@@ -22,8 +22,8 @@ from core.repositories.workspaces import WorkspaceRepository
 from core.services import rate_limit
 from core.services.credits import CreditService
 from core.settings import get_settings
-from tests.faults.harness import World, framed_error, run_case, run_clean
-from tests.faults.injection import Call, Fault
+from tests.support.fault_harness import World, framed_error, run_case, run_clean
+from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import (
     LambdaContext,
     StreamedResult,

@@ -7,8 +7,8 @@ from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutErr
 
 from core import aws
 from core.settings import get_settings
-from tests.faults.harness import World
-from tests.faults.injection import CONDITIONAL, S3_SLOWDOWN, THROUGHPUT, Call, Plan, _timeouts
+from tests.support.fault_harness import World
+from tests.support.fault_injection import CONDITIONAL, S3_SLOWDOWN, THROUGHPUT, Call, Plan, _timeouts
 
 KEY = {"pk": {"S": "INJECTOR#test"}, "sk": {"S": "INJECTOR"}}
 

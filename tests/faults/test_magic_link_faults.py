@@ -16,8 +16,8 @@ from core.ids import new_id
 from core.repositories.users import UserRepository
 from core.services.identity import sha256
 from core.settings import get_settings
-from tests.faults.harness import World, answered, run_case, run_clean
-from tests.faults.injection import Call, Fault
+from tests.support.fault_harness import World, answered, run_case, run_clean
+from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
 
 

@@ -23,9 +23,9 @@ from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.users import UserRepository
 from core.services.identity import sha256
 from core.settings import get_settings
-from tests.faults.harness import World, answered, framed_error, run_case, run_clean
-from tests.faults.injection import Call, Fault
 from tests.integration.portal.support import Session
+from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
+from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
 from tests.support.seed import Seeder
 

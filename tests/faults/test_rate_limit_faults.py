@@ -17,8 +17,8 @@ from typing import Any
 
 from core.ids import new_id
 from core.services import rate_limit
-from tests.faults.harness import World, answered, framed_error, run_case, run_clean
-from tests.faults.injection import Call, Fault
+from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
+from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
 from tests.support.seed import Seeder
 

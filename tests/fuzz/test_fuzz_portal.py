@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import LocalService, started_service
-from tests.e2e.test_portal_http import portal, sign_in
-from tests.fuzz.support import fuzz
+from tests.support.fuzz import fuzz
+from tests.support.runner import LocalService, portal, sign_in, started_service
 
 pytestmark = pytest.mark.fuzz
 OPERATIONS = 18

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.conftest import LocalService, started_service
+from tests.support.runner import LocalService, started_service
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import LocalService
-from tests.e2e.test_portal_http import portal
-from tests.load.support import (
+from tests.support.ledger_checks import assert_consistent, entries, holds
+from tests.support.load import (
     Owner,
     Shot,
     admitted,
@@ -30,7 +29,7 @@ from tests.load.support import (
     shoot,
     xfail_if_dropped,
 )
-from tests.support.ledger_checks import assert_consistent, entries, holds
+from tests.support.runner import LocalService, portal
 
 pytestmark = pytest.mark.load
 

@@ -15,9 +15,8 @@ from collections import Counter
 
 import pytest
 
-from tests.e2e.conftest import LocalService
-from tests.e2e.test_portal_http import portal
-from tests.load.support import DROPPED, Shot, bearer, burst, mint_key, owner_on_plan, shoot, warm, xfail_if_dropped
+from tests.support.load import DROPPED, Shot, bearer, burst, mint_key, owner_on_plan, shoot, warm, xfail_if_dropped
+from tests.support.runner import LocalService, portal
 
 pytestmark = pytest.mark.load
 

@@ -12,9 +12,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import LocalService
-from tests.e2e.test_portal_http import portal
-from tests.load.support import (
+from tests.support.load import (
     Shot,
     bearer,
     burst,
@@ -25,6 +23,7 @@ from tests.load.support import (
     warm,
     xfail_if_dropped,
 )
+from tests.support.runner import LocalService, portal
 
 pytestmark = pytest.mark.load
 

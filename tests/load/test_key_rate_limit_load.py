@@ -14,8 +14,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import LocalService
-from tests.load.support import (
+from tests.support.load import (
     Shot,
     bearer,
     burst,
@@ -27,6 +26,7 @@ from tests.load.support import (
     warm,
     xfail_if_dropped,
 )
+from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.load
 

@@ -15,10 +15,9 @@ import json
 import pytest
 
 from local.capacity import CONTAINER_MEMORY, PoolLimits
-from tests.e2e.conftest import LocalService
-from tests.e2e.test_portal_http import sign_in
-from tests.load.support import DROPPED, Shot, bearer, burst, shoot
-from tests.local.processes import descendants, rss_bytes
+from tests.support.load import DROPPED, Shot, bearer, burst, shoot
+from tests.support.processes import descendants, rss_bytes
+from tests.support.runner import LocalService, sign_in
 
 pytestmark = pytest.mark.load
 

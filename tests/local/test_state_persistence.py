@@ -22,10 +22,9 @@ from typing import Any
 import pytest
 
 from local.process import RunnerProcess
-from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService
-from tests.e2e.test_portal_http import portal, sign_in
-from tests.load.support import ops, shoot
-from tests.local.processes import descendants, wait_until_gone
+from tests.support.load import ops, shoot
+from tests.support.processes import descendants, wait_until_gone
+from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
 
 pytestmark = pytest.mark.e2e
 

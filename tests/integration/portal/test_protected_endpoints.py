@@ -12,8 +12,8 @@ import pytest
 
 from core.auth import portal_jwt
 from local.events import SAMPLE_KEY
-from tests.integration.portal.idp import forge
 from tests.integration.portal.support import Portal, Session, assert_error
+from tests.support.idp import forge
 
 PROTECTED = [
     "PortalRefreshFunction",

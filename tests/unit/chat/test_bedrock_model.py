@@ -283,7 +283,7 @@ def assert_visitor_safe(error: ModelError, aws_code: str) -> None:
 
 
 def test_importing_the_module_does_not_import_botocore() -> None:
-    layer = Path(__file__).resolve().parents[2] / "layers" / "common"
+    layer = Path(__file__).resolve().parents[3] / "layers" / "common"
     code = "import sys, core.chat.bedrock; print('botocore' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], cwd=layer, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

@@ -12,7 +12,6 @@ from botocore.response import StreamingBody
 
 from core import deps
 from core.services import media
-from core.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
 from tests.support.brain import JSON, UNAUTHORIZED
 from tests.support.lambdas import (
@@ -21,32 +20,13 @@ from tests.support.lambdas import (
     handler_module,
     invoke_streamed,
     sample_event,
-    with_request,
 )
+from tests.support.r2 import R2, get, put, request
 
-R2 = "BrainR2Function"
 DATA = bytes(range(256)) * 1200  # 307,200 bytes: three chunks of at most 128 KiB
 HTTP_DATE = re.compile(r"^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$")
 CLIP = "projects/prj_1/media/clip.mp4"
 CAP = 100_000  # R2_MAX_RESPONSE_BYTES in the tests of the cap: the clip is three times larger
-
-
-def put(aws: Any, workspace_id: str, path: str, body: bytes, **extra: Any) -> str:
-    result = aws.s3.put_object(
-        Bucket=get_settings().content_bucket, Key=f"workspaces/{workspace_id}/{path}", Body=body, **extra
-    )
-    return result["ETag"]
-
-
-def request(path: str | None = None, *, raw_path: str | None = None, **changes: Any) -> dict[str, Any]:
-    event = with_request(sample_event(R2), path_parameters={"path": path} if path else None, **changes)
-    if raw_path is not None:  # exactly as the client sent it: API Gateway keeps it percent-encoded
-        event["path"] = raw_path
-    return event
-
-
-def get(path: str | None = None, *, raw_path: str | None = None, read: int | None = None, **changes: Any):
-    return invoke_streamed(R2, request(path, raw_path=raw_path, **changes), read=read)
 
 
 def assert_error(result: StreamedResult, status: int, code: str) -> dict[str, Any]:
@@ -62,7 +42,7 @@ def vary(result: StreamedResult) -> set[str]:
 
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """128 KiB chunks, so the clip spans three (r2 streams 1 MiB chunks: tests/integration/test_r2_chunks.py)."""
+    """128 KiB chunks, so the clip spans three (r2 streams 1 MiB chunks: test_r2_chunks.py)."""
     monkeypatch.setattr(media, "CHUNK_BYTES", 128 * 1024)
 
 

@@ -17,9 +17,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from ops.__main__ import main as ops_main
-from tests.e2e.conftest import LocalService
-from tests.e2e.test_portal_http import portal, sign_in
 from tests.support import log_scan
+from tests.support.runner import LocalService, portal, sign_in
 
 MAX_CLIENTS = 32  # the runner's bound: it answers every one (queued, or shed with Retry-After)
 DROPPED = 0  # the status recorded when the connection failed before any HTTP status arrived

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from core import errors
 from core.http import brain_api, json_response, parse_body, portal_api
-from tests.unit.http_support import FakeAuthenticator, assert_cors, call, feed_event, patch_key_authenticator
+from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event, patch_key_authenticator
 
 
 @pytest.fixture

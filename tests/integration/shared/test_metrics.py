@@ -137,7 +137,7 @@ def test_a_chat_turn_is_logged_after_its_stream_with_turn_and_charge_and_no_text
 
 
 def test_r2_bytes_are_counted_when_the_stream_ends(tenant, aws, output: Output) -> None:
-    from tests.integration.test_r2 import put, request
+    from tests.support.r2 import put, request
 
     data = b"x" * 70_000
     put(aws, SAMPLE_WORKSPACE_ID, "assets/logo.png", data, ContentType="image/png")

@@ -92,7 +92,7 @@ def fuzz(
         command += ["--header", f"{name}: {value}"]
     for operation in exclude_operations:
         command += ["--exclude-name", operation]
-    env = os.environ | {"SCHEMATHESIS_HOOKS": "tests.fuzz.hooks", "PYTHONPATH": str(ROOT)}
+    env = os.environ | {"SCHEMATHESIS_HOOKS": "tests.support.fuzz_hooks", "PYTHONPATH": str(ROOT)}
     limit = max_time * 4 + 120  # a hung run fails the test instead of CI
     done = subprocess.run(command, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=limit)
     output = done.stdout + done.stderr

@@ -17,7 +17,7 @@ from core.models.ledger import Outcome
 from core.repositories.ledger import LedgerRepository
 from core.services.credits import CreditService
 from core.settings import get_settings
-from tests.integration.test_ledger import ACCOUNT
+from tests.integration.shared.test_ledger import ACCOUNT
 from tests.support.ledger_checks import assert_consistent
 
 THREADS = 50

@@ -10,8 +10,8 @@ import pytest
 from core import deps
 from core.http import fallback_api, json_response, portal_api
 from core.models.read_plane import WhoAmI
+from tests.support.http_boundary import assert_cors, call, feed_event, patch_key_authenticator
 from tests.support.lambdas import sample_event, with_request
-from tests.unit.http_support import assert_cors, call, feed_event, patch_key_authenticator
 
 
 def fallback_event(resource: str, path: str, method: str = "PATCH") -> dict[str, Any]:

@@ -17,7 +17,7 @@ from core.observability.catalogue import CATALOGUE, bounded_dimensions, error_co
 from tests.support import log_scan
 from tests.support.secrets_seen import findings, register_secret
 
-LAYER = Path(__file__).resolve().parents[2] / "layers" / "common"
+LAYER = Path(__file__).resolve().parents[3] / "layers" / "common"
 RAW_KEY = "sk_ws_" + "Q" * 49
 
 
@@ -103,9 +103,10 @@ with observability.subsegment("bedrock.converse_stream") as segment:
 
 
 def test_the_streaming_runtime_logs_one_powertools_json_line_with_its_exception() -> None:
-    """As in a Lambda sandbox (no root handler): core.runtime's own lines are the plane Logger's JSON."""
+    """As in a Lambda sandbox (no root handler): core.lambda_runtime.loop's own lines are the plane Logger's JSON."""
     code = """
-from core import observability, runtime
+from core import observability
+from core.lambda_runtime import loop as runtime
 observability.logger_for("runtime")
 try:
     raise ValueError("boom")
@@ -118,7 +119,7 @@ except ValueError as exc:
     )
     (line,) = [json.loads(text) for text in result.stdout.splitlines()]
     assert (line["level"], line["message"], line["service"]) == ("ERROR", "function error", "workspace-service-runtime")
-    assert line["name"] == "core.runtime" and line["exception_name"] == "ValueError"
+    assert line["name"] == "core.lambda_runtime.loop" and line["exception_name"] == "ValueError"
     assert not result.stderr
 
 

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from local.template import ROOT, load
-from tests.unit.test_streaming_integrations import transformed
+from tests.unit.infra.test_streaming_integrations import transformed
 
 APIS = ("BrainApi", "PortalApi")
 # What one access log line must tell, and the $context variables that could carry a secret or the query string.

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from local.template import TEMPLATE, load
-from tests.unit.test_streaming_integrations import integrations, transformed
+from tests.unit.infra.test_streaming_integrations import integrations, transformed
 
 STREAMING = {"BrainR2Function", "BrainChatFunction"}
 WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction"}

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from core import errors
 from core.http import brain_api, json_response, parse_body, workspace_caller
 from core.models.records import PostRecord
-from tests.unit.http_support import FakeAuthenticator, assert_cors, call, feed_event, patch_key_authenticator
+from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event, patch_key_authenticator
 
 LIMIT = 256 * 1024
 RATE_HEADERS = {"RateLimit-Limit": "600", "RateLimit-Remaining": "599", "RateLimit-Reset": "42"}

@@ -1,4 +1,4 @@
-"""Schemathesis hooks for the fuzz runs (loaded with ``SCHEMATHESIS_HOOKS=tests.fuzz.hooks``).
+"""Schemathesis hooks for the fuzz runs (loaded with ``SCHEMATHESIS_HOOKS=tests.support.fuzz_hooks``).
 
 Schemathesis validates JSON bodies against the document by itself, but has no deserializer
 for the chat's ``application/x-ndjson`` stream. This check validates every line of it

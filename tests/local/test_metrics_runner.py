@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import LocalService, started_service
+from tests.support.runner import LocalService, started_service
 
 PROMPT = "Anything with oat milk and cinnamon this week?"
 

@@ -1,0 +1,116 @@
+"""The local runner (``python -m local``) as a real process, and calling it over HTTP as a client would.
+
+``started_service`` gives a runner of its own (with the demo data) for a fixture's lifetime; the e2e, attack,
+load, fuzz, browser and client suites build their fixtures from it. ``sign_in`` and ``portal`` are the
+management plane's two steps every suite needs: a session by magic link, then calls with the portal JWT.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from local.process import moto_client, running
+from tests.support import log_scan
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+
+@dataclass(frozen=True)
+class LocalService:
+    demo: dict[str, Any]
+    state_dir: Path
+
+    @property
+    def brain(self) -> str:
+        return self.demo["brainUrl"]
+
+    @property
+    def portal(self) -> str:
+        return self.demo["portalUrl"]
+
+    def request(
+        self, method: str, url: str, *, headers: dict[str, str] | None = None, body: bytes | None = None
+    ) -> Reply:
+        headers = dict(headers or {})
+        if body and not any(name.lower() == "content-type" for name in headers):
+            headers["Content-Type"] = "application/json"  # the service answers 415 to a body of any other type
+        req = urllib.request.Request(url, data=body, method=method, headers=headers)
+        log_scan.register_exchange(request_headers=headers, request_body=body)  # secrets no log line may hold
+        try:
+            with urllib.request.urlopen(req, timeout=30) as res:
+                reply = Reply(res.status, {k.lower(): v for k, v in res.headers.items()}, res.read())
+                response_headers = res.headers.items()
+        except urllib.error.HTTPError as err:
+            reply = Reply(err.code, {k.lower(): v for k, v in err.headers.items()}, err.read())
+            response_headers = err.headers.items()
+        log_scan.register_exchange(response_headers=response_headers, response_body=reply.body)
+        return reply
+
+    def aws(self, name: str) -> Any:
+        """A boto3 client of this runner's moto, to look at what the service stored."""
+        return moto_client(self.state_dir, name)
+
+    def brain_get(self, path: str, key: str | None, **headers: str) -> Reply:
+        auth = {"Authorization": f"Bearer {key}"} if key else {}
+        return self.request("GET", self.brain + path, headers=auth | headers)
+
+
+# Every test signs in from 127.0.0.1, so a runner shared by many tests would spend the per-source
+# sign-in mail budget (30 in 15 minutes) and then silently send no mail. Test runners get a larger
+# one; the throttle's own tests pass ``sign_in_limits={}`` to run with the deployed defaults.
+GENEROUS_SIGN_IN = {"MAGIC_LINK_PER_IP": "10000", "MAGIC_LINK_PER_ADDRESS": "1000"}
+
+
+def started_service(state_dir: Path, *, sign_in_limits: dict[str, str] | None = None) -> Iterator[LocalService]:
+    """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts."""
+    limits = GENEROUS_SIGN_IN if sign_in_limits is None else sign_in_limits
+    with running(state_dir, function_env=limits) as demo:
+        yield LocalService(demo, state_dir)
+
+
+def sign_in(service: LocalService, email: str) -> tuple[str, str]:
+    """Magic link → outbox → verify → session cookie → portal JWT. Returns (cookie, jwt)."""
+    outbox = service.state_dir / "outbox"
+    before = set(outbox.glob("*.json")) if outbox.exists() else set()
+    body = json.dumps({"email": email}).encode()
+    sent = service.request("POST", f"{service.portal}/api/auth/magic-link", body=body)
+    assert (sent.status, sent.json()) == (202, {"sent": True})
+    (mail,) = set(outbox.glob("*.json")) - before
+    message = json.loads(mail.read_text())
+    assert message["to"] == email and message["link"] in message["text"]
+    token = parse_qs(urlsplit(message["link"]).query)["token"][0]
+    verified = service.request(
+        "POST", f"{service.portal}/api/auth/magic-link/verify", body=json.dumps({"token": token}).encode()
+    )
+    assert verified.status == 200 and verified.json()["user"]["email"] == email
+    cookie = verified.header("set-cookie")
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+    session = cookie.split(";", 1)[0]
+    minted = service.request("POST", f"{service.portal}/api/auth/api-token", headers={"Cookie": session})
+    assert minted.status == 200
+    return session, minted.json()["token"]
+
+
+def portal(service: LocalService, method: str, path: str, jwt: str, body: dict | None = None, **headers: str):
+    data = json.dumps(body).encode() if body is not None else None
+    return service.request(
+        method, service.portal + path, headers={"Authorization": f"Bearer {jwt}"} | headers, body=data
+    )

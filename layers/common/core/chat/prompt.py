@@ -172,6 +172,8 @@ def conversation(history: list[tuple[str | None, str]], prompt: str) -> tuple[Me
 
 def _role(given: str | None, before_prompt: int) -> Literal["user", "assistant"]:
     """The given role, or by position: odd distances back from the prompt are the assistant's."""
-    if given in ("user", "assistant"):
-        return given
+    if given == "user":  # returned as literals: ``given in (...)`` would leave it a plain ``str`` for mypy
+        return "user"
+    if given == "assistant":
+        return "assistant"
     return "assistant" if before_prompt % 2 else "user"

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 from .. import observability
 from ..ids import iso
+from ..models.kinds import RefType
 from ..models.ledger import HoldRecord, LedgerEntryRecord, Outcome
 from ..models.management import (
     CreditAmounts,
@@ -23,7 +24,6 @@ from ..models.management import (
     CreditHistory,
     CreditHistoryQuery,
     CreditLedgerEntry,
-    RefType,
 )
 from . import ports, together
 

@@ -11,6 +11,7 @@ stays revoked whatever is replayed, retried or minted again.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import hmac
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import Any
 from ..auth import api_keys
 from ..errors import ApiKeysNotAvailable, Conflict, NotFound
 from ..ids import new_id, now_iso
+from ..models.kinds import Role
 from ..models.management import ApiKey, MintedApiKey, MintKeyRequest
 from ..models.records import ApiKeyRecord, UserRecord, WorkspaceRecord
 from ..settings import PlanLimits
@@ -27,7 +29,7 @@ from . import ports
 from .idempotency import Claim, Idempotency
 from .workspaces import WorkspaceService
 
-MANAGERS = ("owner", "admin")
+MANAGERS: tuple[Role, ...] = ("owner", "admin")
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ class KeyAdminService:
         claim: Claim | None,
         *,
         workspace: ManagedWorkspace | None = None,
-        allowed_origins: list[str] | None = None,
+        allowed_origins: builtins.list[str] | None = None,  # ``list`` is the method above, in this class
     ) -> MintedApiKey:
         """A new key; the raw value is in the response only.
 

@@ -124,8 +124,8 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         "every /v1 route; the first request of a key in a minute adds lastUsedAt (one UpdateItem). Minimum beyond "
         f"the key check from {source}.",
         table(headers, rows),
-        "Portal endpoints are not measured by this bench: tests/integration/test_calls_per_request.py keeps their "
-        "counts (docs/data-model.md).",
+        "Portal endpoints are not measured by this bench: "
+        "tests/integration/shared/test_calls_per_request.py keeps their counts (docs/data-model.md).",
     ])  # fmt: skip
     return finish(args, "AWS calls per request (brain endpoints)", command("aws_calls.py", argv or []), markdown)
 

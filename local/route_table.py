@@ -3,7 +3,7 @@
 template.yaml is the one source of truth for routes, but a deployed function cannot read
 it. The fallback function answers 405 with ``Allow`` (RFC 9110) listing the methods of the
 resource, so the table it reads is generated from the template and checked in inside the
-layer; a test fails when it drifts (``tests/unit/test_boundary_routes.py``).
+layer; a test fails when it drifts (``tests/unit/http/test_boundary_routes.py``).
 
 Per plane (the fallback's ``API_PLANE``), per resource path: the routed methods, plus
 ``OPTIONS`` where the API's ``Cors`` answers preflight on every path. ``HEAD`` only where it is

@@ -13,7 +13,7 @@ shared by every environment restored from the snapshot:
 
 Ids, API keys, magic-link tokens, JWT ids and idempotency attempts come from ``secrets``, which
 asks the kernel (``getrandom``) on every call and caches nothing in the process; Lambda reseeds the
-guest kernel's generator on restore, so they stay unique without a hook (tests/unit/test_snapstart.py
+guest kernel's generator on restore, so they stay unique without a hook (tests/unit/runtime/test_snapstart.py
 checks both, across a fork that copies the process as a snapshot would).
 
 The managed Python runtime ships ``snapshot_restore_py`` and runs the hooks registered with it

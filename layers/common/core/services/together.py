@@ -7,7 +7,7 @@ an unknown agent is still a 404 however the other reads went. Each call runs in 
 caller's context, so context variables (logging, tracing) carry over.
 
 ``in_order`` runs the same calls one after another: the fault suite uses it to number the AWS
-calls of an operation deterministically (tests/faults/harness.py); both answer the same.
+calls of an operation deterministically (tests/support/fault_harness.py); both answer the same.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 # ruff: noqa: S311 - the point is the non-cryptographic generator
-"""core.snapstart: environments resumed from one snapshot never share ids, tokens, secrets or random draws.
+"""core.lambda_runtime.snapstart: environments resumed from one snapshot never share ids, tokens, secrets or
+random draws.
 
 A snapshot is simulated with os.fork after init: the child is a byte-for-byte copy of the parent's
 memory, as every environment restored from one SnapStart snapshot is. CPython reseeds ``random`` in
@@ -22,9 +23,10 @@ from typing import Any
 
 import pytest
 
-from core import deps, snapstart
+from core import deps
 from core.auth import api_keys, portal_jwt
 from core.ids import new_id
+from core.lambda_runtime import snapstart
 
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork"),

@@ -22,7 +22,8 @@ SAM      := $(VENV_SAM)/bin/sam
 
 help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
-	@echo "make test   - ruff, sam validate --lint, sam build and the whole test suite"
+	@echo "make lint   - ruff (check and format) and mypy"
+	@echo "make test   - ruff, mypy, sam validate --lint, sam build and the whole test suite"
 	@echo "make bench  - every bench (bench/report.py), written to docs/performance.md"
 	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
 
@@ -52,9 +53,12 @@ serve: $(VENV)/.installed
 test: lint validate checkov build browser-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# mypy: strict on the layer, lenient on tests, the local runner, bench and ops (pyproject.toml, [tool.mypy]);
+# its cache (.mypy_cache) makes a second run take seconds, a cold one well under a minute.
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 format: $(VENV)/.installed
 	$(VENV)/bin/ruff check --fix .
@@ -110,7 +114,7 @@ bench: $(VENV)/.installed
 	PYTHONPATH=layers/common:. $(PY) bench/report.py $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 clean:
-	rm -rf .aws-sam .local .pytest_cache .ruff_cache
+	rm -rf .aws-sam .local .pytest_cache .ruff_cache .mypy_cache
 
 ops: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m ops $(ARGS)

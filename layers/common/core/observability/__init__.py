@@ -84,7 +84,7 @@ def identify(**ids: str) -> None:
 
 def flush(plane: str) -> None:
     """Print this invocation's metrics as EMF lines (Powertools' serializer): one document per dimension set."""
-    from aws_lambda_powertools.metrics import Metrics, single_metric
+    from aws_lambda_powertools.metrics import Metrics, MetricUnit, single_metric
 
     values = dict(_values)
     _values.clear()
@@ -100,7 +100,8 @@ def flush(plane: str) -> None:
         for (name, dims), value in values.items():
             if dims:
                 dimensions = {"service": service, **dict(dims)}
-                with single_metric(name, unit_of(name), value, namespace=namespace, default_dimensions=dimensions):
+                unit = MetricUnit(unit_of(name))  # the catalogue's units are MetricUnit's values
+                with single_metric(name, unit, value, namespace=namespace, default_dimensions=dimensions):
                     pass
     except Exception:
         _log.warning("metrics were not emitted", exc_info=True)

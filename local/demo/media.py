@@ -27,45 +27,29 @@ _JPEG = ["-frames:v", "1", "-q:v", "4", "-update", "1"]
 _H264 = ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-b:v", "2500k", "-minrate", "2500k", "-maxrate", "2500k"]
 _H264 += ["-bufsize", "1250k", "-x264-params", "nal-hrd=cbr", "-movflags", "+faststart", "-an"]
 
-# (file name, lavfi source with {s} for the size, width, height): distinct colours, patterns and aspect ratios.
-_IMAGES: list[tuple[str, str, int, int]] = [
-    ("img-01.jpg", "mandelbrot=size={s}:maxiter=256:start_scale=2.5", 1080, 1080),
-    ("img-02.jpg", "gradients=size={s}:c0=0xff6b6b:c1=0x4ecdc4:seed=4", 1080, 1350),
-    ("img-03.jpg", "gradients=size={s}:c0=0x6a0dad:c1=0xffd700:seed=9:type=radial", 1080, 1080),
-    ("img-04.jpg", "gradients=size={s}:c0=0x0f2027:c1=0x2c5364:c2=0xf7797d:nb_colors=3:type=spiral:seed=2", 1080, 1920),
-    ("img-05.jpg", "testsrc2=size={s}", 1080, 1080),
-    ("img-06.jpg", "testsrc2=size={s},hue=h=150", 1080, 1920),
-    ("img-07.jpg", "smptehdbars=size={s}", 1280, 720),
-    ("img-08.jpg", "color=c=0x1f6feb:size={s},drawgrid=w=120:h=120:t=6:c=white@0.5", 1080, 1080),
-    ("img-09.jpg", "color=c=0xff8a00:size={s},drawbox=x=140:y=200:w=800:h=950:t=24:c=white", 1080, 1350),
-    (
-        "img-10.jpg",
-        "cellauto=size=270x270:rule=110:random_fill_ratio=0.5:seed=2,scale={w}:{h}:flags=neighbor",
-        1080,
-        1080,
-    ),
-    (
-        "img-11.jpg",
-        "gradients=size={s}:c0=0x2b5876:c1=0x4e4376:seed=21,drawgrid=w=180:h=180:t=3:c=white@0.3",
-        1080,
-        1920,
-    ),
-    ("img-12.jpg", "rgbtestsrc=size={s}", 1080, 1080),
-    ("img-13.jpg", "yuvtestsrc=size={s},hue=s=0.6", 1080, 1350),
-    ("img-14.jpg", "gradients=size={s}:c0=0x134e5e:c1=0x71b280:type=circular:seed=5", 1280, 720),
-    (
-        "img-15.jpg",
-        "mandelbrot=size=540x960:maxiter=200:start_x=-0.7436:start_y=-0.1318:start_scale=0.3,scale={w}:{h}",
-        1080,
-        1920,
-    ),
-    (
-        "img-16.jpg",
-        "gradients=size={s}:c0=0xee0979:c1=0xff6a00:c2=0xfef9d7:nb_colors=3:type=square:seed=11",
-        1080,
-        1350,
-    ),
+# Feed sizes: square, portrait (4:5), story (9:16) and landscape (16:9).
+_SQUARE, _PORTRAIT, _STORY, _WIDE = (1080, 1080), (1080, 1350), (1080, 1920), (1280, 720)
+# (size, lavfi source with {s} for the size) of img-01.jpg, img-02.jpg, ...: distinct colours and patterns.
+_STILLS: list[tuple[tuple[int, int], str]] = [
+    (_SQUARE, "mandelbrot=size={s}:maxiter=256:start_scale=2.5"),
+    (_PORTRAIT, "gradients=size={s}:c0=0xff6b6b:c1=0x4ecdc4:seed=4"),
+    (_SQUARE, "gradients=size={s}:c0=0x6a0dad:c1=0xffd700:seed=9:type=radial"),
+    (_STORY, "gradients=size={s}:c0=0x0f2027:c1=0x2c5364:c2=0xf7797d:nb_colors=3:type=spiral:seed=2"),
+    (_SQUARE, "testsrc2=size={s}"),
+    (_STORY, "testsrc2=size={s},hue=h=150"),
+    (_WIDE, "smptehdbars=size={s}"),
+    (_SQUARE, "color=c=0x1f6feb:size={s},drawgrid=w=120:h=120:t=6:c=white@0.5"),
+    (_PORTRAIT, "color=c=0xff8a00:size={s},drawbox=x=140:y=200:w=800:h=950:t=24:c=white"),
+    (_SQUARE, "cellauto=size=270x270:rule=110:random_fill_ratio=0.5:seed=2,scale={w}:{h}:flags=neighbor"),
+    (_STORY, "gradients=size={s}:c0=0x2b5876:c1=0x4e4376:seed=21,drawgrid=w=180:h=180:t=3:c=white@0.3"),
+    (_SQUARE, "rgbtestsrc=size={s}"),
+    (_PORTRAIT, "yuvtestsrc=size={s},hue=s=0.6"),
+    (_WIDE, "gradients=size={s}:c0=0x134e5e:c1=0x71b280:type=circular:seed=5"),
+    (_STORY, "mandelbrot=size=540x960:maxiter=200:start_x=-0.7436:start_y=-0.1318:start_scale=0.3,scale={w}:{h}"),
+    (_PORTRAIT, "gradients=size={s}:c0=0xee0979:c1=0xff6a00:c2=0xfef9d7:nb_colors=3:type=square:seed=11"),
 ]
+# (file name, lavfi source, width, height) of each still, the form the cache's recipes are made from.
+_IMAGES = [(f"img-{n:02d}.jpg", source, *size) for n, (size, source) in enumerate(_STILLS, start=1)]
 _CARD = ("text-card.jpg", "color=c=0xf5efe6:size={s},drawbox=x=60:y=60:w=480:h=480:t=8:c=0x3d2b1f", 600, 600)
 _LOGOS = [
     ("logo.png", "gradients=size={s}:c0=0x3d2b1f:c1=0xd4a373:type=radial:seed=3", 256, 256),

@@ -229,7 +229,11 @@ def test_objects_under_allowlisted_and_private_prefixes(env: Any) -> None:
 
 def test_reload_makes_fresh_ids_and_reuses_the_media_cache(env: Any) -> None:
     before = {p.name: p.stat().st_mtime_ns for p in env["cache"].iterdir()}
-    again = load_demo(env["db"], env["s3"], cache_dir=env["cache"], **TABLES)
+    # Into another empty state (the runner seeds only an empty one; over the first, the free owner would
+    # meet her plan's workspace limit): another region's tables, the same bucket (re-creating it is a no-op).
+    fresh = boto3.client("dynamodb", region_name="eu-west-1")
+    create_resources(stack(), fresh, env["s3"])
+    again = load_demo(fresh, env["s3"], cache_dir=env["cache"], **TABLES)
     assert {p.name: p.stat().st_mtime_ns for p in env["cache"].iterdir()} == before
     assert not {ws["id"] for ws in again} & {ws["id"] for ws in env["workspaces"]}
     assert not {ws["key"] for ws in again} & {ws["key"] for ws in env["workspaces"]}
@@ -247,3 +251,11 @@ def test_demo_keys_and_agents_work_through_the_handlers(env: Any) -> None:
         assert len(feed) == 120 and all("instagram" in p["channels"] for p in feed)
         event = with_request(sample_event("BrainItemsFunction"), path_parameters={"agentId": agent_id}, headers=auth)
         assert invoke("BrainItemsFunction", event).status == 200
+
+
+def test_each_owner_counts_the_workspace_the_demo_made_for_them(env: Any) -> None:
+    """The demo creates workspaces as the portal does: each owner's count is what the plan limit checks."""
+    for ws in env["workspaces"]:
+        owner_id = _workspace_rows(env, ws)["WS"][0]["ownerId"]
+        owner = UserRecord.model_validate(_query(env["db"], f"USER#{owner_id}")[0])
+        assert (owner.owned_workspaces, owner.active_workspace_id) == (1, ws["id"])

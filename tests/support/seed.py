@@ -1,4 +1,12 @@
-"""Small builders that write records through the real repositories (so tests share the storage layout)."""
+"""Small builders of test data, written by the code production writes with (so tests share its storage layout).
+
+Data with a production create path goes through it: users through ``UserRepository.create`` (sign-in),
+workspaces through ``create_workspace`` (the portal's create: slug claim, the owner's counted membership
+and the default brand, in the repository's transaction; so a seeded owner meets the plan limit as a
+signed-up one does), API keys through ``ApiKeyRepository.put`` (mint). Data no endpoint writes yet is put
+through the one repository method for it: workflows, agents, posts and items (``AgentRepository.put_*``);
+members other than the owner are ``WorkspaceRepository.put_member`` (the portal's ``add_member``).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.auth.api_keys import display_prefix, generate, hash_key
+from core.deps import plan_of
 from core.ids import new_id, now_iso
 from core.models.records import (
     AgentRecord,
     ApiKeyRecord,
-    BrandRecord,
     ItemRecord,
-    MembershipRecord,
     PostRecord,
     UserRecord,
     WorkflowRecord,
@@ -21,7 +28,9 @@ from core.models.records import (
 )
 from core.repositories.agents import AgentRepository
 from core.repositories.api_keys import ApiKeyRepository
+from core.repositories.users import UserRepository
 from core.repositories.workspaces import WorkspaceRepository
+from core.services.workspace_create import create_workspace
 from core.settings import get_settings
 
 
@@ -44,6 +53,7 @@ class Seeder:
         return WorkspaceRepository(self.dynamodb, get_settings().main_table)
 
     def user(self, email: str, *, plan: str = "free", user_id: str | None = None) -> UserRecord:
+        """A user as sign-in makes one (a taken e-mail gives back its owner, as sign-in does)."""
         user = UserRecord(
             id=user_id or new_id("usr"),
             email=email,
@@ -51,35 +61,12 @@ class Seeder:
             plan=plan,
             created_at=now_iso(),
         )
-        self._workspaces.put_user(user)
-        return user
+        return UserRepository(self.dynamodb, get_settings().main_table).create(user)
 
     def workspace(self, owner: UserRecord, name: str = "Acme", *, workspace_id: str | None = None) -> WorkspaceRecord:
-        now = now_iso()
-        brand = BrandRecord(
-            id=new_id("brd"),
-            workspace_id=workspace_id or new_id("ws"),
-            slug="acme",
-            name=name,
-            is_default=True,
-            created_at=now,
-            updated_at=now,
-        )
-        ws = WorkspaceRecord(
-            id=brand.workspace_id,
-            name=name,
-            slug=name.lower(),
-            owner_id=owner.id,
-            default_brand_id=brand.id,
-            created_at=now,
-            updated_at=now,
-        )
-        self._workspaces.put_workspace(ws)
-        self._workspaces.put_member(
-            MembershipRecord(id=new_id("mem"), workspace_id=ws.id, user_id=owner.id, role="owner", created_at=now)
-        )
-        self._agents.put_brand(brand)
-        return ws
+        """A workspace as the portal creates it, counted against ``owner``'s plan (``PlanLimitReached`` past it)."""
+        limit = plan_of(owner.plan).workspaces
+        return create_workspace(self._workspaces, owner.id, name, limit, workspace_id=workspace_id)
 
     def api_key(
         self,

@@ -18,7 +18,7 @@ from core.models.management import (
     MagicLinkVerifyRequest,
     MintKeyRequest,
 )
-from core.services.workspaces import slugify
+from core.services.workspace_create import slugify
 
 CLIENT = "visitor_3f9a2c7e5b1d4e8f"
 FULL_WIDTH = "".join(chr(ord(c) + 0xFEE0) if c != " " else " " for c in "Northwind Coffee")

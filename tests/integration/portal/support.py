@@ -145,7 +145,7 @@ class Portal:
         user = UserRecord(
             id=new_id("usr"), email=email, name=email.split("@", maxsplit=1)[0], plan=plan, created_at=now_iso()
         )
-        self.repo.put_user(user)
+        self.users.create(user)  # the sign-in path: user, e-mail claim and its index in one transaction
         return user
 
     def workspace_record(self, workspace_id: str) -> WorkspaceRecord:

@@ -2,52 +2,27 @@
 
 from __future__ import annotations
 
-import re
-import secrets
-import unicodedata
 from collections.abc import Callable
+from typing import Any, cast
 
-from ..errors import Forbidden, NotFound, ValidationFailed
-from ..ids import new_id, now_iso
-from ..models.management import Account, Brand, Member, Role, StorageConfig, Workspace, WorkspaceSummary
-from ..models.records import BrandRecord, MembershipRecord, UserRecord, WorkspaceRecord
-from ..repositories.api_keys import ApiKeyRepository
-from ..repositories.users import UserRepository
-from ..repositories.workspaces import SlugTaken, WorkspaceRepository
+from pydantic import BaseModel
+
+from ..errors import Forbidden, NotFound
+from ..ids import now_iso
+from ..models.kinds import Role
+from ..models.management import Account, Brand, Member, StorageConfig, Workspace, WorkspaceSummary
+from ..models.records import UserRecord, WorkspaceRecord
 from ..settings import PlanLimits
-from . import together
-
-MAX_NAME = 80
-SLUG_ATTEMPTS = 20
-
-
-# Latin letters that do not decompose into a base letter plus marks, spelled as their ASCII readers do.
-_TRANSLITERATE = str.maketrans({"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "\u0131": "i"})
-
-
-def slugify(name: str) -> str:
-    """ASCII slug of a name. NFKC first, so compatibility forms (full-width letters, ligatures such as U+FB01) read
-    as their plain letters and NFC/NFD spellings of one name agree; then accents are dropped (NFKD minus the
-    combining marks) and the remaining Latin letters transliterated. Other scripts fall back to ``workspace``."""
-    text = unicodedata.normalize("NFKC", name).casefold()
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    slug = re.sub(r"[^a-z0-9]+", "-", text.translate(_TRANSLITERATE)).strip("-")[:48].strip("-")
-    return slug or "workspace"
-
-
-def validate_name(name: str) -> str:
-    name = name.strip()
-    if not 1 <= len(name) <= MAX_NAME:
-        raise ValidationFailed(f"name: must be 1-{MAX_NAME} characters")
-    return name
+from . import ports, together
+from .workspace_create import create_workspace, validate_name
 
 
 class WorkspaceService:
     def __init__(
         self,
-        workspaces: WorkspaceRepository,
-        users: UserRepository,
-        keys: ApiKeyRepository,
+        workspaces: ports.Workspaces,
+        users: ports.Users,
+        keys: ports.ApiKeys,
         *,
         plan_of: Callable[[str], PlanLimits],
         enqueue_purge: Callable[[str], None],
@@ -81,7 +56,7 @@ class WorkspaceService:
         """``read()``'s answer once the user's membership is checked (404 as ``membership``), read together."""
         access, found = together.run(lambda: self.membership(workspace_id, user_id), read)
         access.result()
-        return found.result()
+        return cast(T, found.result())  # together's futures hold any call's answer: this one is read()'s
 
     def user(self, user_id: str) -> UserRecord:
         user = self._users.get(user_id)
@@ -94,57 +69,20 @@ class WorkspaceService:
     def list_for(self, user_id: str) -> list[WorkspaceSummary]:
         memberships = {m.workspace_id: m for m in self._workspaces.memberships_of(user_id)}
         found = self._workspaces.get_many(list(memberships))  # deleted workspaces drop out here, at once
-        return [
-            WorkspaceSummary(
-                id=ws.id,
-                name=ws.name,
-                slug=ws.slug,
-                type=ws.type,
-                origin=ws.origin,
-                role=memberships[ws.id].role,
-                owner_id=ws.owner_id,
-                member_count=ws.member_count,
-                created_at=ws.created_at,
-                logo_key=ws.logo_key,
-            )
-            for ws in sorted(found, key=lambda w: (w.created_at, w.id))
-        ]
+        ordered = sorted(found, key=lambda w: (w.created_at, w.id))
+        return [_view(WorkspaceSummary, ws, role=memberships[ws.id].role) for ws in ordered]
 
     def create(self, user_id: str, name: str) -> Workspace:
         name = validate_name(name)
-        user = self.user(user_id)
-        limit = self._plan_of(user.plan).workspaces
-        now = now_iso()
-        workspace_id = new_id("ws")
-        brand = BrandRecord(id=new_id("brd"), workspace_id=workspace_id, slug=slugify(name), name=name,
-                            is_default=True, created_at=now, updated_at=now)  # fmt: skip
-        owner = MembershipRecord(id=new_id("mem"), workspace_id=workspace_id, user_id=user_id, role="owner",
-                                 created_at=now)  # fmt: skip
-        base = slugify(name)
-        for attempt in range(SLUG_ATTEMPTS + 1):
-            slug = base if attempt == 0 else f"{base}-{attempt + 1}"
-            if attempt == SLUG_ATTEMPTS:
-                slug = f"{base}-{secrets.token_hex(3)}"
-            record = WorkspaceRecord(id=workspace_id, name=name, slug=slug, owner_id=user_id,
-                                     default_brand_id=brand.id, created_at=now, updated_at=now)  # fmt: skip
-            try:
-                self._workspaces.create(record, owner, brand, plan_limit=limit)
-                return self.to_workspace(record)
-            except SlugTaken:
-                continue
-        raise AssertionError("unreachable: the last attempt uses a random suffix")
+        limit = self._plan_of(self.user(user_id).plan).workspaces
+        return self.to_workspace(create_workspace(self._workspaces, user_id, name, limit))
 
     def get(self, user_id: str, workspace_id: str) -> Workspace:
         return self.to_workspace(self.membership(workspace_id, user_id))
 
     def to_workspace(self, ws: WorkspaceRecord) -> Workspace:
         storage = StorageConfig(type="s3", bucket=self._bucket, prefix=f"workspaces/{ws.id}/")
-        return Workspace(
-            id=ws.id, name=ws.name, slug=ws.slug, type=ws.type, origin=ws.origin, owner_id=ws.owner_id,
-            created_at=ws.created_at, storage_config=storage, wrap_config=ws.wrap_config,
-            default_workflow_id=ws.default_workflow_id, default_brand_id=ws.default_brand_id, listed=ws.listed,
-            store_conversations=ws.store_conversations, updated_at=ws.updated_at,
-        )  # fmt: skip
+        return _view(Workspace, ws, storage_config=storage)
 
     def delete(self, user_id: str, workspace_id: str) -> None:
         """Owner only. Gone at once for every API; content and records are purged in the background.
@@ -169,24 +107,18 @@ class WorkspaceService:
     def members(self, user_id: str, workspace_id: str) -> list[Member]:
         members = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.members(workspace_id))
         users = self._workspaces.users([m.user_id for m in members])
-        return [
-            Member(
-                id=m.id,
-                user_id=m.user_id,
-                workspace_id=m.workspace_id,
-                role=m.role,
-                email=users[m.user_id].email if m.user_id in users else "",
-                name=users[m.user_id].name if m.user_id in users else "",
-                image=users[m.user_id].image if m.user_id in users else "",
-                created_at=m.created_at,
-            )
-            for m in sorted(members, key=lambda m: (m.created_at, m.id))
-        ]
+
+        def person(user_id: str) -> dict[str, str]:  # blank for a user gone since (deleted accounts)
+            user = users.get(user_id)
+            return {field: getattr(user, field) if user else "" for field in ("email", "name", "image")}
+
+        ordered = sorted(members, key=lambda m: (m.created_at, m.id))
+        return [_view(Member, m, **person(m.user_id)) for m in ordered]
 
     def brands(self, user_id: str, workspace_id: str) -> list[Brand]:
         found = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.brands(workspace_id))
         brands = sorted(found, key=lambda b: (not b.is_default, b.created_at, b.id))
-        return [Brand.model_validate(b.model_dump(include=set(Brand.model_fields))) for b in brands]
+        return [_view(Brand, b) for b in brands]
 
     def account(self, user_id: str) -> Account:
         """The caller; a stale active workspace (deleted, or membership gone) is replaced, or null."""
@@ -199,3 +131,8 @@ class WorkspaceService:
             self._users.set_active_workspace(user_id, active)
         return Account(id=user.id, email=user.email, name=user.name, image=user.image, role=user.role,
                        workspace_id=active, created_at=user.created_at)  # fmt: skip
+
+
+def _view[M: BaseModel](model: type[M], record: BaseModel, **more: Any) -> M:
+    """The wire ``model`` of a storage ``record``: the fields they share (same names), plus ``more``."""
+    return model.model_validate(record.model_dump(include=set(model.model_fields) - more.keys()) | more)

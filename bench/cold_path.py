@@ -142,7 +142,11 @@ def accessors_of(handler_source: str) -> tuple[str, ...]:
         names.append("key_authenticator")
     if re.search(r"portal_api\((authenticated=True)?\)", handler_source):
         names.append("identity")
-    builders = set(re.findall(r"@cache\ndef (\w+)\(", (ROOT / "layers/common/core/deps.py").read_text()))
+    builders = {
+        b
+        for f in (ROOT / "layers/common/core/deps").glob("*.py")
+        for b in re.findall(r"@per_container\ndef (\w+)\(", f.read_text())
+    }
     return tuple(dict.fromkeys(name for name in names if name in builders))
 
 

@@ -108,10 +108,10 @@ def test_the_hook_reseeds_random_in_process() -> None:
 
 
 def test_cached_secrets_are_forgotten_after_restore(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(deps, "_secret", (0.0, b"portal"))
-    monkeypatch.setattr(deps, "_media_secret", (0.0, b"media"))
+    monkeypatch.setattr(deps.portal_secret, "_value", (0.0, b"portal"))
+    monkeypatch.setattr(deps.media_url_secret, "_value", (0.0, b"media"))
     snapstart.run_after_restore()
-    assert (deps._secret, deps._media_secret) == (None, None)
+    assert (deps.portal_secret.cached, deps.media_url_secret.cached) == (False, False)
 
 
 def test_hooks_are_handed_once_to_the_managed_runtime_registry(monkeypatch: pytest.MonkeyPatch) -> None:

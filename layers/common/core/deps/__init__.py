@@ -1,0 +1,78 @@
+"""Per-container singletons: repositories and services wired to the configured tables.
+
+Built on first use (never at import) and cached for the container's life. Tests swap
+implementations by calling ``reset()`` after changing the environment, or by setting
+``deps.<provider>``: providers reach each other through this package, so the swap holds.
+
+- ``registry``: ``@per_container`` and the list of caches ``reset()`` empties
+- ``secrets``: the signing secrets (Secrets Manager), re-read every five minutes
+- ``brain``, ``portal``: the providers of each plane (read plane, management plane)
+"""
+
+from __future__ import annotations
+
+from .. import aws
+from ..lambda_runtime import snapstart
+from ..settings import get_settings
+from . import registry
+from .brain import api_keys, chat, chat_model, key_authenticator, media, media_urls, read_plane
+from .portal import (
+    credits,
+    enqueue_purge,
+    idempotency,
+    identity,
+    key_admin,
+    mailer,
+    plan_of,
+    purge,
+    users,
+    workspaces,
+)
+from .registry import per_container
+from .secrets import SECRET_MAX_AGE, SECRETS, media_url_secret, portal_secret
+
+__all__ = [
+    "SECRET_MAX_AGE",
+    "api_keys",
+    "chat",
+    "chat_model",
+    "credits",
+    "enqueue_purge",
+    "idempotency",
+    "identity",
+    "key_admin",
+    "key_authenticator",
+    "mailer",
+    "media",
+    "media_url_secret",
+    "media_urls",
+    "per_container",
+    "plan_of",
+    "portal_secret",
+    "purge",
+    "read_plane",
+    "reset",
+    "users",
+    "workspaces",
+]  # fmt: skip
+
+# Caches kept below this package: the settings and the AWS clients are per-container too.
+for _cached in (get_settings, aws.client, aws.bedrock_runtime):
+    registry.track(_cached)
+
+
+def reset() -> None:
+    """Forget every cached setting, client, secret and service (tests, after changing the environment)."""
+    registry.clear_all()
+
+
+@snapstart.after_restore
+def _forget_secrets() -> None:
+    """Restored from a snapshot, the cached secrets' monotonic timestamps are meaningless: read them afresh."""
+    for secret in SECRETS:
+        secret.cache_clear()
+
+
+# Under SnapStart, init is paid once per version: the DynamoDB client (and boto3's import) that nearly
+# every function needs goes into the snapshot. On-demand cold starts still create it on first use.
+snapstart.prime(aws.dynamodb)

@@ -1,0 +1,101 @@
+"""Read-plane (brain) providers: the key check, the public read service, media, chat.
+
+One provider reaches another through the package (``deps.credits()``, ``deps.chat_model``), not this
+module's own name, so a test that swaps ``deps.<provider>`` swaps it for every provider built after.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import aws, deps
+from ..settings import get_settings
+from .registry import per_container
+from .secrets import media_url_secret
+
+if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
+    from ..chat.model import ChatModel
+    from ..repositories.api_keys import ApiKeyRepository
+    from ..services.chat import ChatService
+    from ..services.key_auth import KeyAuthenticator
+    from ..services.media import MediaService
+    from ..services.media_urls import MediaUrlService
+    from ..services.read_plane import ReadPlaneService
+
+
+@per_container
+def api_keys() -> ApiKeyRepository:
+    from ..repositories.api_keys import ApiKeyRepository
+
+    return ApiKeyRepository(aws.dynamodb(), get_settings().api_keys_table)
+
+
+@per_container
+def key_authenticator() -> KeyAuthenticator:
+    from ..repositories.rate_limits import RateLimitRepository
+    from ..services.key_auth import KeyAuthenticator
+
+    settings = get_settings()
+    limits = RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)
+    return KeyAuthenticator(deps.api_keys(), limits, settings.default_key_rate_limit, signing_secret=media_url_secret)
+
+
+@per_container
+def read_plane() -> ReadPlaneService:
+    from ..repositories.agents import AgentRepository
+    from ..services.read_plane import ReadPlaneService
+
+    return ReadPlaneService(AgentRepository(aws.dynamodb(), get_settings().main_table))
+
+
+@per_container
+def media() -> MediaService:
+    from ..repositories.content import ObjectReader
+    from ..services.media import MediaService
+
+    settings = get_settings()
+    reader = ObjectReader(aws.s3(), settings.content_bucket)
+    return MediaService(reader, settings.r2_cache_control, settings.r2_max_response_bytes)
+
+
+@per_container
+def media_urls() -> MediaUrlService:
+    from ..services.media_urls import MediaUrlService
+
+    return MediaUrlService(media_url_secret)
+
+
+@per_container
+def chat_model() -> ChatModel:
+    settings = get_settings()
+    if settings.chat_model == "offline":
+        from ..chat.offline import OfflineModel
+
+        return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000)
+    from ..chat.bedrock import BedrockModel
+
+    return BedrockModel(aws.bedrock_runtime(), settings.bedrock_model_id)
+
+
+@per_container
+def chat() -> ChatService:
+    from ..repositories.agents import AgentRepository
+    from ..repositories.conversations import ConversationStore
+    from ..repositories.rate_limits import RateLimitRepository
+    from ..repositories.workspaces import WorkspaceRepository
+    from ..services.chat import ChatService
+    from ..services.rate_limit import SlidingWindowLimiter
+
+    settings = get_settings()
+    return ChatService(
+        agents=AgentRepository(aws.dynamodb(), settings.main_table),
+        workspaces=WorkspaceRepository(aws.dynamodb(), settings.main_table),
+        limiter=SlidingWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
+        credits=deps.credits(),
+        model=deps.chat_model,
+        conversations=ConversationStore(aws.s3(), settings.content_bucket),
+        price=settings.chat_credits_per_turn,
+        visitor_limit=settings.chat_visitor_turns_per_minute,
+        max_tokens=settings.chat_max_tokens,
+        keepalive_seconds=settings.chat_keepalive_seconds,
+    )

@@ -1,0 +1,139 @@
+"""Management-plane (portal) providers, and the credit ledger, which the read plane's chat also charges.
+
+One provider reaches another through the package (``deps.users()``, ``deps.mailer``), not this module's own
+name, so a test that swaps ``deps.<provider>`` swaps it for every provider built after.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import aws, deps
+from ..settings import PlanLimits, get_settings
+from .registry import per_container
+from .secrets import portal_secret
+
+if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
+    from ..mail import Mailer
+    from ..repositories.users import UserRepository
+    from ..services.credits import CreditService
+    from ..services.idempotency import Idempotency
+    from ..services.identity import IdentityService
+    from ..services.key_admin import KeyAdminService
+    from ..services.purge import PurgeService
+    from ..services.workspaces import WorkspaceService
+
+
+def plan_of(plan: str) -> PlanLimits:
+    plans = get_settings().plans
+    return plans.get(plan, plans["free"])
+
+
+@per_container
+def users() -> UserRepository:
+    from ..repositories.users import UserRepository
+
+    return UserRepository(aws.dynamodb(), get_settings().main_table)
+
+
+@per_container
+def identity() -> IdentityService:
+    from ..auth.oidc import JwksCache
+    from ..repositories.rate_limits import RateLimitRepository
+    from ..services.identity import IdentityService, MailLimits
+    from ..services.rate_limit import SlidingWindowLimiter
+
+    settings = get_settings()
+    jwks = {
+        "google": JwksCache(settings.google_jwks_url),
+        "apple": JwksCache(settings.apple_jwks_url),
+    }
+    limits = MailLimits(
+        per_address=settings.magic_link_per_address, per_ip=settings.magic_link_per_ip,
+        window_seconds=settings.magic_link_limit_minutes * 60,
+    )  # fmt: skip
+    return IdentityService(
+        deps.users(), deps.mailer, portal_secret, jwks.__getitem__, settings.client_ids,
+        portal_app_url=settings.portal_app_url, magic_link_seconds=settings.magic_link_minutes * 60,
+        session_seconds=settings.session_days * 86400,
+        mail_limiter=SlidingWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
+        mail_limits=limits,
+    )  # fmt: skip
+
+
+@per_container
+def mailer() -> Mailer:
+    from ..mail import OutboxMailer, SesMailer
+
+    settings = get_settings()
+    if settings.mail_transport == "outbox":
+        return OutboxMailer(Path(settings.outbox_dir))
+    return SesMailer(aws.client("ses"), settings.mail_from)
+
+
+def enqueue_purge(workspace_id: str) -> None:
+    aws.client("sqs").send_message(
+        QueueUrl=get_settings().purge_queue_url, MessageBody=json.dumps({"workspaceId": workspace_id})
+    )
+
+
+@per_container
+def workspaces() -> WorkspaceService:
+    from ..repositories.workspaces import WorkspaceRepository
+    from ..services.workspaces import WorkspaceService
+
+    settings = get_settings()
+    repo = WorkspaceRepository(aws.dynamodb(), settings.main_table)
+    return WorkspaceService(
+        repo, deps.users(), deps.api_keys(), plan_of=deps.plan_of, enqueue_purge=deps.enqueue_purge,
+        bucket=settings.content_bucket,
+    )  # fmt: skip
+
+
+@per_container
+def key_admin() -> KeyAdminService:
+    from ..services.key_admin import KeyAdminService
+
+    settings = get_settings()
+    return KeyAdminService(
+        deps.workspaces(), deps.api_keys(), deps.plan_of, settings.default_key_rate_limit, portal_secret,
+        idempotency=deps.idempotency,
+    )  # fmt: skip
+
+
+@per_container
+def credits() -> CreditService:
+    from ..repositories.ledger import LedgerRepository
+    from ..services.credits import CreditService
+
+    settings = get_settings()
+    return CreditService(
+        LedgerRepository(aws.dynamodb(), settings.ledger_table),
+        usd_cents_per_credit=settings.credit_usd_cents,
+        hold_seconds=settings.hold_seconds,
+    )
+
+
+@per_container
+def idempotency() -> Idempotency:
+    from ..repositories.idempotency import IdempotencyRepository
+    from ..services.idempotency import Idempotency
+
+    return Idempotency(IdempotencyRepository(aws.dynamodb(), get_settings().main_table))
+
+
+@per_container
+def purge() -> PurgeService:
+    from ..repositories.purge import ObjectVersionsRepository, PurgeRepository
+    from ..repositories.workspaces import WorkspaceRepository
+    from ..services.purge import PurgeService
+
+    settings = get_settings()
+    return PurgeService(
+        WorkspaceRepository(aws.dynamodb(), settings.main_table),
+        PurgeRepository(aws.dynamodb(), settings.main_table),
+        deps.api_keys(),
+        ObjectVersionsRepository(aws.s3(), settings.content_bucket),
+    )

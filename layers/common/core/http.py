@@ -1,13 +1,9 @@
 """The one HTTP factory every handler uses: routing, CORS, auth, error mapping.
 
-``brain_api()`` and ``portal_api()`` return a Powertools ``APIGatewayRestResolver``
-with one global middleware (``core.rest.boundary``) that
-- refuses bodies over the size limit (413), then a body not declared JSON (415),
-- refuses a request carrying more than one ``Authorization`` header (401),
-- authenticates the caller for the plane (the read plane's key check runs here),
-- maps every ``DomainError`` to ``{error, code}`` and anything unexpected to a bare 500,
-- adds CORS (and, on the read plane, ``RateLimit-*``) headers to every response,
-reading settings at request time so importing a handler reads no environment.
+``brain_api()`` and ``portal_api()`` return a Powertools ``APIGatewayRestResolver`` behind one global
+middleware (``core.rest.boundary``: body size and media type, one credential, the plane's caller check,
+``DomainError`` to ``{error, code}``, CORS and ``RateLimit-*`` headers), reading settings at request time
+so importing a handler reads no environment.
 
 Handlers import from here only; the pieces live in ``core.rest`` (responses, requests, boundary, resolver).
 """

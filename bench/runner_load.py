@@ -4,7 +4,7 @@ A runner (``python -m local``, a fresh state) with the demo data; a key of the f
 minted with a rate limit no client here reaches (the key's limiter is not what is measured), credits
 granted, and the offline model without its delay between tokens (``--model-delay-ms``), so a chat
 turn costs the runner's work, not the fake model's sleep. Containers are started first (ramped, as
-``tests.load.support.warm``), then each endpoint is driven by N closed-loop clients (a new connection
+``tests.support.load.warm``), then each endpoint is driven by N closed-loop clients (a new connection
 per request, as independent clients) for ``--seconds`` each. A request the runner sheds (429/503 with
 ``Retry-After``: its container pool is bounded, see ``local.capacity``) counts as answered, not as
 served; requests/s counts only 2xx answers. Latency is per request, to the last byte of the answer.

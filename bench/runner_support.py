@@ -26,7 +26,7 @@ class Prepared:
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the runner and its containers used so far, in ~10 ms ticks from /proc."""
-        from tests.local.processes import descendants
+        from tests.support.processes import descendants
 
         ticks = 0
         for pid in [self.pid, *descendants(self.pid)]:
@@ -46,9 +46,8 @@ def prepared_runner(model_delay_ms: int) -> Iterator[Prepared]:
     not what is measured), and the owner is granted a million credits (every chat turn is paid).
     """
     from local.process import RunnerProcess
-    from tests.e2e.conftest import GENEROUS_SIGN_IN, LocalService
-    from tests.e2e.test_portal_http import portal, sign_in
-    from tests.load.support import ops
+    from tests.support.load import ops
+    from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
 
     env = GENEROUS_SIGN_IN | {"OFFLINE_MODEL_DELAY_MS": str(model_delay_ms)}
     runner = RunnerProcess(Path(tempfile.mkdtemp(prefix="bench-runner-")), function_env=env, fresh=True)

@@ -1,6 +1,6 @@
 """What the code needs of the Lambda execution environment, apart from the application's modules.
 
-- ``loop``: our Runtime API loop (``python -m core.lambda_runtime.loop``, started by the layer's
+- ``loop``: our Runtime API loop (``python -m core.lambda_runtime``, see ``__main__``, started by the layer's
   ``stream-bootstrap``), which the streaming functions run instead of the managed runtime's, and
   ``context``, the ``context`` argument it builds for each invocation.
 - ``response_stream``: the streamed response format API Gateway reads (a prelude, then the body in chunks);

@@ -1,4 +1,4 @@
-"""``python -m core.lambda_runtime.loop``: a Lambda Runtime API loop that streams each response.
+"""``python -m core.lambda_runtime`` (``__main__``): a Lambda Runtime API loop that streams each response.
 
 The managed Python runtime (awslambdaric) can only return a buffered result; an API
 Gateway route with ``ResponseTransferMode: RESPONSE_STREAM`` needs the prelude,
@@ -173,7 +173,3 @@ def main() -> None:
     handler = load_handler()
     while True:
         handle_next(handler)
-
-
-if __name__ == "__main__":
-    main()

@@ -5,7 +5,7 @@ Written by the code production writes with, so the demo cannot drift from produc
 - through the production create paths: users (``UserRepository.create``, as sign-in), workspaces
   (``create_workspace``, as the portal: slug claim, the owner's counted membership and the default
   brand in one transaction, so each owner's ``ownedWorkspaces`` is right), API keys
-  (``ApiKeyRepository.put``, as mint) and credits (``LedgerRepository.grant``, as a top-up);
+  (``key_record`` and ``ApiKeyRepository.put``, as mint) and credits (``LedgerRepository.grant``, as a top-up);
 - through the one repository write each, where no endpoint creates the data yet: the extra member
   (``WorkspaceRepository.put_member``; so the workspace's ``member_count`` is given at creation),
   workflows, agents with their wrap and site documents, feed posts and items (``AgentRepository``),
@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.auth.api_keys import display_prefix, generate, hash_key
+from core.auth.api_keys import generate
 from core.ids import new_id
-from core.models.records import AgentRecord, ApiKeyRecord, MembershipRecord, UserRecord, WorkflowRecord
+from core.models.records import AgentRecord, MembershipRecord, UserRecord, WorkflowRecord
 from core.repositories.agents import AgentRepository
 from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.ledger import LedgerRepository
 from core.repositories.users import UserRepository
 from core.repositories.workspaces import WorkspaceRepository
+from core.services.key_admin import key_record
 from core.services.workspace_create import create_workspace
 from core.settings import PLAN_LIMITS
 
@@ -81,17 +82,8 @@ class _Loader:
         if spec.draft_agent:
             listed.append(self.agent(agents, spec, base, *spec.draft_agent, published=False))
         raw = generate()
-        ApiKeyRepository(self.db, self.tables["keys"]).put(
-            ApiKeyRecord(
-                id=new_id("key"),
-                key_hash=hash_key(raw),
-                workspace_id=ws.id,
-                name="Demo key",
-                prefix=display_prefix(raw),
-                rate_limit=spec.rate_limit,
-                created_at=iso_ms(self.now_ms - HOUR_MS),
-            )
-        )
+        key = key_record(raw, ws.id, "Demo key", rate_limit=spec.rate_limit, created_at=iso_ms(self.now_ms - HOUR_MS))
+        ApiKeyRepository(self.db, self.tables["keys"]).put(key)
         if spec.credits:
             ledger = LedgerRepository(self.db, self.tables["ledger"])
             ledger.grant(owner.id, spec.credits, "topup", new_id("top"), "Demo top-up")

@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.auth.api_keys import display_prefix, generate, hash_key
-from core.ids import new_id
-from core.models.records import ApiKeyRecord
+from core.auth.api_keys import generate, hash_key
 from core.repositories.api_keys import ApiKeyRepository
+from core.services.key_admin import key_record
 
 from .data import iso_ms
 
@@ -42,17 +41,11 @@ def page_key(dynamodb: Any, api_keys_table: str, kept: Path, workspace_id: str, 
         return raw
     raw = generate()
     keys.put(
-        ApiKeyRecord(
-            id=new_id("key"),
-            key_hash=hash_key(raw),
-            workspace_id=workspace_id,
-            name=f"Demo page ({origin})",
-            prefix=display_prefix(raw),
-            rate_limit=PAGE_RATE_LIMIT,
-            allowed_origins=_origins(origin),
+        key_record(
+            raw, workspace_id, f"Demo page ({origin})", rate_limit=PAGE_RATE_LIMIT, allowed_origins=_origins(origin),
             created_at=iso_ms(int(time.time() * 1000)),
         )
-    )
+    )  # fmt: skip
     kept.write_text(json.dumps(known | {origin: raw}, indent=2) + "\n")
     kept.chmod(0o600)
     return raw

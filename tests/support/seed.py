@@ -3,9 +3,10 @@
 Data with a production create path goes through it: users through ``UserRepository.create`` (sign-in),
 workspaces through ``create_workspace`` (the portal's create: slug claim, the owner's counted membership
 and the default brand, in the repository's transaction; so a seeded owner meets the plan limit as a
-signed-up one does), API keys through ``ApiKeyRepository.put`` (mint). Data no endpoint writes yet is put
-through the one repository method for it: workflows, agents, posts and items (``AgentRepository.put_*``);
-members other than the owner are ``WorkspaceRepository.put_member`` (the portal's ``add_member``).
+signed-up one does), API keys as mint builds and stores them (``key_record``, ``ApiKeyRepository.put``).
+Data no endpoint writes yet is put through the one repository method for it: workflows, agents, posts and
+items (``AgentRepository.put_*``); members other than the owner are ``WorkspaceRepository.put_member`` (the
+portal's ``add_member``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.auth.api_keys import display_prefix, generate, hash_key
+from core.auth.api_keys import generate
 from core.deps import plan_of
 from core.ids import new_id, now_iso
 from core.models.records import (
     AgentRecord,
-    ApiKeyRecord,
     ItemRecord,
     PostRecord,
     UserRecord,
@@ -30,6 +30,7 @@ from core.repositories.agents import AgentRepository
 from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.users import UserRepository
 from core.repositories.workspaces import WorkspaceRepository
+from core.services.key_admin import key_record
 from core.services.workspace_create import create_workspace
 from core.settings import get_settings
 
@@ -77,19 +78,12 @@ class Seeder:
         revoked: bool = False,
         key_id: str | None = None,
     ) -> str:
+        """A key as mint records it (``key_record``); ``revoked``: stored already revoked."""
         raw = raw or generate()
-        ApiKeyRepository(self.dynamodb, get_settings().api_keys_table).put(
-            ApiKeyRecord(
-                id=key_id or new_id("key"),
-                key_hash=hash_key(raw),
-                workspace_id=workspace_id,
-                name="test",
-                prefix=display_prefix(raw),
-                rate_limit=rate_limit,
-                created_at=now_iso(),
-                revoked_at=now_iso() if revoked else None,
-            )
-        )
+        record = key_record(raw, workspace_id, "test", rate_limit=rate_limit, key_id=key_id)
+        if revoked:
+            record = record.model_copy(update={"revoked_at": now_iso()})
+        ApiKeyRepository(self.dynamodb, get_settings().api_keys_table).put(record)
         return raw
 
     def agent(

@@ -1,6 +1,7 @@
 """POST /api/workspaces {name}: 201 {workspace}; 402 PLAN_LIMIT_REACHED over the caller's plan.
 
-Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer.
+Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer
+(``WorkspaceService.create_once``).
 """
 
 from core import deps
@@ -24,15 +25,8 @@ app = portal_api()
 def create_workspace():
     user_id = portal_caller(app).user_id
     request = parse_body(app, CreateWorkspaceRequest)
-
-    def create(_: str | None) -> tuple[int, dict]:
-        return 201, {"workspace": deps.workspaces().create(user_id, request.name).wire()}
-
-    outcome = deps.idempotency().run(
-        header(app, "Idempotency-Key"), scope=f"{user_id}|create-workspace", request=request.model_dump_json(),
-        work=create,
-    )  # fmt: skip
-    return json_response(outcome.body, status=outcome.status)
+    status, body = deps.workspaces().create_once(user_id, request, header(app, "Idempotency-Key"))
+    return json_response(body, status=status)
 
 
 def lambda_handler(event, context):

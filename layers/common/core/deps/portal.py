@@ -88,7 +88,7 @@ def workspaces() -> WorkspaceService:
     repo = WorkspaceRepository(aws.dynamodb(), settings.main_table)
     return WorkspaceService(
         repo, deps.users(), deps.api_keys(), plan_of=deps.plan_of, enqueue_purge=deps.enqueue_purge,
-        bucket=settings.content_bucket,
+        bucket=settings.content_bucket, idempotency=deps.idempotency,
     )  # fmt: skip
 
 

@@ -32,6 +32,28 @@ from .workspaces import WorkspaceService
 MANAGERS: tuple[Role, ...] = ("owner", "admin")
 
 
+def key_record(
+    raw: str,
+    workspace_id: str,
+    name: str,
+    *,
+    rate_limit: int | None = None,
+    allowed_origins: list[str] | None = None,
+    created_at: str | None = None,
+    key_id: str | None = None,
+) -> ApiKeyRecord:
+    """The stored record of the raw key ``raw``: its hash and display prefix, never the key itself.
+
+    Mint builds its records here, and so do the local demo and the test seeder (which may fix the id and the
+    creation time), so their keys cannot drift from minted ones.
+    """
+    return ApiKeyRecord(
+        id=key_id or new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
+        prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, allowed_origins=allowed_origins,
+        created_at=created_at or now_iso(),
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class ManagedWorkspace:
     """A workspace the caller may manage, with its owner's user record when the caller is the owner."""
@@ -108,11 +130,7 @@ class KeyAdminService:
         """
         self.check_can_mint(user_id, workspace_id, workspace)
         raw = api_keys.generate(self.replay_secret(user_id, workspace_id, claim.attempt) if claim else None)
-        record = ApiKeyRecord(
-            id=new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
-            prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, allowed_origins=allowed_origins,
-            created_at=now_iso(),
-        )  # fmt: skip
+        record = key_record(raw, workspace_id, name, rate_limit=rate_limit, allowed_origins=allowed_origins)
         minted = MintedApiKey(**self._view(record).model_dump(), key=raw)
         if claim is None:
             self._keys.put(record)  # conditional: never over an existing key

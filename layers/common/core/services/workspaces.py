@@ -10,10 +10,19 @@ from pydantic import BaseModel
 from ..errors import Forbidden, NotFound
 from ..ids import now_iso
 from ..models.kinds import Role
-from ..models.management import Account, Brand, Member, StorageConfig, Workspace, WorkspaceSummary
+from ..models.management import (
+    Account,
+    Brand,
+    CreateWorkspaceRequest,
+    Member,
+    StorageConfig,
+    Workspace,
+    WorkspaceSummary,
+)
 from ..models.records import UserRecord, WorkspaceRecord
 from ..settings import PlanLimits
 from . import ports, together
+from .idempotency import Idempotency
 from .workspace_create import create_workspace, validate_name
 
 
@@ -27,6 +36,7 @@ class WorkspaceService:
         plan_of: Callable[[str], PlanLimits],
         enqueue_purge: Callable[[str], None],
         bucket: str,
+        idempotency: Callable[[], Idempotency],
     ):
         self._workspaces = workspaces
         self._users = users
@@ -34,6 +44,7 @@ class WorkspaceService:
         self._plan_of = plan_of
         self._enqueue_purge = enqueue_purge
         self._bucket = bucket
+        self._idempotency = idempotency
 
     # --- access
 
@@ -76,6 +87,16 @@ class WorkspaceService:
         name = validate_name(name)
         limit = self._plan_of(self.user(user_id).plan).workspaces
         return self.to_workspace(create_workspace(self._workspaces, user_id, name, limit))
+
+    def create_once(
+        self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """``create`` honouring ``Idempotency-Key``: (status, wire body); a retry replays the first answer."""
+        outcome = self._idempotency().run(
+            idempotency_key, scope=f"{user_id}|create-workspace", request=request.model_dump_json(),
+            work=lambda _: (201, {"workspace": self.create(user_id, request.name).wire()}),
+        )  # fmt: skip
+        return outcome.status, outcome.body
 
     def get(self, user_id: str, workspace_id: str) -> Workspace:
         return self.to_workspace(self.membership(workspace_id, user_id))

@@ -26,6 +26,7 @@ from typing import Any
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]  # a script: make ``bench`` importable
 
 from botocore.awsrequest import AWSResponse  # noqa: E402
+from botocore.compat import HTTPHeaders  # noqa: E402
 
 from bench.benchkit import command, finish, median, parser, table  # noqa: E402
 from bench.in_process import Operation, captured_output, demo_stack, operations, prepare, unprepare  # noqa: E402
@@ -79,7 +80,7 @@ class Replay:
         self.calls += 1
         time.sleep(self.latency)
         parsed = copy.deepcopy(self._by_body.get(exact) or self._by_operation[similar])
-        return AWSResponse("https://replayed.invalid/", 200, {}, None), parsed
+        return AWSResponse("https://replayed.invalid/", 200, HTTPHeaders(), None), parsed
 
     def after(self, parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
         if self.recording and "replay.keys" in context:

@@ -126,7 +126,7 @@ def test_every_brain_operation(service: LocalService, brain: Brain, shop: dict[s
     image = next(post for post in feed if post.kind == "image")
     path = f"projects/{agent_id}/{image.key}"
     info = brain.head(path)
-    assert info.size > 1024 and info.etag and info.content_type.startswith("image/")
+    assert info.size > 1024 and info.etag and info.content_type is not None and info.content_type.startswith("image/")
     assert brain.get_bytes(path, byte_range="bytes=0-1023") == brain.get_bytes(path)[:1024]
 
     urls = brain.media_urls(paths=[path]).urls

@@ -154,7 +154,8 @@ def test_each_turn_costs_the_owner_exactly_one_credit(
 def test_refusals_are_plain_json_and_free(service: LocalService, first: dict[str, Any], owner: dict[str, str]) -> None:
     agent = first["agents"][0]["id"]
     before = balance(service, owner)
-    cases = [
+    # (agent, body, status, code, message prefix); a str body is sent as is (the malformed JSON case)
+    cases: list[tuple[str, dict[str, Any] | str, int, str, str]] = [
         (agent, {"prompt": "   ", "client": "e2e_visitor_refused_1"}, 400, "VALIDATION_ERROR", "prompt: "),
         (agent, {"prompt": "Hi", "client": "203.0.113.7"}, 400, "VALIDATION_ERROR", "client: "),
         (agent, '{"prompt": ', 400, "VALIDATION_ERROR", "body: "),

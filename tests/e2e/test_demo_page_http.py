@@ -21,9 +21,11 @@ def page(service):
     reply = service.request("GET", url)
     assert reply.status == 200
     html = reply.body.decode()
-    key = re.search(r'data-key="([^"]+)"', html).group(1)
-    agent = re.search(r'data-agent="([^"]+)"', html).group(1)
-    return {"url": url, "html": html, "key": key, "agent": agent, "csp": reply.header("Content-Security-Policy")}
+    key = re.search(r'data-key="([^"]+)"', html)
+    agent = re.search(r'data-agent="([^"]+)"', html)
+    assert key is not None and agent is not None, "the demo page names its key and agent"
+    csp = reply.header("Content-Security-Policy")
+    return {"url": url, "html": html, "key": key.group(1), "agent": agent.group(1), "csp": csp}
 
 
 def test_the_page_embeds_the_widget_with_one_tag_for_the_first_demo_agent(service, page):

@@ -28,13 +28,13 @@ def test_a_signed_url_streams_a_video_with_range_and_no_header(service: LocalSer
     register_signatures(url)
     assert url.startswith(f"{service.brain}/v1/r2/{path}?expires=")  # absolute, on the runner's own host
     whole = service.request("HEAD", url)
-    assert whole.status == 200 and int(whole.header("content-length")) > 1024
+    assert whole.status == 200 and int(whole.required_header("content-length")) > 1024
     part = service.request("GET", url, headers={"Range": "bytes=0-1023"})
     assert (part.status, len(part.body)) == (206, 1024)
-    assert part.header("content-range").startswith("bytes 0-1023/")
-    max_age = int(part.header("cache-control").removeprefix("private, max-age="))
+    assert part.required_header("content-range").startswith("bytes 0-1023/")
+    max_age = int(part.required_header("cache-control").removeprefix("private, max-age="))
     assert 0 < max_age <= 120
-    again = service.request("GET", url, headers={"If-None-Match": part.header("etag")})
+    again = service.request("GET", url, headers={"If-None-Match": part.required_header("etag")})
     assert again.status == 304
 
 

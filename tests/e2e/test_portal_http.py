@@ -23,7 +23,7 @@ def test_sign_in_refresh_and_logout(service: LocalService) -> None:
     refreshed = portal(service, "POST", "/api/auth/refresh", jwt)
     assert refreshed.status == 200 and refreshed.json()["token"] != jwt
     out = service.request("POST", f"{service.portal}/api/auth/logout", headers={"Cookie": cookie})
-    assert out.status == 200 and "Max-Age=0" in out.header("set-cookie")
+    assert out.status == 200 and "Max-Age=0" in out.required_header("set-cookie")
     for token in (jwt, refreshed.json()["token"]):
         assert portal(service, "GET", "/api/workspaces", token).status == 401
     assert portal(service, "POST", "/api/auth/refresh", jwt).json()["code"] == "UNAUTHORIZED"

@@ -137,11 +137,11 @@ def test_cors_preflight_and_headers(service: LocalService, first: dict) -> None:
     })  # fmt: skip
     assert preflight.status == 200
     assert preflight.header("access-control-allow-origin") == "*"
-    assert "authorization" in preflight.header("access-control-allow-headers").lower()
-    assert "GET" in preflight.header("access-control-allow-methods")
+    assert "authorization" in preflight.required_header("access-control-allow-headers").lower()
+    assert "GET" in preflight.required_header("access-control-allow-methods")
     reply = service.brain_get("/v1/agent/_whoami", first["key"], Origin="https://brand.example.com")
     assert reply.header("access-control-allow-origin") == "*"
-    assert int(reply.header("ratelimit-limit")) >= int(reply.header("ratelimit-remaining")) >= 0
+    assert int(reply.required_header("ratelimit-limit")) >= int(reply.required_header("ratelimit-remaining")) >= 0
 
 
 def test_unknown_route_is_404_and_wrong_method_405(service: LocalService, first: dict) -> None:

@@ -23,10 +23,10 @@ from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.users import UserRepository
 from core.services.identity import sha256
 from core.settings import get_settings
-from tests.integration.portal.support import Session
 from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
+from tests.support.portal import Session
 from tests.support.seed import Seeder
 
 MINT = "PortalKeysMintFunction"
@@ -67,7 +67,9 @@ class MintScenario:
 
     def arrange(self, world: World) -> Minting:
         owner = signed_in(world, world.portal.seed_user(f"{new_id('o').lower()}@example.com", plan="pro"))
-        workspace = Seeder(world.aws.dynamodb).workspace(world.portal.users.get(owner.user_id), "Keys")
+        user = world.portal.users.get(owner.user_id)
+        assert user is not None  # just seeded
+        workspace = Seeder(world.aws.dynamodb).workspace(user, "Keys")
         return Minting(owner, workspace.id, f"idem-{workspace.id}" if self.idempotent else None)
 
     def mint(self, world: World, state: Minting) -> HttpResult:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from typing import Any
 
 import pytest
@@ -56,7 +57,7 @@ def balance(service: LocalService, owner: Owner) -> dict[str, int]:
 
 
 def turns(service: LocalService, key: str, agent_id: str, tag: str) -> list[Shot]:
-    calls = [lambda n=n: chat(service, key, agent_id, f"load_visitor_{tag}_{n:02d}") for n in range(TURNS)]
+    calls = [partial(chat, service, key, agent_id, f"load_visitor_{tag}_{n:02d}") for n in range(TURNS)]
     return burst(calls, workers=TURNS, deadline_seconds=90)  # the first burst starts every container cold
 
 

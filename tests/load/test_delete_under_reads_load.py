@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from functools import partial
 
 import pytest
 
@@ -65,19 +66,19 @@ def test_no_read_succeeds_after_the_delete_answers(service: LocalService) -> Non
         return [("DELETE", deleted)]
 
     started = time.monotonic()
-    calls = [deleter] + [lambda n=n: reader(n) for n in range(READERS)]
+    calls = [deleter] + [partial(reader, n) for n in range(READERS)]
     results = burst(calls, workers=READERS + 1, deadline_seconds=RUN_BUDGET + 20)
     took = time.monotonic() - started
     ((_, deleted),) = results[0]
     reads = [shot for seen in results[1:] for shot in seen]
-    answered = [(path, s) for path, s in reads if s.status != DROPPED]
-    after = [(path, s) for path, s in answered if s.sent > deleted.received]
+    replied = [(path, s) for path, s in reads if s.status != DROPPED]  # not ``answered``: the readers' set
+    after = [(path, s) for path, s in replied if s.sent > deleted.received]
     print(f"\ndelete under reads: {len(reads)} reads from {READERS} clients in {took:.2f}s "
           f"({len(reads) / took:.0f}/s), delete answered in {deleted.received - deleted.sent:.2f}s; "
           f"statuses {dict(Counter(s.status for _, s in reads))}, after the delete {len(after)}")  # fmt: skip
 
     assert (deleted.status, deleted.json()) == (200, {"deleted": True}), deleted.body
-    assert all(s.status < 500 for _, s in answered), Counter((p, s.status) for p, s in answered if s.status >= 500)
+    assert all(s.status < 500 for _, s in replied), Counter((p, s.status) for p, s in replied if s.status >= 500)
     before = {path for seen in results[1:] for path, s in seen if s.received < deleted.sent and s.status == 200}
     assert before == set(paths)  # the readers really were reading before the delete
     assert after, "no read was sent after the delete answered"

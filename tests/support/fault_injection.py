@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botocore.awsrequest import AWSResponse
+from botocore.compat import HTTPHeaders
 from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 
 from tests.support.core_clients import wrap_core_clients
@@ -33,7 +34,7 @@ class Fault:
     service: str
     code: str | None = None
     status: int = 400
-    timeout: type[Exception] | None = None
+    timeout: type[ConnectTimeoutError | ReadTimeoutError] | None = None
     conditional: bool = False  # only at conditional writes (elsewhere DynamoDB never answers it)
 
 
@@ -109,7 +110,7 @@ def _response(fault: Fault, operation: str, conditions: list[bool]) -> tuple[AWS
         "ResponseMetadata": {"HTTPStatusCode": status, "HTTPHeaders": {}, "RequestId": "injected"},
         "Message": message,
     } | extra
-    return AWSResponse("https://injected.invalid/", status, {}, None), parsed
+    return AWSResponse("https://injected.invalid/", status, HTTPHeaders(), None), parsed
 
 
 @dataclass(frozen=True)

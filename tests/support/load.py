@@ -8,9 +8,10 @@ import io
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -90,7 +91,7 @@ def admitted(send: Callable[[], Shot], *, deadline_seconds: float = 60) -> Shot:
     return shot
 
 
-def burst[T](calls: list[Callable[[], T]], *, workers: int, deadline_seconds: float) -> list[T]:
+def burst[T](calls: Sequence[Callable[[], T]], *, workers: int, deadline_seconds: float) -> list[T]:
     """Run every call on ``workers`` threads, the first ones released together; all must finish by the deadline.
 
     Past the deadline nothing new starts (``TimeoutError``), and calls not yet started are dropped.
@@ -128,7 +129,7 @@ def warm(base_url: str, paths: list[str], clients: int, method: str = "GET") -> 
     """
     for path in paths:
         for wave in range(2, clients + 2, 2):
-            calls = [lambda p=path: shoot(base_url, method, p, timeout=60)] * min(wave, clients)
+            calls = [partial(shoot, base_url, method, path, timeout=60)] * min(wave, clients)
             shots = burst(calls, workers=len(calls), deadline_seconds=90)
             assert {s.status for s in shots} == {401}, [(s.status, s.error) for s in shots]
 

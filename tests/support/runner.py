@@ -32,6 +32,12 @@ class Reply:
     def header(self, name: str) -> str | None:
         return self.headers.get(name.lower())
 
+    def required_header(self, name: str) -> str:
+        """The header a test goes on to parse: its absence fails here, by name, not as a None further on."""
+        value = self.header(name)
+        assert value is not None, f"no {name} header"
+        return value
+
 
 @dataclass(frozen=True)
 class LocalService:
@@ -101,7 +107,7 @@ def sign_in(service: LocalService, email: str) -> tuple[str, str]:
         "POST", f"{service.portal}/api/auth/magic-link/verify", body=json.dumps({"token": token}).encode()
     )
     assert verified.status == 200 and verified.json()["user"]["email"] == email
-    cookie = verified.header("set-cookie")
+    cookie = verified.required_header("set-cookie")
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
     session = cookie.split(";", 1)[0]
     minted = service.request("POST", f"{service.portal}/api/auth/api-token", headers={"Cookie": session})

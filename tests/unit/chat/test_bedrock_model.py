@@ -8,15 +8,16 @@ import struct
 import subprocess
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 import botocore.session
 import pytest
 from botocore.awsrequest import AWSResponse
+from botocore.compat import HTTPHeaders
 from botocore.config import Config
 from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
@@ -75,7 +76,7 @@ def answer(*texts: str, usage: tuple[int, int] | None = (42, 7), stop: str = "en
 class ScriptedBody:
     """The raw HTTP body botocore reads the event stream from: one chunk per frame, or an exception to raise."""
 
-    def __init__(self, chunks: list[bytes | Exception]) -> None:
+    def __init__(self, chunks: Sequence[bytes | Exception]) -> None:
         self.chunks = chunks
         self.read = 0
         self.closed = False
@@ -89,6 +90,11 @@ class ScriptedBody:
 
     def close(self) -> None:
         self.closed = True
+
+
+def aws_headers(headers: dict[str, str]) -> HTTPHeaders:
+    """cast: botocore-stubs wants HTTPHeaders; AWSResponse wraps any mapping in its HeadersDict (what botocore does)."""
+    return cast(HTTPHeaders, headers)
 
 
 @cache
@@ -109,12 +115,14 @@ class Bedrock:
             # One attempt, like AWS_MAX_ATTEMPTS=1 elsewhere: Config's "max_attempts" would count retries only.
             config=Config(retries={"total_max_attempts": 1}),
         )
-        self.client.meta.events.register("before-send.bedrock-runtime.ConverseStream", self._send)
+        # cast: botocore-stubs types every handler as returning None; a before-send handler returns the response.
+        send = cast(Callable[..., None], self._send)
+        self.client.meta.events.register("before-send.bedrock-runtime.ConverseStream", send)
         self.body = ScriptedBody([])
         self.requests: list[Any] = []
         self.response: AWSResponse | None = None
 
-    def script(self, chunks: list[bytes | Exception]) -> ScriptedBody:
+    def script(self, chunks: Sequence[bytes | Exception]) -> ScriptedBody:
         self.body = ScriptedBody(chunks)
         return self.body
 
@@ -123,7 +131,7 @@ class Bedrock:
         if self.response is not None:
             return self.response
         headers = {"Content-Type": "application/vnd.amazon.eventstream"}
-        return AWSResponse(request.url, 200, headers, self.body)
+        return AWSResponse(request.url, 200, aws_headers(headers), self.body)
 
 
 @pytest.fixture
@@ -187,6 +195,7 @@ def test_stopping_early_closes_the_stream(bedrock: Bedrock) -> None:
     body = bedrock.script(answer(*(f"word{n} " for n in range(50))))
     stream = BedrockModel(bedrock.client, MODEL_ID).stream(REQUEST)
     assert next(stream) == TextDelta("word0 ")
+    assert isinstance(stream, Generator)  # typed an Iterator; a generator, so it can be closed early
     stream.close()
     assert body.closed
     assert body.read < 10  # the rest of the answer was never read
@@ -218,7 +227,8 @@ def test_errors_of_the_call_are_mapped(
 
 def test_an_http_error_response_is_parsed_and_mapped(bedrock: Bedrock) -> None:
     headers = {"x-amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/", "Content-Type": "json"}
-    bedrock.response = AWSResponse("https://x", 429, headers, ScriptedBody([b'{"message": "Too many requests"}']))
+    body = ScriptedBody([b'{"message": "Too many requests"}'])
+    bedrock.response = AWSResponse("https://x", 429, aws_headers(headers), body)
     with pytest.raises(ModelError) as raised:
         run(bedrock)
     assert raised.value.code == "MODEL_BUSY"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from math import ceil
 
 import pytest
@@ -152,6 +152,7 @@ def test_a_negative_delay_is_refused() -> None:
 def test_stopping_early_is_safe() -> None:
     stream = OfflineModel(delay_seconds=0).stream(request("Any jazz?"))
     assert isinstance(next(stream), TextDelta)
+    assert isinstance(stream, Generator)  # typed an Iterator; a generator, so it can be closed early
     stream.close()
     assert next(stream, None) is None
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.ids import new_id
 from core.repositories.users import UserRepository
-from core.services.identity import sha256
+from core.services.sign_in_mail import sha256
 from core.settings import get_settings
 from tests.support.fault_harness import World, answered, run_case, run_clean
 from tests.support.fault_injection import Call, Fault

@@ -21,7 +21,7 @@ from core.models.records import SessionRecord, UserRecord
 from core.repositories import idempotency as idempotency_records
 from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.users import UserRepository
-from core.services.identity import sha256
+from core.services.sign_in_mail import sha256
 from core.settings import get_settings
 from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault

@@ -42,8 +42,9 @@ def users() -> UserRepository:
 def identity() -> IdentityService:
     from ..auth.oidc import JwksCache
     from ..repositories.rate_limits import RateLimitRepository
-    from ..services.identity import IdentityService, MailLimits
+    from ..services.identity import IdentityService
     from ..services.rate_limit import SlidingWindowLimiter
+    from ..services.sign_in_mail import MailLimits
 
     settings = get_settings()
     jwks = {

@@ -7,10 +7,7 @@ session still exists, so sign-out takes effect at once, not when tokens expire.
 
 from __future__ import annotations
 
-import hashlib
-import ipaddress
 import logging
-import re
 import secrets
 import time
 from collections.abc import Callable
@@ -20,41 +17,17 @@ from urllib.parse import urlencode
 from .. import observability
 from ..auth import portal_jwt
 from ..auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
-from ..errors import RateLimited, TokenExpired, Unauthorized, ValidationFailed
+from ..errors import TokenExpired, Unauthorized, ValidationFailed
 from ..ids import new_id, now_iso
 from ..mail import Mailer, Message
 from ..models.records import SessionRecord, UserRecord
 from . import ports
 from .rate_limit import SlidingWindowLimiter
+from .sign_in_mail import EMAIL, MailLimits, MailThrottle, sha256
 
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 SESSION_COOKIE = "session"
 INVALID_LINK = "This sign-in link is invalid, used or expired"
 logger = logging.getLogger(__name__)
-
-
-def sha256(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class MailLimits:
-    """Sign-in mails allowed in any rolling ``window_seconds``, per address and per source network."""
-
-    per_address: int
-    per_ip: int
-    window_seconds: int
-
-
-def source_network(source_ip: str) -> str:
-    """The unit one sender controls: an IPv4 address, or an IPv6 /64 (one host usually holds a whole /64)."""
-    try:
-        address = ipaddress.ip_address(source_ip)
-    except ValueError:
-        return source_ip
-    if address.version == 6:
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
 
 
 @dataclass(frozen=True)
@@ -101,8 +74,9 @@ class IdentityService:
         self._app_url = portal_app_url
         self._magic_ttl = magic_link_seconds
         self._session_ttl = session_seconds
-        self._mail_limiter = mail_limiter
-        self._mail_limits = mail_limits
+        self._mail_throttle = (
+            MailThrottle(mail_limiter, mail_limits) if mail_limiter is not None and mail_limits is not None else None
+        )
 
     # --- sign-in
 
@@ -121,24 +95,11 @@ class IdentityService:
         self._mailer().send(Message(to=email, subject="Your sign-in link", text=text, link=link))
 
     def _may_mail(self, email: str, source_ip: str | None) -> bool:
-        """Count the mail against its source network, then its address; False once either is over its limit.
-
-        The network first: a sender bombing one address spends its own allowance before the
-        victim's. Counters are keyed by hashes only (no address or IP in the rate table).
-        """
-        if self._mail_limiter is None or self._mail_limits is None:
-            return True
-        limits = self._mail_limits
-        checks = [("address", f"mail-to#{sha256('magic-link|' + email)}", limits.per_address)]
-        if source_ip:
-            checks.insert(0, ("ip", f"mail-ip#{sha256('magic-link|' + source_network(source_ip))}", limits.per_ip))
-        for kind, subject, limit in checks:
-            try:
-                self._mail_limiter.take(subject, limit, limits.window_seconds)
-            except RateLimited:
-                logger.warning("sign-in mail throttled", extra={"limit": kind})
-                return False
-        return True
+        """False once the address or its source network is over its limit (``MailThrottle.refusal``)."""
+        refused = self._mail_throttle.refusal(email, source_ip) if self._mail_throttle else None
+        if refused:
+            logger.warning("sign-in mail throttled", extra={"limit": refused})
+        return refused is None
 
     def open_magic_link(self, token: str) -> MagicSignIn:
         """The live link's user (created on a first sign-in); the link is not used up yet, so it survives a failure."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import PLANES, drifted, path_of, render
+from . import drifted, path_of, render
+from .contracts import PLANES
 
 
 def main() -> int:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
+    from core.errors import DomainError
 
 RATE_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 
@@ -78,14 +81,16 @@ SECURITY: dict[tuple[str, str], list[dict[str, list[str]]]] = {
 }
 
 
-def plane_errors(plane: str, auth: str, has_body: bool) -> list[type]:
+def plane_errors(plane: str, auth: str, has_body: bool) -> list[type[DomainError]]:
     """The errors every operation of the plane can answer, mirroring ``core.http``'s boundary: 413
     before anything, 415 for a body not declared JSON, 401 for two ``Authorization`` headers or a bad
     credential, the read plane's key limit (429) and a restricted key's origins (403), and 500 for anything
     unexpected."""
     from core import errors
 
-    found = [errors.PayloadTooLarge, errors.UnsupportedMediaType, errors.Unauthorized, errors.DomainError]
+    found: list[type[DomainError]] = [
+        errors.PayloadTooLarge, errors.UnsupportedMediaType, errors.Unauthorized, errors.DomainError,
+    ]  # fmt: skip
     if plane == "brain":
         found += [errors.RateLimited, errors.OriginNotAllowed]  # a key restricted to origins refuses the others
     if plane == "portal" and auth in ("plane", "session-or-bearer"):

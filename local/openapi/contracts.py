@@ -8,9 +8,12 @@ import sys
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from local.template import Route, Stack, load
+
+if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
+    from core.errors import DomainError
 
 PLANES = {"portal": "PortalApi", "brain": "BrainApi"}
 _PARAM = re.compile(r"\{([^}+]+)\+?\}")
@@ -25,7 +28,7 @@ class Contract:
     status: int | None = 200
     body: Any = None
     query: Any = None
-    errors: tuple[type[Exception], ...] = ()
+    errors: tuple[type[DomainError], ...] = ()
     auth: str = "plane"
     media_type: str = "application/json"
     statuses: dict[int, str] = field(default_factory=dict)

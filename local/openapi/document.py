@@ -7,7 +7,7 @@ from typing import Any
 
 from .catalog import HEADERS, RATE_HEADERS, REQUEST_HEADERS, SECURITY, SECURITY_SCHEMES, plane_errors
 from .contracts import PLANES, Operation, operations, stack
-from .schemas import SchemaSet, error_schema, gateway_codes, query_parameters, resolve, schema_of
+from .schemas import Refs, SchemaSet, error_schema, gateway_codes, query_parameters, resolve, schema_of
 
 TITLES = {
     "portal": ("Workspace service: management plane (portal)", "Workspaces, members, brands, API keys, credits."),
@@ -33,7 +33,7 @@ def _content(op: Operation, schema: dict[str, Any] | None) -> dict[str, Any]:
     return {"content": {media: {"schema": schema} if schema is not None else {}}}
 
 
-def _responses(op: Operation, refs: dict) -> dict[str, Any]:
+def _responses(op: Operation, refs: Refs) -> dict[str, Any]:
     contract, brain = op.contract, op.plane == "brain"
     out: dict[str, Any] = {}
     success = {contract.status: "OK"} if contract.status else {}
@@ -98,7 +98,7 @@ def _tag(op: Operation) -> str:
     return "keys" if "keys" in parts else {"user": "account"}.get(parts[1], parts[1])
 
 
-def _operation(op: Operation, refs: dict) -> dict[str, Any]:
+def _operation(op: Operation, refs: Refs) -> dict[str, Any]:
     contract = op.contract
     operation: dict[str, Any] = {
         "operationId": op.operation_id,

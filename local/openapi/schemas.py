@@ -6,12 +6,20 @@ import importlib
 import re
 import types
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue, models_json_schema
+
+if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
+    from pydantic._internal._dataclasses import PydanticDataclass  # where pydantic's own signatures take it from
+
+    from core.errors import DomainError
 
 REF = "#/components/schemas/{model}"
+
+# models_json_schema's refs: by the model (or pydantic dataclass) and the mode it was rendered for
+Refs = dict[tuple["type[BaseModel] | type[PydanticDataclass]", JsonSchemaMode], JsonSchemaValue]
 
 
 class WireSchema(GenerateJsonSchema):
@@ -25,7 +33,7 @@ class WireSchema(GenerateJsonSchema):
         json_schema = super().default_schema(schema)
         if self.mode != "validation" or _allows_null(json_schema):
             return json_schema
-        kept = {k: json_schema.pop(k) for k in ("default", "title", "description") if k in json_schema}
+        kept: dict[str, Any] = {k: json_schema.pop(k) for k in ("default", "title", "description") if k in json_schema}
         return {"anyOf": [json_schema, {"type": "null"}], **kept}
 
 
@@ -52,19 +60,19 @@ class SchemaSet:
     """Collects (model, mode) pairs, then renders them as components in one pass (shared definitions, stable names)."""
 
     def __init__(self) -> None:
-        self._wanted: dict[tuple[type[BaseModel], str], None] = {}
+        self._wanted: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {}
 
-    def want(self, annotation: Any, mode: str) -> None:
+    def want(self, annotation: Any, mode: JsonSchemaMode) -> None:
         for model in _models_in(annotation):
             self._wanted[(model, mode)] = None
 
-    def render(self) -> tuple[dict[tuple[type[BaseModel], str], dict[str, Any]], dict[str, Any]]:
+    def render(self) -> tuple[Refs, dict[str, Any]]:
         keys = sorted(self._wanted, key=lambda key: (key[0].__module__, key[0].__qualname__, key[1]))
         refs, defs = models_json_schema(keys, by_alias=True, ref_template=REF, schema_generator=WireSchema)
         return refs, defs.get("$defs", {})
 
 
-def schema_of(annotation: Any, refs: dict[tuple[type[BaseModel], str], dict[str, Any]], mode: str) -> dict[str, Any]:
+def schema_of(annotation: Any, refs: Refs, mode: JsonSchemaMode) -> dict[str, Any]:
     """The schema of a contract's response: a model, ``list[Model]``, or a union of models (``oneOf``)."""
     annotation = resolve(annotation)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -95,11 +103,12 @@ def query_parameters(model: Any) -> list[dict[str, Any]]:
     return params
 
 
-def domain_errors() -> list[type]:
+def domain_errors() -> list[type[DomainError]]:
     """Every ``DomainError`` class the service defines (handlers imported first, so repositories' own are seen)."""
     from core.errors import DomainError
 
-    found, todo = [], [DomainError]
+    found: list[type[DomainError]] = []
+    todo: list[type[DomainError]] = [DomainError]
     while todo:
         cls = todo.pop()
         found.append(cls)

@@ -76,7 +76,7 @@ def test_portal_cors_echoes_only_the_configured_origin(origin: str | None, allow
 
 def test_json_response_serialises_models_by_alias() -> None:
     response = json_response([WhoAmI(workspace_id="ws_1", api_key_id="key_1"), {"plain": True}], status=201)
-    assert response.status_code == 201
+    assert response.status_code == 201 and response.body is not None
     assert json.loads(response.body) == [{"workspaceId": "ws_1", "apiKeyId": "key_1"}, {"plain": True}]
 
 

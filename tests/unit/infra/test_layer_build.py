@@ -14,6 +14,7 @@ import sys
 import sysconfig
 from email.parser import Parser
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -26,7 +27,7 @@ EM_X86_64, EM_AARCH64 = 62, 183  # ELF e_machine values
 def elf_machine(path: Path) -> int:
     header = path.read_bytes()[:20]
     assert header[:4] == b"\x7fELF", f"{path} is not an ELF file"
-    byteorder = "little" if header[5] == 1 else "big"  # EI_DATA
+    byteorder: Literal["little", "big"] = "little" if header[5] == 1 else "big"  # EI_DATA
     return int.from_bytes(header[18:20], byteorder)  # e_machine
 
 

@@ -20,7 +20,7 @@ TABLES = [name for name, r in RESOURCES.items() if r["Type"] == "AWS::DynamoDB::
 
 def watched(metric: str, namespace: str) -> list[Any]:
     """Every dimension value an alarm watches ``metric`` of ``namespace`` for."""
-    found = []
+    found: list[Any] = []
     for alarm in ALARMS.values():
         stats = [m["MetricStat"]["Metric"] for m in alarm.get("Metrics", []) if "MetricStat" in m]
         if "MetricName" in alarm:

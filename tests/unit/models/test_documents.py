@@ -10,7 +10,7 @@ import pytest
 from core.models.documents import WRAP_LAYOUTS, parse_site, parse_suggestions, parse_wrap
 
 WRAP_DEFAULTS = {"layout": "chat", "greeting": "", "theme": {}}
-SITE_EMPTY = {"pages": [], "nav": [], "sections": []}
+SITE_EMPTY: dict[str, list[Any]] = {"pages": [], "nav": [], "sections": []}
 UNREADABLE = [
     None,
     "",

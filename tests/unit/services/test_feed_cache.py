@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.models.read_plane import FeedPost
 from core.services import feed_cache
 from core.services.feed_cache import RecentFeeds
 
@@ -18,41 +19,51 @@ class Clock:
         return self.now
 
 
+def feed(n: int) -> list[FeedPost]:
+    """The n-th read's feed: one post named after it (the cache never looks inside, so the rest is blank)."""
+    post = FeedPost(
+        id=f"feed {n}", key="", kind="text", media_type=None, title=None, sub=None, caption=None, hashtags=[],
+        channels=[], category=None, width=None, height=None, created_at="", pages=[], poster="", playable="",
+        is_video=False,
+    )  # fmt: skip
+    return [post]
+
+
 class Reads:
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self) -> list:
+    def __call__(self) -> list[FeedPost]:
         self.count += 1
-        return [f"feed {self.count}"]  # type: ignore[list-item]  # any value stands for a rendered feed
+        return feed(self.count)
 
 
 def test_a_feed_is_kept_for_its_seconds_then_read_again() -> None:
     clock, reads = Clock(), Reads()
     feeds = RecentFeeds(seconds=5, clock=clock)
-    assert feeds.get_or_read(KEY, reads) == ["feed 1"]
+    assert feeds.get_or_read(KEY, reads) == feed(1)
     clock.now += 4.9
-    assert feeds.get_or_read(KEY, reads) == ["feed 1"]
+    assert feeds.get_or_read(KEY, reads) == feed(1)
     clock.now += 0.1
-    assert feeds.get_or_read(KEY, reads) == ["feed 2"] and reads.count == 2
+    assert feeds.get_or_read(KEY, reads) == feed(2) and reads.count == 2
 
 
 def test_each_workspace_agent_and_filter_has_its_own_entry() -> None:
     reads = Reads()
     feeds = RecentFeeds(seconds=5, clock=Clock())
     keys = [KEY, ("ws_2", "prj_1", None, None), ("ws_1", "prj_1", "site", None), ("ws_1", "prj_1", None, "news")]
-    assert [feeds.get_or_read(k, reads) for k in keys] == [["feed 1"], ["feed 2"], ["feed 3"], ["feed 4"]]
+    assert [feeds.get_or_read(k, reads) for k in keys] == [feed(1), feed(2), feed(3), feed(4)]
 
 
 def test_a_failed_read_is_not_kept() -> None:
     feeds, reads = RecentFeeds(seconds=5, clock=Clock()), Reads()
 
-    def fails() -> list:
+    def fails() -> list[FeedPost]:
         raise LookupError("not found")
 
     with pytest.raises(LookupError):
         feeds.get_or_read(KEY, fails)
-    assert feeds.get_or_read(KEY, reads) == ["feed 1"]
+    assert feeds.get_or_read(KEY, reads) == feed(1)
 
 
 def test_zero_seconds_keeps_nothing() -> None:

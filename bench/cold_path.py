@@ -27,93 +27,29 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # a script: ``local`` and ``benchkit`` importable when run by path
+sys.path[:0] = [str(ROOT)]  # a script: ``local`` and ``bench`` importable when run by path
 
-import benchkit  # noqa: E402
-
+from bench import benchkit  # noqa: E402
+from bench.cold_path_probes import (  # noqa: E402
+    FLOOR_PROBE,
+    FUNCTION_PROBE,
+    MONOLITH_PROBE,
+    STAGED_PROBE,
+    Probe,
+    base_env,
+    run,
+    sample,
+    side_by_side,
+)
 from local.template import Stack, load  # noqa: E402
 
 TIMES = "\u00d7"  # the multiplication sign of the ratios
 TARGET_MEDIAN, TARGET_WORST, TARGET_WORST_VS_MONOLITH = 1.3, 1.45, 0.7
-
-FUNCTION_PROBE = """
-import sys, time
-sys.path[:0] = [{code!r}, {layer!r}]
-start = time.process_time()
-{runtime}import {module}
-from core import aws, deps, settings
-for accessor in {accessors!r}:
-    getattr(deps, accessor)()
-for service in {services!r}:
-    aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
-settings.get_settings()
-print((time.process_time() - start) * 1000)
-"""
-# The same cold path in stages, the floor's first, for where the time goes (the stages' order decides which
-# stage pays for a module two of them import; settings are part of "our code").
-STAGED_PROBE = """
-import json, sys, time
-sys.path[:0] = [{code!r}, {layer!r}]
-stages, last = [], time.process_time()
-def stage(name):
-    global last
-    now = time.process_time()
-    stages.append((name, (now - last) * 1000))
-    last = now
-import boto3
-from core import aws
-aws.client("dynamodb")
-stage("floor: import boto3 + DynamoDB client")
-from pydantic import BaseModel, Field
-class FirstModel(BaseModel):  # a model's first schema loads pydantic's schema machinery
-    count: int = Field(1, ge=1)
-stage("pydantic: import, the first model's schema")
-import aws_lambda_powertools, core.observability
-stage("Powertools: Logger, metrics")
-{runtime}import {module}
-from core import deps, settings
-for accessor in {accessors!r}:
-    getattr(deps, accessor)()
-settings.get_settings()
-stage("our code: handler, REST resolver, services, models, settings")
-for service in {services!r}:
-    aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
-stage("the function's other clients")
-print(json.dumps(stages))
-"""
-FLOOR_PROBE = """
-import time
-start = time.process_time()
-import boto3
-boto3.client("dynamodb")
-print((time.process_time() - start) * 1000)
-"""
-MONOLITH_PROBE = """
-import time
-start = time.process_time()
-import boto3
-from fastapi import FastAPI
-from mangum import Mangum
-
-app = FastAPI()
-
-
-@app.get("/v1/ping")
-def ping() -> dict[str, bool]:
-    return {"ok": True}
-
-
-handler = Mangum(app, lifespan="off")
-boto3.client("dynamodb")
-print((time.process_time() - start) * 1000)
-"""
 
 # An IAM action prefix or a SAM policy template's name -> the client a function makes for it.
 SERVICE_OF_PREFIX = {
@@ -150,13 +86,6 @@ def accessors_of(handler_source: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if name in builders))
 
 
-@dataclass(frozen=True)
-class Probe:
-    name: str
-    source: str
-    env: dict[str, str]
-
-
 def clients_of(stack: Stack, function: dict[str, Any]) -> tuple[str, ...]:
     """The AWS clients a function's policies give it a use for (managed policies it references included)."""
     policies = function["Properties"].get("Policies") or []
@@ -170,12 +99,6 @@ def clients_of(stack: Stack, function: dict[str, Any]) -> tuple[str, ...]:
               if m.startswith(key)}  # fmt: skip
     order = list(SERVICE_OF_PREFIX.values())
     return tuple(sorted(found, key=order.index))
-
-
-def base_env() -> dict[str, str]:
-    """No real account, endpoint or credentials: creating a client needs a region only; no request is sent."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "POWERTOOLS_"))}
-    return env | {"AWS_DEFAULT_REGION": "us-east-1", "PYTHONDONTWRITEBYTECODE": "0", "PYTHONPATH": ""}
 
 
 STAGED: dict[str, Probe] = {}  # each function's staged probe, by logical id
@@ -204,34 +127,10 @@ def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str
     return found
 
 
-def sample(probe: Probe) -> float:
-    return float(_run(probe).splitlines()[-1])
-
-
 def stages(probe: Probe, runs: int) -> list[tuple[str, float]]:
     """Median CPU ms of each stage of ``probe`` (a staged probe) over ``runs`` fresh interpreters."""
-    samples = [json.loads(_run(probe).splitlines()[-1]) for _ in range(runs)]
+    samples = [json.loads(run(probe).splitlines()[-1]) for _ in range(runs)]
     return [(name, benchkit.median(run[i][1] for run in samples)) for i, (name, _) in enumerate(samples[0])]
-
-
-def _run(probe: Probe) -> str:
-    out = subprocess.run(
-        [sys.executable, "-c", probe.source], capture_output=True, text=True, env=probe.env, cwd=ROOT, check=False
-    )
-    if out.returncode:
-        raise SystemExit(f"{probe.name}: the probe failed\n{out.stderr}")
-    return out.stdout.strip()
-
-
-def side_by_side(probe: Probe, floor: Probe, runs: int) -> tuple[list[float], list[float]]:
-    """``runs`` samples of ``probe`` and as many of the floor, alternating which goes first."""
-    mine, floors = [], []
-    for run in range(runs):
-        pair = (probe, floor) if run % 2 == 0 else (floor, probe)
-        first, second = (sample(p) for p in pair)
-        mine.append(first if run % 2 == 0 else second)
-        floors.append(second if run % 2 == 0 else first)
-    return mine, floors
 
 
 def main(argv: list[str] | None = None) -> dict[str, str]:

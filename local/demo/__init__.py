@@ -35,7 +35,8 @@ from core.services.key_admin import key_record
 from core.services.workspace_create import create_workspace
 from core.settings import PLAN_LIMITS
 
-from .data import HOUR_MS, Objects, build_items, build_posts, iso_ms, json_text
+from .data import HOUR_MS, Objects, build_posts, iso_ms, json_text
+from .items import build_items
 from .media import MediaLibrary, load_media
 from .specs import SPECS, SUGGESTIONS, Spec, loose_objects, site, wrap
 

@@ -91,7 +91,7 @@ class MediaLibrary:
 
 
 def _ffmpeg() -> str:
-    import imageio_ffmpeg  # a dev dependency only: keep it off the import path of anything else
+    import imageio_ffmpeg  # type: ignore[import-untyped]  # a dev dependency only, untyped: kept off other imports
 
     return imageio_ffmpeg.get_ffmpeg_exe()
 

@@ -22,10 +22,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "bench")]  # a script: ``local`` and ``benchkit`` importable when run by path
+sys.path[:0] = [str(ROOT)]  # a script: ``local`` and ``bench`` importable when run by path
 
-import benchkit  # noqa: E402
-
+from bench import benchkit  # noqa: E402
 from local.template import Stack, load  # noqa: E402
 
 ONE_VCPU_MB = 1769

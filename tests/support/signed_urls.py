@@ -10,6 +10,7 @@ from tests.support.lambdas import HttpResult, StreamedResult, invoke, invoke_str
 
 MEDIA_URLS = "BrainMediaUrlsFunction"
 R2 = "BrainR2Function"
+UNSIGNED: dict[str, str | None] = {"Authorization": None}  # as API Gateway passes a signed URL: no key
 
 
 def ask(key: str | None, body: Any, *, headers: dict[str, str | None] | None = None) -> HttpResult:
@@ -57,7 +58,7 @@ def fetch(
         sample_event(R2),
         path_parameters={"path": unquote(raw_path.removeprefix("/v1/r2/"))},
         query=query,
-        headers={"Authorization": None} | (headers or {}),
+        headers=UNSIGNED | (headers or {}),
         method=method,
     )
     event["path"] = raw_path  # exactly as sent (percent-encoded)

@@ -19,6 +19,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
 from core.lambda_runtime.response_stream import StreamBody
+from core.rest.responses import SetCookie
 
 app = APIGatewayRestResolver()
 
@@ -48,7 +49,7 @@ def ticks() -> Response:
         content_type="application/x-ndjson",
         body=StreamBody(_ticks(count, delay, fail_at, query.get("marker"))),
         headers={"X-Probe": ["one", "two"]},
-        cookies=["a=1; Path=/", "b=2; Path=/"],
+        cookies=[SetCookie("a=1; Path=/"), SetCookie("b=2; Path=/")],  # written as given, as the plane's are
     )
 
 

@@ -1,7 +1,6 @@
 """POST /api/workspaces {name}: 201 {workspace}; 402 PLAN_LIMIT_REACHED over the caller's plan.
 
-Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer
-(``WorkspaceService.create_once``).
+Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer.
 """
 
 from core import deps

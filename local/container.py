@@ -42,18 +42,20 @@ class Container:
             env=function_environment(spec, base_env, overrides),
             process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
         )
+        assert self.process.stdin is not None and self.process.stdout is not None  # both are pipes
+        self._to_worker, self._from_worker = self.process.stdin, self.process.stdout
         self._expect("ready", timeout=30)
 
     def _expect(self, kind: str, timeout: float) -> dict[str, Any]:
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        message = read_frame(self.process.stdout) if ready else None
+        ready, _, _ = select.select([self._from_worker], [], [], timeout)
+        message = read_frame(self._from_worker) if ready else None
         if message is None:
             self.close()
             raise InvocationFailed(f"{self.spec.logical_id}: no {kind} within {timeout}s")
         return message
 
     def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
-        write_frame(self.process.stdin, {"type": "invoke", "event": event})
+        write_frame(self._to_worker, {"type": "invoke", "event": event})
         message = self._expect("result", timeout=self.spec.timeout)
         if message["type"] != "result":
             raise InvocationFailed(f"{message.get('errorType')}: {message.get('errorMessage')}")

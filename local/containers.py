@@ -78,7 +78,8 @@ class ContainerPool:
         return container.invoke(event)  # a failed container closes itself, and its exit discards it
 
     def _acquire(self, function: str, *, streaming: bool) -> AnyContainer:
-        limits, evicted = self.limits, []
+        limits = self.limits
+        evicted: list[AnyContainer] = []
         deadline = time.monotonic() + min(limits.queue_wait, self._functions[function].timeout / 2)
         with self._cond:
             if self._waiting[function] >= limits.queue_depth:
@@ -109,6 +110,7 @@ class ContainerPool:
 
     def _start(self, function: str, streaming: bool) -> AnyContainer:
         spec = self._functions[function]
+        container: AnyContainer
         try:
             if streaming:
                 env = function_environment(spec, self._env, self._overrides)

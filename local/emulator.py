@@ -69,14 +69,14 @@ def make_dynamodb_reads_fast() -> None:
         return 200, {"Content-Type": "application/x-amz-json-1.0"} | self.response_headers, body
 
     serialized.fast = True  # type: ignore[attr-defined]
-    DynamoHandler.serialized = serialized  # type: ignore[method-assign]
+    DynamoHandler.serialized = serialized  # type: ignore[method-assign,assignment]  # a patch of moto's own method
 
 
 class MotoServer:
     """moto's threaded WSGI server (as ``moto.server.ThreadedMotoServer``), its application optionally wrapped."""
 
     def __init__(self, host: str, port: int, middleware: Middleware | None = None):
-        from moto.server import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
         from werkzeug.serving import make_server
 
         app = DomainDispatcherApplication(create_backend_app)
@@ -87,6 +87,7 @@ class MotoServer:
     @property
     def endpoint(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET address (typed str | bytes for AF_UNIX)
         return f"http://{host}:{port}"
 
     def start(self) -> MotoServer:

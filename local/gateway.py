@@ -116,7 +116,7 @@ class ApiGateway:
             return self.shed(shed)
         return _to_http(result)
 
-    def shed(self, shed: Throttled) -> Reply:
+    def shed(self, shed: Throttled) -> tuple[int, dict[str, str], bytes]:
         """No container came free in time: the function's throttle (429, THROTTLED) or a busy runner (503)."""
         logger.warning("shed: %s", shed)
         retry = {"Retry-After": str(shed.retry_after)}

@@ -15,7 +15,8 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from io import BufferedIOBase
+from typing import Any
 
 START_TIMEOUT = 30  # a cold start's imports, as for a buffered container
 MAX_LINE = 64 * 1024
@@ -72,7 +73,7 @@ class Invocation:
                 self.connection.shutdown(socket.SHUT_RDWR)  # also wakes the thread reading it
 
 
-def read_chunks(stream: BinaryIO, trailers: dict[str, str]) -> Iterator[bytes]:
+def read_chunks(stream: BufferedIOBase, trailers: dict[str, str]) -> Iterator[bytes]:
     """A chunked body's chunks, each as soon as it has arrived; ``trailers`` is filled at the end."""
 
     def line() -> bytes:

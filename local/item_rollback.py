@@ -114,5 +114,6 @@ def make_transactions_roll_back_items() -> None:
             _in_transaction.active = False
 
     transact_write_items.item_level = True  # type: ignore[attr-defined]
-    models.copy = _CopyKeepingTables(Table)  # type: ignore[attr-defined]  # moto's module-level ``import copy``
+    # moto's module-level ``import copy``, replaced by an object with the one function moto calls on it
+    models.copy = _CopyKeepingTables(Table)  # type: ignore[attr-defined,assignment]
     backend_type.transact_write_items = transact_write_items  # type: ignore[method-assign]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from email.message import Message
 from http import HTTPStatus
-from typing import BinaryIO
+from io import BufferedIOBase
 
 # API Gateway (REST) quotas: the URL of an edge-optimized API, and request line plus headers together.
 MAX_URL = 8192
@@ -63,7 +63,7 @@ def head_size(request_line: str, headers: Message) -> int:
     return len(request_line) + sum(len(name) + len(str(value)) + 4 for name, value in headers.items())
 
 
-def read_body(stream: BinaryIO, headers: Message, limit: int) -> bytes:
+def read_body(stream: BufferedIOBase, headers: Message, limit: int) -> bytes:
     """The request body framed by Content-Length or chunked encoding; Refused/TooLarge before reading too much."""
     lengths = headers.get_all("Content-Length") or []
     encodings = [e.strip().lower() for value in headers.get_all("Transfer-Encoding") or [] for e in value.split(",")]
@@ -86,7 +86,7 @@ def read_body(stream: BinaryIO, headers: Message, limit: int) -> bytes:
     return body
 
 
-def _read_chunked(stream: BinaryIO, limit: int) -> bytes:
+def _read_chunked(stream: BufferedIOBase, limit: int) -> bytes:
     parts: list[bytes] = []
     total = 0
     while True:

@@ -49,6 +49,7 @@ class RuntimeApi:
     @property
     def address(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET address (typed str | bytes for AF_UNIX)
         return f"{host}:{port}"
 
     def submit(self, invocation: Invocation) -> None:

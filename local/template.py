@@ -28,6 +28,7 @@ def _tag(loader: yaml.Loader, suffix: str, node: yaml.Node) -> dict[str, Any]:
     elif isinstance(node, yaml.SequenceNode):
         value = loader.construct_sequence(node, deep=True)
     else:
+        assert isinstance(node, yaml.MappingNode)  # PyYAML has no other kind of node
         value = loader.construct_mapping(node, deep=True)
     if suffix == "Ref":
         return {"Ref": value}

@@ -17,10 +17,10 @@ import sys
 import time
 import traceback
 import uuid
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 
-def read_frame(stream: BinaryIO) -> dict[str, Any] | None:
+def read_frame(stream: IO[bytes]) -> dict[str, Any] | None:
     header = stream.read(4)
     if len(header) < 4:
         return None
@@ -28,7 +28,7 @@ def read_frame(stream: BinaryIO) -> dict[str, Any] | None:
     return json.loads(stream.read(length))
 
 
-def write_frame(stream: BinaryIO, message: dict[str, Any]) -> None:
+def write_frame(stream: IO[bytes], message: dict[str, Any]) -> None:
     data = json.dumps(message, separators=(",", ":")).encode()
     stream.write(struct.pack(">I", len(data)) + data)
     stream.flush()

@@ -12,7 +12,7 @@ import pytest
 from moto import mock_aws
 
 from core.auth.api_keys import display_prefix, hash_key, is_well_formed
-from core.models.read_plane import PostKind
+from core.models.kinds import PostKind
 from core.models.records import AgentRecord, ItemRecord, PostRecord, UserRecord, WorkflowRecord, WorkspaceRecord
 from core.repositories.agents import AgentRepository
 from core.repositories.api_keys import ApiKeyRepository
@@ -163,7 +163,7 @@ def test_every_post_object_exists_under_the_agent_folder(env: Any) -> None:
 
 
 def test_media_is_real(env: Any, tmp_path: Path) -> None:
-    import imageio_ffmpeg
+    import imageio_ffmpeg  # type: ignore[import-untyped]  # a dev dependency, untyped (as in local/demo/media.py)
 
     ws = env["workspaces"][0]
     agent, posts = _published_agent(env, ws)

@@ -9,7 +9,7 @@ one named twice), with moto's cancellation reasons; a successful one applies eve
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import boto3
 import pytest
@@ -20,9 +20,19 @@ from moto.dynamodb.models.table import Table
 
 from local.item_rollback import make_transactions_roll_back_items
 
-PAIR = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
-SINGLE = [{"AttributeName": "id", "KeyType": "HASH"}]
-BY_KIND = {
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import (
+        AttributeDefinitionTypeDef,
+        GlobalSecondaryIndexTypeDef,
+        KeySchemaElementTypeDef,
+    )
+
+PAIR: list[KeySchemaElementTypeDef] = [
+    {"AttributeName": "pk", "KeyType": "HASH"},
+    {"AttributeName": "sk", "KeyType": "RANGE"},
+]
+SINGLE: list[KeySchemaElementTypeDef] = [{"AttributeName": "id", "KeyType": "HASH"}]
+BY_KIND: GlobalSecondaryIndexTypeDef = {
     "IndexName": "byKind",
     "KeySchema": [{"AttributeName": "kind", "KeyType": "HASH"}],
     "Projection": {"ProjectionType": "ALL"},
@@ -32,7 +42,7 @@ BY_KIND = {
 @pytest.fixture
 def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A moto DynamoDB with the patch (undone afterwards) in which copying a table fails the test."""
-    monkeypatch.setattr(models, "copy", models.copy)  # restored on teardown, whatever the patch sets
+    monkeypatch.setattr(models, "copy", vars(models)["copy"])  # restored on teardown, whatever the patch sets
     monkeypatch.setattr(models.DynamoDBBackend, "transact_write_items", models.DynamoDBBackend.transact_write_items)
     make_transactions_roll_back_items()
 
@@ -42,7 +52,9 @@ def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setattr(Table, "__deepcopy__", no_table_copy, raising=False)
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        attributes = [{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "kind")]
+        attributes: list[AttributeDefinitionTypeDef] = [
+            {"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "kind")
+        ]
         client.create_table(
             TableName="pairs",
             AttributeDefinitions=attributes,
@@ -103,7 +115,9 @@ def test_a_failed_transaction_leaves_every_item_as_before(dynamodb: Any) -> None
     assert failed.value.response["Error"]["Code"] == "TransactionCanceledException"
     reasons = failed.value.response["CancellationReasons"]
     assert [r["Code"] for r in reasons] == ["None"] * 5 + ["ConditionalCheckFailed"]
-    assert reasons[-1]["Item"]["sk"] == {"S": "2"}  # moto's ALL_OLD item, as before the patch
+    # cast: botocore-stubs type a cancellation reason's Item as a TypedDict without keys; it is the item's attributes
+    old = cast(dict[str, Any], reasons[-1]["Item"])
+    assert old["sk"] == {"S": "2"}  # moto's ALL_OLD item, as before the patch
     assert _everything(dynamodb) == before
 
 
@@ -133,4 +147,4 @@ def test_the_patch_is_installed_once(dynamodb: Any) -> None:
     patched = models.DynamoDBBackend.transact_write_items
     make_transactions_roll_back_items()
     assert models.DynamoDBBackend.transact_write_items is patched
-    assert patched.item_level
+    assert getattr(patched, "item_level", False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from moto import mock_aws
@@ -11,7 +11,14 @@ from moto.dynamodb.responses import DynamoHandler
 
 from local.emulator import FAST_READS, make_dynamodb_reads_fast
 
-ITEM = {
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.type_defs import (
+        AttributeDefinitionTypeDef,
+        AttributeValueTypeDef,
+        KeySchemaElementTypeDef,
+    )
+
+ITEM: dict[str, AttributeValueTypeDef] = {
     "b": {"B": b"\x00\x01bin"},
     "bs": {"BS": [b"a", b"b"]},
     "ns": {"NS": ["1", "2.5"]},
@@ -38,7 +45,7 @@ def _reads(client: Any) -> None:
 def test_fast_reads_give_moto_s_own_documents(monkeypatch: Any) -> None:
     make_dynamodb_reads_fast()
     fast = DynamoHandler.serialized
-    assert getattr(fast, "fast", False)
+    assert getattr(fast, "fast", False) and fast.__closure__ is not None
     kept = dict(zip(fast.__code__.co_freevars, (cell.cell_contents for cell in fast.__closure__), strict=True))
     slow = kept["original"]  # moto's own serialiser, kept by the patch
     pairs: list[tuple[str, Any, Any]] = []
@@ -51,13 +58,18 @@ def test_fast_reads_give_moto_s_own_documents(monkeypatch: Any) -> None:
     monkeypatch.setattr(DynamoHandler, "serialized", both)
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
-        attributes = [{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk")]
-        schema = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
+        attributes: list[AttributeDefinitionTypeDef] = [
+            {"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk")
+        ]
+        schema: list[KeySchemaElementTypeDef] = [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ]
         client.create_table(
             TableName="t", AttributeDefinitions=attributes, KeySchema=schema, BillingMode="PAY_PER_REQUEST"
         )
         for n in range(5):
-            client.put_item(TableName="t", Item={"pk": {"S": "P"}, "sk": {"S": str(n)}} | ITEM)
+            client.put_item(TableName="t", Item={"pk": {"S": "P"}, "sk": {"S": str(n)}, **ITEM})
         _reads(client)
     reads = [(action, a, b) for action, a, b in pairs if action in FAST_READS]
     assert {action for action, _, _ in reads} == set(FAST_READS)

@@ -6,7 +6,7 @@ import base64
 import copy
 import importlib.util
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -167,7 +167,7 @@ def with_request(
     *,
     path_parameters: dict[str, str] | None = None,
     query: dict[str, str] | None = None,
-    headers: dict[str, str | None] | None = None,
+    headers: Mapping[str, str | None] | None = None,  # read only: a dict[str, str] will do
     method: str | None = None,
     body: str | None = None,
 ) -> dict[str, Any]:

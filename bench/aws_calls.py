@@ -51,8 +51,10 @@ def documented_minimum(path: Path = ROOT / "docs" / "data-model.md") -> dict[str
         return {}
     headers = [h.lower() for h in rows[0]]
     column = next((i for i, h in enumerate(headers) if "minimum" in h), None)
-    found = {}
-    for row in rows[1:] if column is not None else []:
+    if column is None:
+        return {}
+    found: dict[str, int] = {}
+    for row in rows[1:]:
         number = re.match(r"(\d+)(?:\s*\(\+(\d+)\))?", row[column]) if column < len(row) else None
         name = re.sub(r"[^a-z0-9 ]", " ", row[0].lower()).split()
         if number and name:  # "7 (+2)": seven, plus two of a counter named apart
@@ -125,7 +127,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         f"the key check from {source}.",
         table(headers, rows),
         "Portal endpoints are not measured by this bench: "
-        "tests/integration/shared/test_calls_per_request.py keeps their counts (docs/data-model.md).",
+        "tests/integration/shared/calls_per_request/ keeps their counts (docs/data-model.md).",
     ])  # fmt: skip
     return finish(args, "AWS calls per request (brain endpoints)", command("aws_calls.py", argv or []), markdown)
 

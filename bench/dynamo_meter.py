@@ -67,7 +67,8 @@ class Usage:
     call_ms: float = 0.0  # wall time with an AWS call in flight (moto here; DynamoDB/S3 latency on AWS)
     meter_ms: float = 0.0  # the meter's own probes: taken out of every duration
     bytes_from_s3: int = 0
-    by_call: collections.Counter = field(default_factory=collections.Counter)  # units per call kind
+    # units per call kind: fractional (an eventually consistent read is half a unit), so not a Counter of ints
+    by_call: collections.defaultdict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
 
 
 class Meter:

@@ -19,7 +19,7 @@ class CountingClient:
     """A boto3 DynamoDB client that counts the calls the limiter makes."""
 
     def __init__(self, client: Any) -> None:
-        self._client, self.calls = client, collections.Counter()
+        self._client, self.calls = client, collections.Counter[str]()
         self.exceptions = client.exceptions
 
     def get_item(self, **kwargs: Any) -> Any:
@@ -39,7 +39,8 @@ def measured(containers: int, limit: int = 600, shards: int = 20, flood: float =
     )
     from moto import mock_aws
 
-    found, per_second = [], rate_shards.SHARD_WRITES_PER_SECOND
+    found: list[list[object]] = []
+    per_second = rate_shards.SHARD_WRITES_PER_SECOND
     with mock_aws():
         import boto3
 

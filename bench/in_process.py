@@ -166,7 +166,8 @@ def demo_stack() -> Iterator[dict[str, Any]]:
         db, s3 = boto3.client("dynamodb"), boto3.client("s3")
         create_resources(stack(), db, s3)
         env = stack().functions()["BrainFeedFunction"].environment
-        demo_module.load_media = lambda _cache: fake_media()  # the records' shapes, not the bodies
+        # the records' shapes, not the bodies; patched where load_demo looks it up (local.demo does not re-export it)
+        demo_module.load_media = lambda cache_dir: fake_media()  # type: ignore[attr-defined]
         with tempfile.TemporaryDirectory() as cache:
             demo = demo_module.load_demo(
                 db, s3, main_table=env["MAIN_TABLE"], api_keys_table=env["API_KEYS_TABLE"],

@@ -55,7 +55,8 @@ def _moto_rollback(table_copy: bool) -> Iterator[None]:
 
     make_transactions_roll_back_items()
     patched = DynamoDBBackend.transact_write_items
-    DynamoDBBackend.transact_write_items = patched.__wrapped__ if table_copy else patched  # type: ignore[method-assign]
+    # moto's own method (functools.wraps keeps it as __wrapped__), or the patch
+    DynamoDBBackend.transact_write_items = patched.__wrapped__ if table_copy else patched  # type: ignore[attr-defined,method-assign]
     try:
         yield
     finally:
@@ -99,10 +100,13 @@ def _turns(turns: int, stack_name: str, *, table_copy: bool) -> tuple[list[float
     server, endpoint = start_moto()
     try:
         with _moto_rollback(table_copy):  # after start_moto, which installs the item-level rollback
-            aws = {"endpoint_url": endpoint, "region_name": "us-east-1"}
-            aws |= {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
-            dynamodb = boto3.client("dynamodb", **aws)
-            create_resources(stack, dynamodb, boto3.client("s3", **aws))
+            session = boto3.session.Session(
+                region_name="us-east-1",
+                aws_access_key_id="testing",
+                aws_secret_access_key="testing",  # noqa: S106 - moto takes any
+            )
+            dynamodb = session.client("dynamodb", endpoint_url=endpoint)
+            create_resources(stack, dynamodb, session.client("s3", endpoint_url=endpoint))
             ledger = LedgerRepository(dynamodb, stack.physical_name("LedgerTable"))
             ledger.grant("acct_bench", 10 * turns + 10, "topup", "bench-topup", "bench")
             now = datetime.now(UTC)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]  # a script: make ``bench`` importable
@@ -22,6 +23,10 @@ os.environ.update({
     "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_MAX_ATTEMPTS": "1",
 })  # fmt: skip
+
+
+def _remaining_ms(deadline: float) -> int:
+    return int((deadline - time.monotonic()) * 1000)
 
 
 def main(argv: list[str] | None = None) -> dict[str, str]:
@@ -41,24 +46,22 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
 
         stack = Stack(load())
         os.environ.update(stack.functions()["WorkspacePurgeFunction"].environment)
-        clients = {n: boto3.client(n) for n in ("dynamodb", "s3", "secretsmanager", "sqs")}
-        create_resources(
-            stack, clients["dynamodb"], clients["s3"], secrets=clients["secretsmanager"], sqs=clients["sqs"]
-        )
+        dynamodb, objects = boto3.client("dynamodb"), boto3.client("s3")
+        create_resources(stack, dynamodb, objects, secrets=boto3.client("secretsmanager"), sqs=boto3.client("sqs"))
         deps.reset()
         bucket = stack.physical_name("ContentBucket")
 
         from tests.support.seed import Seeder
 
-        seed = Seeder(clients["dynamodb"])
+        seed = Seeder(dynamodb)
         owner = seed.user("owner@example.com", plan="pro")
         doomed, neighbour = seed.workspace(owner, "Doomed"), seed.workspace(owner, "Neighbour")
         agent = seed.agent(doomed)
         seed.posts(agent.id, 300)
         started = time.perf_counter()
         for n in range(args.objects):
-            clients["s3"].put_object(Bucket=bucket, Key=f"workspaces/{doomed.id}/media/{n:06d}.bin", Body=b"x")
-        clients["s3"].put_object(Bucket=bucket, Key=f"workspaces/{neighbour.id}/assets/keep.txt", Body=b"keep")
+            objects.put_object(Bucket=bucket, Key=f"workspaces/{doomed.id}/media/{n:06d}.bin", Body=b"x")
+        objects.put_object(Bucket=bucket, Key=f"workspaces/{neighbour.id}/assets/keep.txt", Body=b"keep")
         seeded = time.perf_counter() - started
 
         calls = {"s3": 0}
@@ -70,12 +73,12 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         while True:
             passes += 1
             deadline = time.monotonic() + args.budget_ms / 1000
-            result = deps.purge().purge(doomed.id, lambda d=deadline: int((d - time.monotonic()) * 1000))
+            result = deps.purge().purge(doomed.id, partial(_remaining_ms, deadline))
             if result.finished:
                 break
         elapsed = time.perf_counter() - started
-        left = clients["s3"].list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{doomed.id}/").get("KeyCount", 0)
-        kept = clients["s3"].list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{neighbour.id}/").get("KeyCount", 0)
+        left = objects.list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{doomed.id}/").get("KeyCount", 0)
+        kept = objects.list_objects_v2(Bucket=bucket, Prefix=f"workspaces/{neighbour.id}/").get("KeyCount", 0)
     rows = [[args.objects, passes, elapsed, calls["s3"], left, kept]]
     markdown = f"In-process against moto; seeding took {seeded:.1f} s.\n\n" + table(
         ["objects", "passes", "seconds", "S3 calls", "left under prefix", "neighbour objects kept"], rows

@@ -70,6 +70,7 @@ def send(base: str, request: Request, timeout: float = 60) -> tuple[int, float, 
     """One request on a fresh connection: status (0 if the connection failed), seconds to the last byte, body."""
     url = urlsplit(base)
     method, path, headers, body = request
+    assert url.hostname is not None, base
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
     start = time.perf_counter()
     try:

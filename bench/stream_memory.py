@@ -63,6 +63,7 @@ def cpu_seconds(pid: int) -> float:
 def download(base: str, path: str, key: str, start: int = 0) -> tuple[int, int, str | None]:
     """One request for the bytes from ``start`` (as a player asks): status, bytes read, Content-Range."""
     url = urlsplit(base)
+    assert url.hostname is not None, base
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=600)
     headers = {"Authorization": f"Bearer {key}", "Range": f"bytes={start}-"}
     connection.request("GET", path, headers=headers)
@@ -128,7 +129,10 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         (pid,) = function_pids("BrainR2Function")
         baseline = peak_rss_mb(pid)
         runner = json.loads((state / "runner.json").read_text())["pid"]
-        r2_seconds, raw_seconds, raw_peaks, parts = [], [], [], []
+        r2_seconds: list[float] = []
+        raw_seconds: list[float] = []
+        raw_peaks: list[float] = []
+        parts: list[int] = []
         cpu = {"r2 runner": 0.0, "r2 container": 0.0, "raw runner": 0.0}
         for _ in range(args.runs):  # alternated, so both see the same noise
             before = cpu_seconds(runner), cpu_seconds(pid)

@@ -32,8 +32,11 @@ def _local(state_dir: Path) -> tuple[Any, dict[str, str]]:
     from local.template import Stack, load
 
     runner = json.loads((state_dir / "runner.json").read_text())
-    credentials = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}  # moto accepts anything
-    session = boto3.session.Session(region_name=runner["region"], **credentials)
+    session = boto3.session.Session(
+        region_name=runner["region"],
+        aws_access_key_id="local",
+        aws_secret_access_key="local",  # noqa: S106 - moto takes any
+    )
     stack = Stack(load())
     tables = {"main": stack.physical_name("MainTable"), "ledger": stack.physical_name("LedgerTable")}
     return session.client("dynamodb", endpoint_url=runner["awsEndpoint"]), tables

@@ -59,7 +59,7 @@ class SyncTransport:
         headers: dict[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ):
-        self._http = httpx.Client(**_client_options(base_url, timeout, transport, headers))
+        self._http: httpx.Client = httpx.Client(**_client_options(base_url, timeout, transport, headers))
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
 
@@ -119,7 +119,7 @@ class AsyncTransport:
         headers: dict[str, str] | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ):
-        self._http = httpx.AsyncClient(**_client_options(base_url, timeout, transport, headers))
+        self._http: httpx.AsyncClient = httpx.AsyncClient(**_client_options(base_url, timeout, transport, headers))
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
 

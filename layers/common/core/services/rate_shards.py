@@ -14,7 +14,7 @@ import math
 
 # Writes a second one shard may take at its full limit: half a partition's 1,000 WCU/s, leaving room for
 # an uneven random spread and a second write when two containers open one bucket at once.
-SHARD_WRITES_PER_SECOND = 500
+SHARD_WRITES_PER_SECOND: float = 500  # a rate: hot_key_measured scales it below one to model a busy shard
 
 
 def shard_count(limit: int, window: int) -> int:

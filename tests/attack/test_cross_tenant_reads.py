@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.attack.conftest import demo
+from tests.support.attack import demo
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.attack.conftest import Cast, demo, raw_request
+from tests.support.attack import Cast, demo, raw_request
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.attack.conftest import Cast, b64url, claims_of, forge, jwt_secret, portal, sign_in
+from tests.support.attack import Cast, b64url, claims_of, forge, jwt_secret, portal, sign_in
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

@@ -9,7 +9,7 @@ import secrets
 
 import pytest
 
-from tests.attack.conftest import Cast, demo, portal, raw_request, send
+from tests.support.attack import Cast, demo, portal, raw_request, send
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.attack.conftest import magic_token, post_json, verify
+from tests.support.attack import magic_token, post_json, verify
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

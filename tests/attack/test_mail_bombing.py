@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
-from tests.attack.conftest import post_json
+from tests.support.attack import post_json
 from tests.support.runner import LocalService, started_service
 
 pytestmark = pytest.mark.attack

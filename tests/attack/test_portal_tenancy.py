@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.attack.conftest import Cast, add_member, demo, portal, sign_in
+from tests.support.attack import Cast, add_member, demo, portal, sign_in
 from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.attack

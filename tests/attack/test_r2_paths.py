@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.attack.conftest import demo, send
+from tests.support.attack import demo, send
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

@@ -7,7 +7,7 @@ import pytest
 
 from core.cookies import clear_session_cookie, session_cookie
 from core.settings import Settings
-from tests.attack.conftest import magic_token, portal, verify
+from tests.support.attack import magic_token, portal, verify
 from tests.support.lambdas import stack
 from tests.support.runner import LocalService
 

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 import pytest
 
 from core.auth import media_signing
-from tests.attack.conftest import Cast, demo, portal
+from tests.support.attack import Cast, demo, portal
 from tests.support.runner import LocalService, Reply
 from tests.support.signed_urls import register_signatures
 

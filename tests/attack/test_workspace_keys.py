@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.auth.api_keys import generate, is_well_formed
-from tests.attack.conftest import Cast, demo, portal, send
+from tests.support.attack import Cast, demo, portal, send
 from tests.support.runner import LocalService, Reply
 
 pytestmark = pytest.mark.attack

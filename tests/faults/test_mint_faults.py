@@ -23,10 +23,10 @@ from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.users import UserRepository
 from core.services.sign_in_mail import sha256
 from core.settings import get_settings
-from tests.integration.portal.support import Session
 from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
+from tests.support.portal import Session
 from tests.support.seed import Seeder
 
 MINT = "PortalKeysMintFunction"

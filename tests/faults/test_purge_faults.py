@@ -18,10 +18,10 @@ from core.models.records import WorkspaceRecord
 from core.repositories import main_table
 from core.repositories.workspaces import WorkspaceRepository
 from core.settings import get_settings
-from tests.integration.portal.support import WorkerContext, sqs_event, take_purge_messages
 from tests.support.fault_harness import World, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import handler_module
+from tests.support.portal import WorkerContext, sqs_event, take_purge_messages
 from tests.support.seed import Seeder
 
 OBJECTS, POSTS, ITEMS = 3, 3, 2

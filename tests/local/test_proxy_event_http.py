@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from local.gateway import ApiGateway, serve
-from tests.local.conftest import read_response
+from tests.support.gateway_socket import read_response
 from tests.support.lambdas import stack
 
 

@@ -12,7 +12,7 @@ from email.message import Message
 import pytest
 
 from local.refusals import Refused, TooLarge, read_body
-from tests.local.conftest import Raw, Served, read_response
+from tests.support.gateway_socket import Raw, Served, read_response
 from tests.support.lambdas import stack
 
 HOST = b"Host: 127.0.0.1\r\n"

@@ -23,9 +23,9 @@ import pytest
 from core import deps
 from core.services import together
 from tests.conftest import FAKE_AWS, Aws
-from tests.integration.portal.support import Portal
 from tests.support.fault_injection import Call, Fault, Injector, Plan, attach_to_core_clients, faults_for
 from tests.support.lambdas import HttpResult, StreamedResult, stack
+from tests.support.portal import Portal
 
 ACT_SECONDS = 30  # an operation that has not answered by then is a hang
 JSON = "application/json; charset=utf-8"

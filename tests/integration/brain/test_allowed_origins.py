@@ -10,8 +10,8 @@ from core import deps
 from core.auth.api_keys import hash_key
 from core.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
-from tests.integration.portal.support import Portal, Session
 from tests.support.brain import call
+from tests.support.portal import Portal, Session
 from tests.support.signed_urls import ask, fetch, sign
 
 SHOP = "https://shop.example.com"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core import deps
-from tests.integration.portal.support import Portal
 from tests.support.idp import CLIENT_ID, IdentityProviders
+from tests.support.portal import Portal
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 from core import deps
 from core.repositories.ledger import LedgerRepository
 from core.settings import get_settings
-from tests.integration.portal.support import JSON, Portal, Session, assert_error, event_for
 from tests.support.lambdas import HttpResult, invoke, with_request
+from tests.support.portal import JSON, Portal, Session, assert_error, event_for
 
 
 def balance(portal: Portal, who: Session) -> HttpResult:

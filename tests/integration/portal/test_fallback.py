@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core import deps
-from tests.integration.portal.support import assert_error
 from tests.support.lambdas import invoke, sample_event, stack, with_request
+from tests.support.portal import assert_error
 
 KNOWN = sorted({r.path for r in stack().routes("PortalApi") if r.function != "PortalFallbackFunction"})
 SAMPLE_PARAMS = {"workspaceId": "ws_01JDSOMEWORKSPACE000000000", "keyId": "key_01JDSOMEKEY00000000000000",

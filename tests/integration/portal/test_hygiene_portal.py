@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.portal.support import Portal, Session, assert_error, event_for
 from tests.support.lambdas import invoke, with_request
+from tests.support.portal import Portal, Session, assert_error, event_for
 
 DEEP = "[" * 10_000 + "]" * 10_000
 

@@ -9,7 +9,7 @@ import pytest
 
 from core.auth.api_keys import is_well_formed
 from core.settings import get_settings
-from tests.integration.portal.support import JSON, Portal, Session, assert_error
+from tests.support.portal import JSON, Portal, Session, assert_error
 
 
 @pytest.fixture

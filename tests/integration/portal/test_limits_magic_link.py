@@ -11,8 +11,8 @@ from typing import Any
 
 from core.settings import get_settings
 from tests.integration.conftest import WINDOW_START, Clock
-from tests.integration.portal.support import Portal, event_for
 from tests.support.lambdas import invoke
+from tests.support.portal import Portal, event_for
 
 VICTIM = "victim@example.com"
 

@@ -8,7 +8,7 @@ import time
 import jwt
 import pytest
 
-from tests.integration.portal.support import JSON, Portal, assert_error
+from tests.support.portal import JSON, Portal, assert_error
 
 
 def secret(portal: Portal) -> bytes:

@@ -12,8 +12,8 @@ import pytest
 
 from core.auth import portal_jwt
 from local.events import SAMPLE_KEY
-from tests.integration.portal.support import Portal, Session, assert_error
 from tests.support.idp import forge
+from tests.support.portal import Portal, Session, assert_error
 
 PROTECTED = [
     "PortalRefreshFunction",

@@ -10,8 +10,8 @@ import pytest
 
 from core.repositories import main_table
 from core.settings import get_settings
-from tests.integration.portal.support import Portal, Session, WorkerContext, sqs_event, take_purge_messages
 from tests.support.lambdas import handler_module
+from tests.support.portal import Portal, Session, WorkerContext, sqs_event, take_purge_messages
 from tests.support.seed import Seeder
 
 OBJECTS = 2_500

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.repositories.users import UserRepository
 from core.settings import get_settings
-from tests.integration.portal.support import Portal, assert_error
+from tests.support.portal import Portal, assert_error
 from tests.support.seed import Seeder
 
 

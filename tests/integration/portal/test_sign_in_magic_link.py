@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from core.settings import get_settings
-from tests.integration.portal.support import JSON, Portal, assert_error, event_for, invoke_isolated
+from tests.support.portal import JSON, Portal, assert_error, event_for, invoke_isolated
 
 COOKIE = r"^session=[A-Za-z0-9_-]{43}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"
 

@@ -12,8 +12,8 @@ import jwt
 import pytest
 
 from core import deps
-from tests.integration.portal.support import JSON, Portal, assert_error
 from tests.support.idp import CLIENT_ID, IdentityProviders, forge, new_key, public_pem
+from tests.support.portal import JSON, Portal, assert_error
 
 
 def sign_in(portal: Portal, provider: str, id_token: Any):

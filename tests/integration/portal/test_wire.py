@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.integration.portal.support import Portal, assert_error
+from tests.support.portal import Portal, assert_error
 
 BIG = '{"name": "' + "x" * (256 * 1024) + '"}'
 

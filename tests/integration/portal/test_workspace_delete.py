@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.portal.support import JSON, Portal, Session, assert_error, take_purge_messages
+from tests.support.portal import JSON, Portal, Session, assert_error, take_purge_messages
 
 AFTER_DELETE = ["PortalWorkspaceGetFunction", "PortalMembersListFunction", "PortalBrandsListFunction",
                 "PortalKeysListFunction", "PortalKeysMintFunction"]  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.portal.support import JSON, Portal, Session, assert_error, event_for, invoke_isolated
+from tests.support.portal import JSON, Portal, Session, assert_error, event_for, invoke_isolated
 
 RFC3339_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 

@@ -8,7 +8,7 @@ from core.ids import new_id, now_iso
 from core.models.records import BrandRecord
 from core.repositories.agents import AgentRepository
 from core.settings import get_settings
-from tests.integration.portal.support import JSON, Portal, assert_error
+from tests.support.portal import JSON, Portal, assert_error
 
 MEMBER_ONLY = ["PortalWorkspaceGetFunction", "PortalMembersListFunction", "PortalBrandsListFunction",
                "PortalKeysListFunction"]  # fmt: skip

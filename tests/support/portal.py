@@ -103,7 +103,9 @@ class Portal:
     def sign_in(self, email: str, *, plan: str | None = None) -> Session:
         verified = self.verify(self.request_link(email))
         assert verified.status == 200, verified.body
-        cookie = verified.header("Set-Cookie").split(";", 1)[0]
+        set_cookie = verified.header("Set-Cookie")
+        assert set_cookie, verified.headers
+        cookie = set_cookie.split(";", 1)[0]
         minted = self.api_token(cookie)
         assert minted.status == 200, minted.body
         session = Session(verified.json()["user"]["id"], email.lower(), cookie, minted.json()["token"])

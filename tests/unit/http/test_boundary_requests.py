@@ -9,14 +9,7 @@ from pydantic import BaseModel
 
 from core import errors
 from core.http import brain_api, json_response, parse_body, portal_api
-from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event, patch_key_authenticator
-
-
-@pytest.fixture
-def authenticator(monkeypatch: pytest.MonkeyPatch) -> FakeAuthenticator:
-    fake = FakeAuthenticator()
-    patch_key_authenticator(monkeypatch, lambda: fake)
-    return fake
+from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event
 
 
 class Body(BaseModel):

@@ -12,18 +12,11 @@ from pydantic import BaseModel, Field
 from core import errors
 from core.http import brain_api, json_response, parse_body, workspace_caller
 from core.models.records import PostRecord
-from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event, patch_key_authenticator
+from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event
 
 LIMIT = 256 * 1024
 RATE_HEADERS = {"RateLimit-Limit": "600", "RateLimit-Remaining": "599", "RateLimit-Reset": "42"}
 INTERNAL = {"error": "Internal error", "code": "INTERNAL_ERROR"}
-
-
-@pytest.fixture
-def authenticator(monkeypatch: pytest.MonkeyPatch) -> FakeAuthenticator:
-    fake = FakeAuthenticator()
-    patch_key_authenticator(monkeypatch, lambda: fake)
-    return fake
 
 
 class Prompt(BaseModel):

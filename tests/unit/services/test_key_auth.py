@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import pytest
 
 from core.auth.api_keys import display_prefix, generate, hash_key
 from core.errors import RateLimited, Unauthorized
 from core.models.records import ApiKeyRecord
 from core.repositories.dynamo import StorageUnavailable
-from core.repositories.rate_limits import Added, Buckets
 from core.services.key_auth import VAGUE_MESSAGE, KeyAuthenticator, WorkspaceCaller
 from core.services.rate_limit import RateStatus
+from tests.support.fake_rate_limits import FakeLimits
 
 RAW = generate(b"k" * 32)
 NOW = 1_800_000_030.25  # 30.25 s into a minute: counted in the one-second bucket 1_800_000_030
@@ -43,29 +41,6 @@ class FakeKeys:
 
     def touch_last_used(self, key_hash: str, at: str) -> None:
         self.touched.append((key_hash, at))
-
-
-class FakeLimits:
-    """Sliding-window buckets with the real repository's contract (read / conditional add), in memory."""
-
-    def __init__(self) -> None:
-        self.items: dict[str, Buckets] = {}
-        self.calls: list[tuple[str, int, int]] = []  # (subject, bucket, cap) of every write
-
-    def read(self, subject: str) -> Buckets:
-        return self.items.get(subject, Buckets())
-
-    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop: Iterable[int], expires_at: int) -> Added:
-        self.calls.append((subject, bucket, cap))
-        now = self.read(subject)
-        if now != seen and not (now.newest == seen.newest == bucket):
-            return Added(counted=False, item=now)
-        if now.counts.get(bucket, 0) >= cap:
-            return Added(counted=False, item=now)
-        counts = {i: n for i, n in now.counts.items() if i not in set(drop)}
-        counts[bucket] = counts.get(bucket, 0) + 1
-        self.items[subject] = Buckets(newest=bucket, counts=counts)
-        return Added(counted=True, item=self.items[subject])
 
 
 @pytest.fixture

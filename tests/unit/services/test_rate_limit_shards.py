@@ -12,7 +12,7 @@ from core.repositories.rate_limits import Added, Buckets
 from core.services import rate_shards
 from core.services.rate_limit import SlidingWindowLimiter
 from core.services.rate_shards import shard_count, shard_limits, shard_subject
-from tests.unit.test_key_auth import FakeLimits
+from tests.support.fake_rate_limits import FakeLimits
 
 NOW = 1_800_000_030.25  # 30.25 s into a window: bucket 1_800_000_030
 

@@ -1,4 +1,5 @@
-"""Fixtures of the integration tests: a tenant seeded with the ids events/*.json carry, a rival, the portal."""
+"""Fixtures of the integration tests: a tenant seeded with the ids events/*.json carry, a rival, the portal, the
+frozen rate-limit clock and the chat function's environment."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 from core import deps
 from core.models.records import AgentRecord, WorkspaceRecord
 from local.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
-from tests.integration.portal.support import Portal
+from tests.support.chat import CHAT
+from tests.support.lambdas import stack
+from tests.support.portal import Portal
 from tests.support.seed import Seeder
 
 
@@ -70,3 +73,17 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     frozen = Clock()
     monkeypatch.setattr(rate_limit, "now", frozen)
     return frozen
+
+
+@pytest.fixture
+def chat_environment(lambda_environment: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat function's own environment from the template, with the offline model as the local runner sets it.
+
+    Autouse in brain/chat/ (its conftest.py); other modules ask for it by name or ``pytest.mark.usefixtures``.
+    """
+    for name, value in stack().functions()[CHAT].environment.items():
+        if name != "AWS_LAMBDA_EXEC_WRAPPER":
+            monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CHAT_MODEL", "offline")
+    monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
+    deps.reset()

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.settings import get_settings
+from tests.support.brain import JSON
 from tests.support.lambdas import StreamedResult, invoke_streamed, sample_event, with_request
 
 R2 = "BrainR2Function"
+DATA = bytes(range(256)) * 1200  # 307,200 bytes: three chunks of at most 128 KiB
+HTTP_DATE = re.compile(r"^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$")
+CLIP = "projects/prj_1/media/clip.mp4"
+CAP = 100_000  # R2_MAX_RESPONSE_BYTES in the tests of the cap: the clip is three times larger
+
+
+def assert_error(result: StreamedResult, status: int, code: str) -> dict[str, Any]:
+    assert (result.status, result.header("Content-Type")) == (status, JSON), result.body
+    body = result.json()
+    assert body["code"] == code and set(body) == {"error", "code"}
+    return body
+
+
+def vary(result: StreamedResult) -> set[str]:
+    return {token.strip().lower() for token in (result.header("Vary") or "").split(",")}
 
 
 def put(aws: Any, workspace_id: str, path: str, body: bytes, **extra: Any) -> str:

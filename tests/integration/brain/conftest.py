@@ -1,6 +1,7 @@
-"""Fixtures of the read-plane (brain) integration tests: the chat function's environment and a funded tenant.
+"""Fixtures of the read-plane (brain) integration tests: a funded tenant, a recording model, a storing workspace.
 
-They live here, not in chat/, because the sliding-limit tests beside this file use them too.
+They live here, not in chat/, because the sliding-limit tests beside this file use them too (the chat function's
+environment, ``chat_environment``, is in ../conftest.py: the metrics tests in shared/ use it as well).
 """
 
 from __future__ import annotations
@@ -13,23 +14,8 @@ from core import deps
 from core.repositories.workspaces import WorkspaceRepository
 from core.settings import get_settings
 from tests.integration.conftest import Tenant
-from tests.support.chat import CHAT, ITEM, RecordingModel, grant
-from tests.support.lambdas import stack
+from tests.support.chat import ITEM, RecordingModel, grant
 from tests.support.seed import Seeder
-
-
-@pytest.fixture
-def chat_environment(lambda_environment: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The chat function's own environment from the template, with the offline model as the local runner sets it.
-
-    Autouse in chat/ (chat/conftest.py); other modules ask for it with ``pytest.mark.usefixtures``.
-    """
-    for name, value in stack().functions()[CHAT].environment.items():
-        if name != "AWS_LAMBDA_EXEC_WRAPPER":
-            monkeypatch.setenv(name, value)
-    monkeypatch.setenv("CHAT_MODEL", "offline")
-    monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
-    deps.reset()
 
 
 @pytest.fixture

@@ -23,8 +23,9 @@ ACCOUNT = "usr_01JDLEDGERTEST000000000000"
 
 
 @pytest.fixture
-def ledger(aws: Any) -> LedgerRepository:
-    return LedgerRepository(aws.dynamodb, get_settings().ledger_table)
+def ten_credits(ledger: LedgerRepository) -> None:
+    """The account topped up with 10 credits (reference t1): where most tests start."""
+    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
 
 
 @pytest.fixture
@@ -61,8 +62,8 @@ def test_a_grant_must_add_credits(ledger: LedgerRepository, amount: int) -> None
         ledger.grant(ACCOUNT, amount, "topup", "x", "")
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 3, "Chat turn")
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 7, "held": 3, "total": 10}
     assert_consistent(aws.dynamodb, ACCOUNT)
@@ -76,8 +77,8 @@ def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: Ledg
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_a_partial_charge_returns_the_rest(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "render", "job_1", 5, "Render")
     assert credits.settle(hold, charge=2) is Outcome.APPLIED
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 8, "held": 0, "total": 8}
@@ -85,9 +86,9 @@ def test_a_partial_charge_returns_the_rest(credits: CreditService, ledger: Ledge
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 @pytest.mark.parametrize("charge", [0, 6, -1])
 def test_a_charge_must_fit_the_hold(credits: CreditService, ledger: LedgerRepository, charge: int) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "render", "job_1", 5, "Render")
     with pytest.raises(ValueError, match="between 1 and the held amount"):
         credits.settle(hold, charge=charge)
@@ -106,8 +107,8 @@ def test_a_hold_that_cannot_be_covered_changes_nothing(credits: CreditService, l
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_settle_and_release_apply_once(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     settled = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     released = credits.hold(ACCOUNT, "llm", "turn_2", 1, "Chat turn")
     assert [credits.settle(settled) for _ in range(3)] == [Outcome.APPLIED] + [Outcome.ALREADY_DONE] * 2
@@ -122,16 +123,16 @@ def test_settle_and_release_apply_once(credits: CreditService, ledger: LedgerRep
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_holding_a_reference_twice_reserves_once(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 4, "Chat turn")
     assert ledger.reserve(hold) is Outcome.ALREADY_DONE
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 6, "held": 4, "total": 10}
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerRepository, aws: Any) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     never_taken = HoldRecord(
         account_id=ACCOUNT, ref_id="turn_unknown", ref_type="llm", amount=1, description="Chat turn",
         created_at="2026-11-22T00:00:00.000Z", expires_at="2026-11-22T00:15:00.000Z",
@@ -143,10 +144,10 @@ def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerRepository, aws
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_the_sweeper_finishes_only_expired_holds(
     credits: CreditService, ledger: LedgerRepository, clock: Clock, aws: Any
 ) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     abandoned = credits.hold(ACCOUNT, "llm", "turn_crashed_before_text", 1, "Chat turn")
     delivered = credits.hold(ACCOUNT, "llm", "turn_crashed_after_text", 1, "Chat turn")
     credits.mark_delivered(delivered)
@@ -164,10 +165,10 @@ def test_the_sweeper_finishes_only_expired_holds(
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_a_hold_finished_while_the_sweeper_looks_is_left_alone(
     credits: CreditService, ledger: LedgerRepository, clock: Clock, aws: Any
 ) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     clock.now += 1000
     credits.settle(hold)  # the turn finished just in time
@@ -189,8 +190,8 @@ def test_the_sweeper_works_through_many_expired_holds(
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_holds_are_indexed_by_shard_and_expiry(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     (hold,) = [i for i in ledger_items(aws.dynamodb, ACCOUNT) if i["sk"].startswith("HOLD#")]
     assert hold["holdShard"].startswith("HOLDS#") and hold["expiresAt"].endswith("Z")
@@ -218,11 +219,11 @@ def test_the_scheduled_sweeper_function_finishes_expired_holds(
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
+@pytest.mark.usefixtures("ten_credits")
 def test_a_hold_delivered_after_it_was_read_is_never_released(
     credits: CreditService, ledger: LedgerRepository, clock: Clock, aws: Any
 ) -> None:
     """The sweeper read the hold undelivered; the turn's first text came just before its release."""
-    ledger.grant(ACCOUNT, 10, "topup", "t1", "Top-up")
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     stale = ledger.get_hold(ACCOUNT, "turn_1")
     assert stale is not None and not stale.streamed

@@ -13,19 +13,13 @@ from typing import Any
 import pytest
 
 from core.errors import InsufficientCredits
-from core.models.ledger import Outcome
+from core.models.ledger import HoldRecord, Outcome
 from core.repositories.ledger import LedgerRepository
 from core.services.credits import CreditService
-from core.settings import get_settings
 from tests.integration.shared.test_ledger import ACCOUNT
 from tests.support.ledger_checks import assert_consistent
 
 THREADS = 50
-
-
-@pytest.fixture
-def ledger(aws: Any) -> LedgerRepository:
-    return LedgerRepository(aws.dynamodb, get_settings().ledger_table)
 
 
 @pytest.fixture
@@ -44,6 +38,12 @@ def race(work: Any, count: int = THREADS) -> list[Any]:
 
     with ThreadPoolExecutor(count) as pool:
         return list(pool.map(attempt, range(count)))
+
+
+def five_credits_held(credits: CreditService, ledger: LedgerRepository, amount: int) -> HoldRecord:
+    """The account topped up with 5 credits, then ``amount`` of them held for chat turn ``turn_1``."""
+    ledger.grant(ACCOUNT, 5, "topup", "t1", "Top-up")
+    return credits.hold(ACCOUNT, "llm", "turn_1", amount, "Chat turn")
 
 
 def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
@@ -65,8 +65,7 @@ def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
 def test_retried_settlements_of_one_hold_charge_once(
     credits: CreditService, ledger: LedgerRepository, aws: Any
 ) -> None:
-    ledger.grant(ACCOUNT, 5, "topup", "t1", "Top-up")
-    hold = credits.hold(ACCOUNT, "llm", "turn_1", 2, "Chat turn")
+    hold = five_credits_held(credits, ledger, 2)
     outcomes = race(lambda _: credits.settle(hold), count=20)
     assert outcomes.count(Outcome.APPLIED) == 1 and outcomes.count(Outcome.ALREADY_DONE) == 19
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 3, "held": 0, "total": 3}
@@ -77,8 +76,7 @@ def test_retried_settlements_of_one_hold_charge_once(
 def test_a_settlement_racing_a_release_finishes_the_hold_one_way(
     credits: CreditService, ledger: LedgerRepository, aws: Any
 ) -> None:
-    ledger.grant(ACCOUNT, 5, "topup", "t1", "Top-up")
-    hold = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
+    hold = five_credits_held(credits, ledger, 1)
     outcomes = race(lambda n: credits.settle(hold) if n % 2 else credits.release(hold), count=20)
     assert outcomes.count(Outcome.APPLIED) == 1
     charged = ledger.balance(ACCOUNT).entry_count("llm")

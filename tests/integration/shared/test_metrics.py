@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from core import deps, observability
+from core import observability
 from core.auth.api_keys import generate
 from local.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
 from tests.support.brain import call
-from tests.support.lambdas import handler_module, invoke_streamed, sample_event, stack, with_request
+from tests.support.lambdas import handler_module, invoke_streamed, sample_event, with_request
 
 CHAT = "BrainChatFunction"
 PROMPT = "Which waxed jacket keeps the rain out on a bike?"
@@ -98,16 +98,6 @@ def test_a_key_over_its_rate_counts_a_throttle_by_limiter(tenant, seed, output: 
     assert metric(documents, "Throttled")["dimensions"] == {"service": "workspace-service-brain", "limiter": "key_rate"}
     assert [d["code"] for d in documents if "Errors" in d] == ["RATE_LIMITED"]
     assert key not in text
-
-
-@pytest.fixture
-def chat_environment(lambda_environment: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in stack().functions()[CHAT].environment.items():
-        if name != "AWS_LAMBDA_EXEC_WRAPPER":
-            monkeypatch.setenv(name, value)
-    monkeypatch.setenv("CHAT_MODEL", "offline")
-    monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
-    deps.reset()
 
 
 def test_a_chat_turn_is_logged_after_its_stream_with_turn_and_charge_and_no_text(

@@ -1,0 +1,69 @@
+"""AWS calls of the management plane's reads and a key mint: the session check, then one membership read."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.support.call_recorder import Recorder
+from tests.support.ledger_checks import ledger_repository
+from tests.support.portal import Portal, Session
+
+
+def portal_get(portal: Portal, function: str, who: Session, **params: str) -> Any:
+    return portal.call(function, token=who.token, params=params or None)
+
+
+@pytest.fixture
+def owner(portal: Portal, aws: Any) -> tuple[Session, str]:
+    """A signed-in owner of a workspace, with a ledger entry (a history page to read)."""
+    who = portal.sign_in("owner@example.com", plan="pro")
+    ledger_repository(aws.dynamodb).grant(who.user_id, 5, "topup", "top_1", "Top-up")
+    return who, portal.create_workspace(who)["id"]
+
+
+PORTAL_READS = {  # (function, in a workspace, every call, the calls issued together)
+    "workspace-get": ("PortalWorkspaceGetFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1}, {}),
+    "workspaces-list": ("PortalWorkspacesListFunction", False, {"GetItem:main": 1, "Query:main": 1,
+                                                                "BatchGetItem:main": 1}, {}),
+    "members": ("PortalMembersListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 2, "Query:main": 1},
+                {"BatchGetItem:main": 1, "Query:main": 1}),
+    "brands": ("PortalBrandsListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1},
+               {"BatchGetItem:main": 1, "Query:main": 1}),
+    "keys": ("PortalKeysListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1},
+             {"BatchGetItem:main": 1, "Query:keys": 1}),
+    "account": ("PortalAccountFunction", False, {"GetItem:main": 3}, {}),
+    "balance": ("PortalCreditsBalanceFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1}, {}),
+    "history": ("PortalCreditsHistoryFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1, "Query:ledger": 1},
+                {"GetItem:ledger": 1, "Query:ledger": 1}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", PORTAL_READS)
+def test_portal_reads(portal: Portal, owner: tuple[Session, str], recorder: Recorder, case: str) -> None:
+    """The session's GetItem, then the endpoint's own reads (a workspace route's access check: one BatchGetItem)."""
+    function, in_workspace, expected, together = PORTAL_READS[case]
+    who, workspace_id = owner
+    path = {"workspaceId": workspace_id} if in_workspace else {}
+    portal_get(portal, function, who, **path)  # a warm container: the signing secret is cached by then
+    with recorder.record():
+        result = portal_get(portal, function, who, **path)
+    assert result.status == 200, result.body
+    assert Counter(str(c) for c in recorder.calls) == Counter(expected)
+    assert recorder.issued_together() == Counter(together)
+
+
+def test_an_owners_key_mint_reads_access_and_plan_at_once(
+    portal: Portal, owner: tuple[Session, str], recorder: Recorder
+) -> None:
+    who, workspace_id = owner
+    portal.mint_key(who, workspace_id, name="warm-up")
+    with recorder.record():
+        portal.mint_key(who, workspace_id)
+    assert Counter(str(c) for c in recorder.calls) == Counter({
+        "GetItem:main": 1,  # the session
+        "BatchGetItem:main": 1,  # membership, workspace and the caller (the owner: the plan)
+        "PutItem:keys": 1,
+    })  # fmt: skip

@@ -27,7 +27,7 @@ def account(service: LocalService, token: str) -> Reply:
 
 def assert_refused(reply: Reply, code: str = UNAUTHORIZED) -> None:
     assert (reply.status, reply.json()["code"]) == (401, code), reply.body
-    assert reply.header("content-type").startswith("application/json")
+    assert reply.required_header("content-type").startswith("application/json")
 
 
 def hs256(header: dict[str, Any], claims: dict[str, Any], key: bytes) -> str:

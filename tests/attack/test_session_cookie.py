@@ -29,7 +29,7 @@ def attributes(set_cookie: str) -> tuple[str, dict[str, str]]:
 def test_the_session_cookie_is_httponly_lax_and_site_wide(service: LocalService) -> None:
     signed_in = verify(service, magic_token(service, "attack.flags@example.org"))
     assert signed_in.status == 200
-    pair, attrs = attributes(signed_in.header("set-cookie"))
+    pair, attrs = attributes(signed_in.required_header("set-cookie"))
     name, _, value = pair.partition("=")
     assert name == "session" and len(value) >= 32  # an opaque random token
     assert "httponly" in attrs  # no script can read it
@@ -54,11 +54,11 @@ def test_secure_is_on_wherever_the_template_deploys_the_sign_in_functions() -> N
 
 def test_logout_clears_the_cookie_and_ends_the_session(service: LocalService) -> None:
     signed_in = verify(service, magic_token(service, "attack.bye@example.org"))
-    cookie = signed_in.header("set-cookie").split(";", 1)[0]
+    cookie = signed_in.required_header("set-cookie").split(";", 1)[0]
     jwt = service.request("POST", f"{service.portal}/api/auth/api-token", headers={"Cookie": cookie}).json()["token"]
     out = service.request("POST", f"{service.portal}/api/auth/logout", headers={"Cookie": cookie})
     assert (out.status, out.json()) == (200, {})
-    pair, attrs = attributes(out.header("set-cookie"))
+    pair, attrs = attributes(out.required_header("set-cookie"))
     assert pair == "session=" and attrs["max-age"] == "0"
     assert "httponly" in attrs and attrs["path"] == "/" and attrs["samesite"] == "Lax"
     # The old cookie (kept by an attacker who copied it) is dead, and so is every JWT of its session.

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from core import deps, errors
-from core.services.key_auth import RateStatus, WorkspaceCaller
+from core.services.key_auth import WorkspaceCaller
+from core.services.rate_limit import RateStatus
 from tests.support.lambdas import HttpResult, LambdaContext, sample_event, with_request
 
 RATE = RateStatus(limit=600, remaining=599, reset_seconds=42)

@@ -49,7 +49,7 @@ class IdentityProviders:
             path.write_text(json.dumps(document))
             self.urls[provider] = path.as_uri()
 
-    def claims(self, provider: str, email: str = "oauth.user@example.com", **changes: Any) -> dict[str, Any]:
+    def claims(self, provider: str, email: str | None = "oauth.user@example.com", **changes: Any) -> dict[str, Any]:
         now = int(time.time())
         claims = {
             "iss": ISSUER[provider], "aud": CLIENT_ID[provider], "sub": f"{provider}-subject-{email}",
@@ -62,7 +62,7 @@ class IdentityProviders:
     def token(
         self,
         provider: str,
-        email: str = "oauth.user@example.com",
+        email: str | None = "oauth.user@example.com",
         *,
         key: rsa.RSAPrivateKey | None = None,
         kid: str | None = None,

@@ -14,7 +14,7 @@ from tests.support.brain import RFC3339_MS, call, ok_json
 from tests.support.seed import Seeder, stamp
 
 FEED = "BrainFeedFunction"
-POST_FIELDS = {
+POST_FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": str,
     "key": str,
     "kind": str,

@@ -192,7 +192,12 @@ def test_the_key_id_lookup_is_cached_and_revocation_still_seen(objects, seed, te
     calls: list[str] = []
     repo = deps.api_keys()
     original = repo.hash_of
-    repo.hash_of = lambda key_id: calls.append(key_id) or original(key_id)  # type: ignore[method-assign]
+
+    def recorded(key_id: str) -> str | None:
+        calls.append(key_id)
+        return original(key_id)
+
+    repo.hash_of = recorded  # type: ignore[method-assign]
     url = sign(tenant.key, LOGO)[0]
     assert [fetch(url).status for _ in range(3)] == [200, 200, 200]
     assert calls == [SAMPLE_API_KEY_ID]

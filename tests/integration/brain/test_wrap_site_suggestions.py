@@ -13,7 +13,7 @@ from tests.support.seed import Seeder
 
 WRAP, SITE, SUGGESTIONS = "BrainWrapFunction", "BrainSiteFunction", "BrainSuggestionsFunction"
 WRAP_DEFAULTS = {"layout": "chat", "greeting": "", "theme": {}}
-NO_SITE = {"pages": [], "nav": [], "sections": []}
+NO_SITE: dict[str, list[Any]] = {"pages": [], "nav": [], "sections": []}
 PUBLISHED_WRAP = {
     "layout": "split",
     "greeting": "Hi, ask me anything",

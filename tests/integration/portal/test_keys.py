@@ -16,7 +16,7 @@ from tests.support.portal import JSON, Portal, Session, assert_error
 def team(portal: Portal) -> dict[str, Any]:
     owner = portal.sign_in("owner@example.com", plan="pro")
     ws = portal.create_workspace(owner)
-    people = {"owner": owner, "workspace": ws}
+    people: dict[str, Any] = {"owner": owner, "workspace": ws}
     for role in ("admin", "member"):
         people[role] = portal.sign_in(f"{role}@example.com")
         portal.add_member(ws["id"], people[role].user_id, role)

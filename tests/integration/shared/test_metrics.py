@@ -49,7 +49,7 @@ def output(capsys: pytest.CaptureFixture[str]) -> Iterator[Output]:
         return [d for d in documents if "_aws" not in d], [d for d in documents if "_aws" in d], text
 
     yield read
-    logger.removeHandler(handler)
+    logging.getLogger(logger.name).removeHandler(handler)  # the stdlib logger the plane Logger writes through
 
 
 def metric(documents: list[dict[str, Any]], name: str) -> dict[str, Any]:

@@ -151,7 +151,9 @@ def test_a_turn_whose_hold_was_swept_stops_unpaid(funded, aws) -> None:
     start = json.loads(next(body))
     (hold,) = holds(aws.dynamodb, funded.ws.owner_id)
     ledger = ledger_repository(aws.dynamodb)
-    assert ledger.release(ledger.get_hold(funded.ws.owner_id, hold["refId"])).value == "applied"
+    stored = ledger.get_hold(funded.ws.owner_id, hold["refId"])
+    assert stored is not None
+    assert ledger.release(stored).value == "applied"
     rest = [json.loads(chunk) for chunk in body]
     raw["body"].close()
     assert [line["type"] for line in rest] == ["error"] and rest[0]["code"] == "MODEL_TIMEOUT"

@@ -94,8 +94,14 @@ def test_a_malformed_request_is_400_naming_the_field(funded, aws, group: str) ->
     for body, field in MALFORMED[group]:
         result = chat(body)
         answer = result.json() if result.header("Content-Type") == JSON else result.body
-        ok = result.status == 400 and isinstance(answer, dict) and set(answer) == {"error", "code"}
-        if not (ok and answer["code"] == "VALIDATION_ERROR" and answer["error"].startswith(f"{field}: ")):
+        ok = (
+            result.status == 400
+            and isinstance(answer, dict)
+            and set(answer) == {"error", "code"}
+            and answer["code"] == "VALIDATION_ERROR"
+            and answer["error"].startswith(f"{field}: ")
+        )
+        if not ok:
             wrong.append((str(body)[:80], field, result.status, answer))
     assert wrong == []
     assert_untouched(aws, funded.ws.owner_id, 10)

@@ -100,11 +100,20 @@ class MotoServer:
         self._thread.join()
 
 
+def make_moto_dynamodb_as_in_the_runner() -> None:
+    """Atomic DynamoDB requests, and transactions whose cost does not grow with their tables (the ledger grows).
+
+    The runner's moto and the tests' in-process ``mock_aws`` both run with these, so a test sees the
+    semantics ``make serve`` has (and a seed of many workspaces, one transaction each, stays linear).
+    """
+    make_dynamodb_atomic()
+    make_transactions_roll_back_items()
+
+
 def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | None = None) -> tuple[Any, str]:
     """Start moto's threaded server (atomic DynamoDB, item-level transaction rollback); returns it and its URL."""
-    make_dynamodb_atomic()
+    make_moto_dynamodb_as_in_the_runner()
     make_dynamodb_reads_fast()
-    make_transactions_roll_back_items()  # a transaction's cost must not grow with its tables (the ledger grows)
     server = MotoServer(host, port, middleware).start()
     return server, server.endpoint
 

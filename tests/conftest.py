@@ -65,12 +65,13 @@ class Aws:
 
 @pytest.fixture
 def aws() -> Iterator[Aws]:
-    """moto, with every table and bucket of template.yaml created in it (DynamoDB requests atomic, as in AWS)."""
+    """moto, with every table and bucket of template.yaml created in it (DynamoDB as the runner has it: atomic requests,
+    item-level transaction rollback)."""
     from moto import mock_aws
 
-    from local.emulator import create_resources, make_dynamodb_atomic
+    from local.emulator import create_resources, make_moto_dynamodb_as_in_the_runner
 
-    make_dynamodb_atomic()
+    make_moto_dynamodb_as_in_the_runner()
     with mock_aws():
         import boto3
 

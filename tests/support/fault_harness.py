@@ -85,9 +85,9 @@ def open_moto() -> tuple[Any, Aws]:
     import boto3
     from moto import mock_aws
 
-    from local.emulator import create_resources, make_dynamodb_atomic
+    from local.emulator import create_resources, make_moto_dynamodb_as_in_the_runner
 
-    make_dynamodb_atomic()
+    make_moto_dynamodb_as_in_the_runner()
     mock = mock_aws()
     mock.start()
     clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))

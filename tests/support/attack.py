@@ -56,10 +56,6 @@ def parse_reply(data: bytes) -> Reply:
     return Reply(status, headers, body)
 
 
-def raw_header_lines(data: bytes) -> list[bytes]:
-    return data.partition(b"\r\n\r\n")[0].split(b"\r\n")
-
-
 def _unchunk(body: bytes) -> bytes:
     out = b""
     while body:

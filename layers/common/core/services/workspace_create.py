@@ -13,12 +13,13 @@ import re
 import secrets
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import ValidationFailed
 from ..ids import new_id, now_iso
 from ..models.records import BrandRecord, MembershipRecord, WorkspaceRecord
 from ..repositories.workspaces import SlugTaken
+from . import ports
 
 MAX_NAME = 80
 SLUG_ATTEMPTS = 20
@@ -45,14 +46,8 @@ def validate_name(name: str) -> str:
     return name
 
 
-class CreatesWorkspaces(Protocol):
-    """The one write this needs (``WorkspaceRepository.create``): typed narrowly so fakes need no cast."""
-
-    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None: ...
-
-
 def create_workspace(
-    repo: CreatesWorkspaces,
+    repo: ports.CreatesWorkspaces,
     owner_id: str,
     name: str,
     plan_limit: int,

@@ -12,9 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from core.ids import new_id
+from core.ids import new_id, sha256_hex
 from core.repositories.users import UserRepository
-from core.services.sign_in_mail import sha256
 from core.settings import get_settings
 from tests.support.fault_harness import World, answered, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
@@ -46,7 +45,7 @@ class MagicLinkScenario:
             world.portal.seed_user(email)
         token = secrets.token_urlsafe(32)
         UserRepository(world.aws.dynamodb, get_settings().main_table).put_magic_token(
-            sha256(token), email, int(time.time()) + 900
+            sha256_hex(token), email, int(time.time()) + 900
         )
         return SignIn(email, token)
 

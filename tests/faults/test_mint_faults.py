@@ -16,12 +16,11 @@ from typing import Any
 from core import deps
 from core.auth import portal_jwt
 from core.auth.api_keys import hash_key
-from core.ids import new_id, now_iso
+from core.ids import new_id, now_iso, sha256_hex
 from core.models.records import SessionRecord, UserRecord
 from core.repositories import idempotency as idempotency_records
 from core.repositories.api_keys import ApiKeyRepository
 from core.repositories.users import UserRepository
-from core.services.sign_in_mail import sha256
 from core.settings import get_settings
 from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
@@ -55,7 +54,7 @@ def signed_in(world: World, user: UserRecord) -> Session:
     and its per-address and per-IP mail throttles would refuse a few hundred sign-ins from one test)."""
     token = secrets.token_urlsafe(32)
     session = SessionRecord(id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + 3600)
-    UserRepository(world.aws.dynamodb, get_settings().main_table).create_session(session, sha256(token))
+    UserRepository(world.aws.dynamodb, get_settings().main_table).create_session(session, sha256_hex(token))
     jwt = portal_jwt.issue(deps.portal_secret(), user.id, session.id)
     return Session(user.id, user.email, f"session={token}", jwt)
 

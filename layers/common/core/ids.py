@@ -1,4 +1,4 @@
-"""Identifiers and timestamps in the wire format decisions.md fixes.
+"""Identifiers and timestamps in the wire format decisions.md fixes, and the hash stored in place of a secret.
 
 IDs are a type prefix plus a ULID (48-bit millisecond time + 80 random bits,
 Crockford base32), so they sort by creation time and reveal nothing else.
@@ -6,6 +6,7 @@ Crockford base32), so they sort by creation time and reveal nothing else.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from datetime import UTC, datetime
@@ -34,3 +35,8 @@ def iso(dt: datetime) -> str:
 
 def now_iso() -> str:
     return iso(datetime.now(UTC))
+
+
+def sha256_hex(value: str) -> str:
+    """The SHA-256 of ``value`` in hex: what is stored (and looked up) instead of a token, key or address."""
+    return hashlib.sha256(value.encode()).hexdigest()

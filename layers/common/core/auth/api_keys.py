@@ -7,10 +7,11 @@ raw key is ever stored; verification is one lookup by that hash.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 import zlib
+
+from ..ids import sha256_hex
 
 PREFIX = "sk_ws_"
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -50,7 +51,7 @@ def is_well_formed(candidate: str) -> bool:
 
 
 def hash_key(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()
+    return sha256_hex(raw)
 
 
 def display_prefix(raw: str) -> str:

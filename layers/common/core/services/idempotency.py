@@ -15,13 +15,13 @@ as long as the record lives, and never again after it expires.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ValidationFailed
+from ..ids import sha256_hex
 from ..repositories.idempotency import known_not_applied
 from . import ports
 
@@ -54,10 +54,6 @@ class Claim:
         """The work found its effect already stored (by an earlier run of this attempt) and wrote nothing:
         the record is completed after it, as in ``run``."""
         self.handed_out = False
-
-
-def _sha256(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 class Idempotency:
@@ -95,8 +91,8 @@ class Idempotency:
             return Outcome(status, body, replayed=False, attempt=None)
         if not 1 <= len(idempotency_key) <= MAX_KEY_LENGTH or not idempotency_key.isprintable():
             raise ValidationFailed(f"Idempotency-Key: must be 1-{MAX_KEY_LENGTH} printable characters")
-        key_hash = _sha256(f"{scope}|{idempotency_key}")
-        attempt, stored = self._records.claim(key_hash, _sha256(request), secrets.token_hex(16))
+        key_hash = sha256_hex(f"{scope}|{idempotency_key}")
+        attempt, stored = self._records.claim(key_hash, sha256_hex(request), secrets.token_hex(16))
         if stored is not None:
             return Outcome(stored[0], stored[1], replayed=True, attempt=stored[2])
         claim = Claim(attempt, lambda s, b: self._records.completion(key_hash, attempt, s, redact(b)))

@@ -18,12 +18,12 @@ from .. import observability
 from ..auth import portal_jwt
 from ..auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
 from ..errors import TokenExpired, Unauthorized, ValidationFailed
-from ..ids import new_id, now_iso
+from ..ids import new_id, now_iso, sha256_hex
 from ..mail import Mailer, Message
 from ..models.records import SessionRecord, UserRecord
 from . import ports
 from .rate_limit import SlidingWindowLimiter
-from .sign_in_mail import EMAIL, MailLimits, MailThrottle, sha256
+from .sign_in_mail import EMAIL, MailLimits, MailThrottle
 
 SESSION_COOKIE = "session"
 INVALID_LINK = "This sign-in link is invalid, used or expired"
@@ -88,7 +88,7 @@ class IdentityService:
         if not self._may_mail(email, source_ip):
             return  # nothing mailed, nothing stored: the caller cannot tell (no account probing, no inbox bombing)
         token = secrets.token_urlsafe(32)
-        self._users.put_magic_token(sha256(token), email, int(time.time()) + self._magic_ttl)
+        self._users.put_magic_token(sha256_hex(token), email, int(time.time()) + self._magic_ttl)
         link = f"{self._app_url}?{urlencode({'token': token})}"
         minutes = self._magic_ttl // 60
         text = f"Sign in to your workspace:\n\n{link}\n\nThe link works once, for {minutes} minutes."
@@ -103,7 +103,7 @@ class IdentityService:
 
     def open_magic_link(self, token: str) -> MagicSignIn:
         """The live link's user (created on a first sign-in); the link is not used up yet, so it survives a failure."""
-        token_hash = sha256(token) if token else ""
+        token_hash = sha256_hex(token) if token else ""
         email = self._users.magic_token_email(token_hash) if token else None
         if email is None:
             raise Unauthorized(INVALID_LINK)
@@ -112,7 +112,7 @@ class IdentityService:
     def complete_magic_link(self, sign_in: MagicSignIn) -> NewSession:
         """Use up the link and start the session: one transaction, and nothing that can fail after it."""
         session, token = self._new_session(sign_in.user)
-        if not self._users.start_session_with_magic_token(sign_in.token_hash, session, sha256(token)):
+        if not self._users.start_session_with_magic_token(sign_in.token_hash, session, sha256_hex(token)):
             raise Unauthorized(INVALID_LINK)  # a concurrent verification got it first, or it has just expired
         return NewSession(user=sign_in.user, token=token, max_age=self._session_ttl)
 
@@ -140,13 +140,13 @@ class IdentityService:
 
     def _start_session(self, user: UserRecord) -> NewSession:
         session, token = self._new_session(user)
-        self._users.create_session(session, sha256(token))
+        self._users.create_session(session, sha256_hex(token))
         return NewSession(user=user, token=token, max_age=self._session_ttl)
 
     # --- portal JWT
 
     def token_for_cookie(self, cookie_token: str | None) -> str:
-        session = self._users.get_session_by_token(sha256(cookie_token)) if cookie_token else None
+        session = self._users.get_session_by_token(sha256_hex(cookie_token)) if cookie_token else None
         if session is None:
             raise Unauthorized("Sign in first")
         return portal_jwt.issue(self._secret(), session.user_id, session.id)
@@ -175,5 +175,5 @@ class IdentityService:
         self._users.end_session(session_id)
 
     def session_of_cookie(self, cookie_token: str | None) -> str | None:
-        session = self._users.get_session_by_token(sha256(cookie_token)) if cookie_token else None
+        session = self._users.get_session_by_token(sha256_hex(cookie_token)) if cookie_token else None
         return session.id if session else None

@@ -6,19 +6,15 @@ magic-link mail and logs a refusal under its own name.
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import re
 from dataclasses import dataclass
 
 from ..errors import RateLimited
+from ..ids import sha256_hex
 from .rate_limit import SlidingWindowLimiter
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
-
-
-def sha256(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -54,9 +50,9 @@ class MailThrottle:
         victim's. Counters are keyed by hashes only (no address or IP in the rate table).
         """
         limits = self.limits
-        checks = [("address", f"mail-to#{sha256('magic-link|' + email)}", limits.per_address)]
+        checks = [("address", f"mail-to#{sha256_hex('magic-link|' + email)}", limits.per_address)]
         if source_ip:
-            checks.insert(0, ("ip", f"mail-ip#{sha256('magic-link|' + source_network(source_ip))}", limits.per_ip))
+            checks.insert(0, ("ip", f"mail-ip#{sha256_hex('magic-link|' + source_network(source_ip))}", limits.per_ip))
         for kind, subject, limit in checks:
             try:
                 self.limiter.take(subject, limit, limits.window_seconds)

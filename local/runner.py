@@ -15,6 +15,7 @@ from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
 from .queues import QueuePoller
+from .s3_post_policy import PostPolicyCheck
 from .schedules import Scheduler
 from .state import StateStore
 from .state_capture import StateCapture
@@ -124,7 +125,8 @@ def start(
     store = StateStore(state_dir / "state")
     buckets = {stack.physical_name(name) for name in stack.of_type("AWS::S3::Bucket")}
     capture = StateCapture(store, buckets, REGION)
-    moto, endpoint = start_moto(host, middleware=capture)
+    # Outermost, a browser-based upload is checked as S3 checks it: a refused one reaches neither journal nor moto.
+    moto, endpoint = start_moto(host, middleware=lambda app: PostPolicyCheck(capture(app)))
     clients = _clients(endpoint)
     dynamodb, s3 = clients["dynamodb"], clients["s3"]
     generated = {name: _kept_secret(state_dir, name) for name in stack.of_type("AWS::SecretsManager::Secret")}

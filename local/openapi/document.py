@@ -78,6 +78,7 @@ def _parameters(op: Operation) -> list[dict[str, Any]]:
         params.append(
             {"name": name, "in": "path", "required": True, "schema": schema}
             | ({"description": description} if description else {})
+            | ({"x-greedy": True} if greedy else {})  # API Gateway's {name+}: clients send its `/` as they are
         )
     if op.contract.query is not None:
         params.extend(query_parameters(op.contract.query))

@@ -41,13 +41,15 @@ def event_for(
     body: Any = None,
     headers: dict[str, str | None] | None = None,
     method: str | None = None,
+    query: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The function's sample event with a bearer ``token`` (None: no Authorization header) and a JSON body."""
     raw = body if body is None or isinstance(body, str) else json.dumps(body)
     auth = {"Authorization": f"Bearer {token}" if token is not None else None}
     return with_request(
-        sample_event(function), path_parameters=params, headers=auth | (headers or {}), method=method, body=raw
-    )
+        sample_event(function), path_parameters=params, headers=auth | (headers or {}), method=method, body=raw,
+        query=query,
+    )  # fmt: skip
 
 
 def invoke_isolated(function: str, event: dict[str, Any]) -> HttpResult:

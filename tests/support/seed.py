@@ -3,10 +3,12 @@
 Data with a production create path goes through it: users through ``UserRepository.create`` (sign-in),
 workspaces through ``create_workspace`` (the portal's create: slug claim, the owner's counted membership
 and the default brand, in the repository's transaction; so a seeded owner meets the plan limit as a
-signed-up one does), API keys as mint builds and stores them (``key_record``, ``ApiKeyRepository.put``).
-Data no endpoint writes yet is put through the one repository method for it: workflows, agents, posts and
-items (``AgentRepository.put_*``); members other than the owner are ``WorkspaceRepository.put_member`` (the
-portal's ``add_member``).
+signed-up one does), API keys as mint builds and stores them (``key_record``, ``ApiKeyRepository.put``), and
+workflows, agents, posts and items through the writer's stores (``core.repositories.authoring``: the same
+transactions the authoring endpoints commit, counters and filter copies included). The stores are used
+without the services' checks, so a test may seed what no request could make: fixed ids and times, media
+keys that name no object, documents the read plane must survive. Members other than the owner are
+``WorkspaceRepository.put_member`` (no endpoint invites members yet).
 """
 
 from __future__ import annotations
@@ -26,8 +28,14 @@ from core.models.records import (
     WorkflowRecord,
     WorkspaceRecord,
 )
-from core.repositories.agents import AgentRepository
+from core.repositories import main_table as keys
 from core.repositories.api_keys import ApiKeyRepository
+from core.repositories.authoring.agents import AgentStore
+from core.repositories.authoring.items import ItemStore
+from core.repositories.authoring.posts import PostStore
+from core.repositories.authoring.workflows import WorkflowStore
+from core.repositories.dynamo import batch_put
+from core.repositories.transactions import Also
 from core.repositories.users import UserRepository
 from core.repositories.workspaces import WorkspaceRepository
 from core.services.key_admin import key_record
@@ -40,14 +48,18 @@ def stamp(n: int) -> str:
     return f"2026-01-{1 + n // 86400:02d}T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
 
 
+AGENTS_PER_SEEDED_WORKSPACE = 1000  # seeds make what tests need, not what a plan allows (agent creation tests it)
+
+
 @dataclass
 class Seeder:
     dynamodb: Any
     created: dict[str, Any] = field(default_factory=dict)
+    workspace_of: dict[str, str] = field(default_factory=dict)  # agent id -> workspace id, for its posts and items
 
     @property
-    def _agents(self) -> AgentRepository:
-        return AgentRepository(self.dynamodb, get_settings().main_table)
+    def _main(self) -> tuple[Any, str]:
+        return self.dynamodb, get_settings().main_table
 
     @property
     def _workspaces(self) -> WorkspaceRepository:
@@ -102,8 +114,9 @@ class Seeder:
             workspace_id=ws.id,
             name="Default",
             suggestions_json=None if suggestions is None else _text(suggestions),
+            created_at=now,
+            updated_at=now,
         )
-        self._agents.put_workflow(workflow)
         agent = AgentRecord(
             id=agent_id or new_id("prj"),
             workspace_id=ws.id,
@@ -116,26 +129,33 @@ class Seeder:
             created_at=now,
             updated_at=now,
         )
-        self._agents.put_agent(agent)
+        AgentStore(*self._main).create(agent, new_workflow=workflow, limit=AGENTS_PER_SEEDED_WORKSPACE, also=Also())
+        self.workspace_of[agent.id] = ws.id
         return agent
 
     def workflow(
         self, ws: WorkspaceRecord, *, suggestions: Any = None, workflow_id: str | None = None
     ) -> WorkflowRecord:
         """A workflow of ``ws`` (not made any agent's active one)."""
+        now = now_iso()
         workflow = WorkflowRecord(
             id=workflow_id or new_id("wf"),
             workspace_id=ws.id,
             name="Extra",
             suggestions_json=None if suggestions is None else _text(suggestions),
+            created_at=now,
+            updated_at=now,
         )
-        self._agents.put_workflow(workflow)
+        WorkflowStore(*self._main).create(workflow, also=Also())
         return workflow
 
     def activate(self, agent: AgentRecord, workflow_id: str) -> AgentRecord:
-        """Point ``agent`` at another workflow (which need not exist)."""
+        """Point ``agent`` at another workflow, which need not exist: a state no request can make (the agent's
+        update checks the workflow), written as the raw item, for the read plane to survive."""
         updated = agent.model_copy(update={"active_workflow_id": workflow_id})
-        self._agents.put_agent(updated)
+        batch_put(
+            self.dynamodb, get_settings().main_table, [keys.agent(agent.workspace_id, agent.id) | updated.attributes()]
+        )
         return updated
 
     def posts(self, agent_id: str, count: int, **fields: Any) -> list[PostRecord]:
@@ -156,7 +176,9 @@ class Seeder:
                     | values
                 )
             )
-        self._agents.put_posts(posts)
+        store, workspace_id = PostStore(*self._main), self._workspace_of(agent_id)
+        for post in posts:
+            store.create(workspace_id, post, also=Also())
         return posts
 
     def items(self, agent_id: str, items: list[dict[str, Any]]) -> list[ItemRecord]:
@@ -176,8 +198,14 @@ class Seeder:
             )
             for n, item in enumerate(items)
         ]
-        self._agents.put_items(records)
+        store, workspace_id = ItemStore(*self._main), self._workspace_of(agent_id)
+        for record in records:
+            store.create(workspace_id, record, also=Also())
         return records
+
+    def _workspace_of(self, agent_id: str) -> str:
+        assert agent_id in self.workspace_of, f"{agent_id} was not seeded by this Seeder (seed.agent)"
+        return self.workspace_of[agent_id]
 
 
 def _text(document: Any) -> str:

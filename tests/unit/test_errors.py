@@ -21,6 +21,7 @@ TABLE = {
     errors.PlanLimitReached: (402, "PLAN_LIMIT_REACHED"),
     errors.ApiKeysNotAvailable: (402, "API_KEYS_NOT_AVAILABLE"),
     errors.InsufficientCredits: (402, "INSUFFICIENT_CREDITS"),
+    errors.StorageLimitReached: (402, "STORAGE_LIMIT_REACHED"),
     errors.Forbidden: (403, "FORBIDDEN"),
     errors.PrefixNotAllowed: (403, "PREFIX_NOT_ALLOWED"),
     errors.OriginNotAllowed: (403, "ORIGIN_NOT_ALLOWED"),

@@ -122,11 +122,24 @@ def test_required_resource_names(monkeypatch: pytest.MonkeyPatch, name: str) -> 
     assert caught.value.errors()[0]["loc"] == (name,)
 
 
-@pytest.mark.parametrize(("plan", "workspaces", "keys"), [("free", 1, False), ("pro", 5, True), ("business", 50, True)])
-def test_plans(plan: str, workspaces: int, keys: bool) -> None:
+MIB = 1024**2
+
+
+PLANS = {  # (workspaces, keys, agents per workspace, largest object, storage)
+    "free": (1, False, 3, 25 * MIB, 500 * MIB),
+    "pro": (5, True, 25, 500 * MIB, 25 * 1024 * MIB),
+    "business": (50, True, 200, 5 * 1024 * MIB, 250 * 1024 * MIB),
+}
+
+
+@pytest.mark.parametrize("plan", PLANS)
+def test_plans(plan: str) -> None:
+    workspaces, keys, agents, object_bytes, storage_bytes = PLANS[plan]
     limits = get_settings().plans[plan]
-    assert limits == PlanLimits(workspaces=workspaces, api_keys=keys)
+    assert limits == PlanLimits(workspaces=workspaces, api_keys=keys, agents_per_workspace=agents,
+                                object_bytes=object_bytes, storage_bytes=storage_bytes)  # fmt: skip
     assert limits.api_keys == (limits.workspaces > 1)  # "multi-workspace plan" means a limit above one
+    assert limits.object_bytes <= limits.storage_bytes
     assert deps.plan_of(plan) == limits
 
 

@@ -28,6 +28,9 @@ def request_body(operation: dict[str, Any], schemas: dict[str, Any], required: l
         return ""
     model = ref_name(operation["requestBody"]["content"]["application/json"]["schema"]["$ref"])
     schema = schemas[model]
+    if schema.get("additionalProperties") is True:  # a free-form document (wrap, site): taken whole, as a dict
+        required.append("document: dict[str, Any]")
+        return f"{model}.model_validate(document)"
     fields = []
     for wire, prop in schema.get("properties", {}).items():
         python_name, python_type = snake(wire), annotation(prop)
@@ -52,12 +55,13 @@ def operation_method(operation: dict[str, Any], schemas: dict[str, Any], *, asyn
     optional: list[str] = []
     path_args: list[str] = []
     query_args: list[str] = []
-    idempotent = False
+    idempotent = greedy = False
     for parameter in operation.get("parameters", []):
         python_name, python_type = snake(parameter["name"]), annotation(parameter["schema"])
         if parameter["in"] == "path":
             positional.append(f"{python_name}: {python_type}")
             path_args.append(f"{parameter['name']!r}: {python_name}")
+            greedy = greedy or parameter.get("x-greedy", False)
         elif parameter["in"] == "query":
             optional.append(f"{python_name}: {nullable(python_type)} = None")
             query_args.append(f"{parameter['name']!r}: {python_name}")
@@ -74,6 +78,8 @@ def operation_method(operation: dict[str, Any], schemas: dict[str, Any], *, asyn
     call.append(f"auth={auth_mode(operation)!r}")
     if path_args:
         call.append(f"path={{{', '.join(path_args)}}}")
+    if greedy:  # an object key: its `/` are part of the route
+        call.append("keep_slashes=True")
     if query_args:
         call.append(f"query={{{', '.join(query_args)}}}")
     if body:

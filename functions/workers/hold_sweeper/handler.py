@@ -15,7 +15,7 @@ logger = logging.getLogger("hold_sweeper")
 def lambda_handler(event, context):
     settled = released = 0
     while True:  # batch after batch, until none is left or the run is nearly out of time
-        report = deps.credits().sweep()
+        report = deps.billing().sweep()
         settled, released = settled + report.settled, released + report.released
         if not report.more or context.get_remaining_time_in_millis() < 30_000:
             break

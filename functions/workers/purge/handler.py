@@ -1,4 +1,5 @@
-"""SQS worker: purge deleted workspaces (objects under their prefix, then their records).
+"""SQS worker: purge deleted workspaces (objects under their prefix, then their records) and deleted agents
+(their folder's objects, stored conversations, posts and items).
 
 A pass that ran out of time queues a fresh message and the next pass resumes where
 it stopped. A pass that failed is reported in ``batchItemFailures`` (Powertools'
@@ -23,14 +24,19 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 
 def purge_one(record: SQSRecord, lambda_context) -> None:
     try:
-        workspace_id = json.loads(record.body)["workspaceId"]
-        result = deps.purge().purge(workspace_id, lambda_context.get_remaining_time_in_millis)
+        message = json.loads(record.body)
+        workspace_id, agent_id = message["workspaceId"], message.get("agentId")
+        remaining, purge = lambda_context.get_remaining_time_in_millis, deps.purge()
+        if agent_id:
+            result = purge.purge_agent(workspace_id, agent_id, remaining)
+        else:
+            result = purge.purge(workspace_id, remaining)
     except Exception:
         logger.exception("purge pass failed", extra={"messageId": record.message_id})
         raise  # the processor reports the record in batchItemFailures
     logger.info("purge pass", extra={"workspaceId": workspace_id, **result.__dict__})
     if not result.finished:
-        deps.enqueue_purge(workspace_id)
+        deps.enqueue_purge(workspace_id, agent_id)
 
 
 @observability.observed("workers", routed=("purge",))

@@ -45,6 +45,10 @@ class ApiKeysNotAvailable(DomainError):
     status, code, message = 402, "API_KEYS_NOT_AVAILABLE", "API keys are not available on this plan"
 
 
+class StorageLimitReached(DomainError):
+    status, code, message = 402, "STORAGE_LIMIT_REACHED", "The plan's storage limit is reached"
+
+
 class InsufficientCredits(DomainError):
     status, code, message = 402, "INSUFFICIENT_CREDITS", "Insufficient credits"
 

@@ -17,19 +17,21 @@ from typing import TYPE_CHECKING, cast
 from . import aws, deps, observability
 from .powertools_rest import APIGatewayRestResolver, Response
 from .rest.boundary import EXPOSED_HEADERS
-from .rest.requests import header, parse_body, parse_query, query_param, validation_failed
+from .rest.requests import header, json_document, parse_body, parse_query, query_param, validation_failed
 from .rest.resolver import make_resolver
 from .rest.responses import JSON, error_response, json_response, stream_response
 from .settings import get_settings
 
 if TYPE_CHECKING:  # the read plane's key check is imported by brain_api, the portal's session check by portal_api
+    from .services.authoring.writes import Author
     from .services.identity import PortalCaller
     from .services.key_auth import WorkspaceCaller
 
 __all__ = [
-    "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "brain_api", "error_response", "fallback_api",
-    "header", "json_response", "parse_body", "parse_query", "portal_api", "portal_caller", "query_param",
-    "stream_response", "validation_failed", "workspace_caller",
+    "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "as_member", "as_writer", "author", "brain_api",
+    "error_response",
+    "fallback_api", "header", "json_document", "json_response", "parse_body", "parse_query", "portal_api",
+    "portal_caller", "query_param", "stream_response", "validation_failed", "workspace_caller",
 ]  # fmt: skip
 
 
@@ -114,3 +116,24 @@ def workspace_caller(app: APIGatewayRestResolver) -> WorkspaceCaller:
 
 def portal_caller(app: APIGatewayRestResolver) -> PortalCaller:
     return cast("PortalCaller", app.context["caller"])
+
+
+def as_writer(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
+    """The caller's check as a writer of the workspace (404, 403), for ``parse_body(..., first=)``."""
+    user_id = portal_caller(app).user_id
+    return lambda: deps.authoring_access().writer(user_id, workspace_id)
+
+
+def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
+    """The caller's check as a member of the workspace (404), for ``parse_query(..., first=)``."""
+    user_id = portal_caller(app).user_id
+    return lambda: deps.authoring_access().member(user_id, workspace_id)
+
+
+def author(app: APIGatewayRestResolver) -> Author:
+    """The writer of a portal request: the caller, API Gateway's request id (its audit entry names it) and the
+    request's ``Idempotency-Key``, if any."""
+    from .services.authoring.writes import Author
+
+    request_id = str((app.current_event.get("requestContext") or {}).get("requestId") or "")
+    return Author(portal_caller(app).user_id, request_id, header(app, "Idempotency-Key"))

@@ -29,14 +29,22 @@ ALLOWED_R2_PREFIXES = (
 class PlanLimits(BaseModel):
     workspaces: int
     api_keys: bool
+    agents_per_workspace: int
+    object_bytes: int  # the largest object one upload may store
+    storage_bytes: int  # every current object of a workspace together
 
 
-# decisions.md's defaults. "Multi-workspace" (API keys allowed) means a limit above one.
+MIB, GIB = 1024**2, 1024**3
+# decisions.md's defaults (workspaces, keys); authoring.md's limits (agents, object and storage bytes) are this
+# project's (docs/decisions.md, "Plans"). "Multi-workspace" (API keys allowed) means a limit above one.
 PLAN_LIMITS = {
-    "free": PlanLimits(workspaces=1, api_keys=False),
-    "pro": PlanLimits(workspaces=5, api_keys=True),
-    "business": PlanLimits(workspaces=50, api_keys=True),
-}
+    "free": PlanLimits(workspaces=1, api_keys=False, agents_per_workspace=3, object_bytes=25 * MIB,
+                       storage_bytes=500 * MIB),
+    "pro": PlanLimits(workspaces=5, api_keys=True, agents_per_workspace=25, object_bytes=500 * MIB,
+                      storage_bytes=25 * GIB),
+    "business": PlanLimits(workspaces=50, api_keys=True, agents_per_workspace=200, object_bytes=5 * GIB,
+                           storage_bytes=250 * GIB),
+}  # fmt: skip
 
 
 class Settings(BaseModel):
@@ -87,6 +95,12 @@ class Settings(BaseModel):
     google_jwks_url: str = Field("https://www.googleapis.com/oauth2/v3/certs", alias="GOOGLE_JWKS_URL")
     apple_jwks_url: str = Field("https://appleid.apple.com/auth/keys", alias="APPLE_JWKS_URL")
     purge_queue_url: str = Field("", alias="PURGE_QUEUE_URL")
+    # The plan of a user's first sign-in (template parameter DefaultPlan): a self-hosted deployment may give
+    # every new user keys without an operator.
+    default_plan: Literal["free", "pro", "business"] = Field("free", alias="DEFAULT_PLAN")
+
+    # --- authoring: uploads go straight to S3 with a presigned POST that lives this long (S3 allows far more)
+    upload_url_seconds: int = Field(900, alias="UPLOAD_URL_SECONDS", ge=60, le=900)
 
     # --- chat
     chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")

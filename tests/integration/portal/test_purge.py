@@ -80,7 +80,8 @@ def assert_purged(portal: Portal, ws: dict[str, Any]) -> None:
 def assert_intact(portal: Portal, owner: Session, ws: dict[str, Any]) -> None:
     assert objects_under(portal, f"workspaces/{ws['id']}/") == 40
     assert objects_under(portal, f"workspaces/{ws['id']}x/") == 0
-    assert len(partition(portal, main_table.posts_partition(ws["agentId"]))) == 30
+    # A post is its canonical item (ID#) and its row (POST# or DRAFT#); its filter copies are another partition.
+    assert len(partition(portal, main_table.posts_partition(ws["agentId"]))) == 2 * 30
     assert len(partition(portal, main_table.items_partition(ws["agentId"]))) == 5
     assert len(key_rows(portal, ws["id"])) == 1
     fetched = portal.call("PortalWorkspaceGetFunction", token=owner.token, params={"workspaceId": ws["id"]})

@@ -6,7 +6,8 @@ import pytest
 
 from core.ids import new_id, now_iso
 from core.models.records import BrandRecord
-from core.repositories.agents import AgentRepository
+from core.repositories.authoring.brands import BrandStore
+from core.repositories.transactions import Also
 from core.settings import get_settings
 from tests.support.portal import JSON, Portal, assert_error
 
@@ -58,7 +59,7 @@ def test_brands_list_the_default_brand_first(portal: Portal) -> None:
     extra = BrandRecord(id=new_id("brd"), workspace_id=ws["id"], slug="aaa-early", name="Another",
                         palette=["#000000"], font_family="Inter", created_at="2000-01-01T00:00:00.000Z",
                         updated_at=now_iso())  # fmt: skip
-    AgentRepository(portal.aws.dynamodb, get_settings().main_table).put_brand(extra)
+    BrandStore(portal.aws.dynamodb, get_settings().main_table).create(extra, default_was=None, also=Also())
     result = portal.call("PortalBrandsListFunction", token=owner.token, params={"workspaceId": ws["id"]})
     default, other = result.json()
     assert default == {

@@ -23,7 +23,7 @@ def test_table_covers_every_routed_path_of_both_planes() -> None:
         assert all("OPTIONS" in methods for methods in table[plane].values())  # Cors answers preflight everywhere
     assert table["brain"]["/v1/r2/{path+}"] == ["GET", "HEAD", "OPTIONS"]
     assert table["brain"]["/v1/agent/{agentId}/feed"] == ["GET", "OPTIONS"]  # HEAD is not routed there: no HEAD
-    assert table["portal"]["/api/workspaces/{workspaceId}"] == ["DELETE", "GET", "OPTIONS"]
+    assert table["portal"]["/api/workspaces/{workspaceId}"] == ["DELETE", "GET", "OPTIONS", "PATCH"]
 
 
 def fallback(function: str, resource: str, path: str, method: str) -> Any:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.errors import InvalidPath, PrefixNotAllowed
-from core.services.media import MAX_KEY_BYTES, object_path
+from core.object_paths import MAX_KEY_BYTES
+from core.services.media import object_path
 from core.services.media_http import (
     capped_content_range,
     clamp_range,

@@ -74,7 +74,9 @@ def repo() -> FakeAgents:
     fake.brands[(WS, "brd_1")] = BrandRecord(
         id="brd_1", workspace_id=WS, slug="acme", name="Acme", created_at=STAMP, updated_at=STAMP
     )
-    fake.workflows[(WS, "wf_1")] = WorkflowRecord(id="wf_1", workspace_id=WS, name="W", suggestions_json='["Hi"]')
+    fake.workflows[(WS, "wf_1")] = WorkflowRecord(
+        id="wf_1", workspace_id=WS, name="W", suggestions_json='["Hi"]', created_at=STAMP, updated_at=STAMP
+    )
     return fake
 
 

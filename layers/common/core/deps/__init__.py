@@ -6,7 +6,8 @@ implementations by calling ``reset()`` after changing the environment, or by set
 
 - ``registry``: ``@per_container`` and the list of caches ``reset()`` empties
 - ``secrets``: the signing secrets (Secrets Manager), re-read every five minutes
-- ``brain``, ``portal``: the providers of each plane (read plane, management plane)
+- ``brain``, ``portal``: the providers of each plane (read plane, management plane); ``shared``: both planes'
+  (keys, billing); ``authoring``: the writer's (management plane)
 """
 
 from __future__ import annotations
@@ -15,7 +16,19 @@ from .. import aws
 from ..lambda_runtime import snapstart
 from ..settings import get_settings
 from . import registry
-from .brain import api_keys, chat, chat_model, key_authenticator, media, media_urls, read_plane
+from .authoring import (
+    agents,
+    authoring_access,
+    brands,
+    items,
+    objects,
+    posts,
+    uploads,
+    workflows,
+    workspace_settings,
+    writes,
+)
+from .brain import chat, chat_model, key_authenticator, media, media_urls, read_plane
 from .portal import (
     credits,
     enqueue_purge,
@@ -25,35 +38,49 @@ from .portal import (
     mailer,
     plan_of,
     purge,
+    purge_queue,
     users,
     workspaces,
 )
 from .registry import per_container
 from .secrets import SECRET_MAX_AGE, SECRETS, media_url_secret, portal_secret
+from .shared import api_keys, billing
 
 __all__ = [
     "SECRET_MAX_AGE",
+    "agents",
     "api_keys",
+    "authoring_access",
+    "billing",
+    "brands",
     "chat",
     "chat_model",
     "credits",
     "enqueue_purge",
     "idempotency",
     "identity",
+    "items",
     "key_admin",
     "key_authenticator",
     "mailer",
     "media",
     "media_url_secret",
     "media_urls",
+    "objects",
     "per_container",
     "plan_of",
     "portal_secret",
+    "posts",
     "purge",
+    "purge_queue",
     "read_plane",
     "reset",
+    "uploads",
     "users",
+    "workflows",
+    "workspace_settings",
     "workspaces",
+    "writes",
 ]  # fmt: skip
 
 # Caches kept below this package: the settings and the AWS clients are per-container too.

@@ -1,7 +1,8 @@
 """Read-plane (brain) providers: the key check, the public read service, media, chat.
 
-One provider reaches another through the package (``deps.credits()``, ``deps.chat_model``), not this
+One provider reaches another through the package (``deps.billing()``, ``deps.chat_model``), not this
 module's own name, so a test that swaps ``deps.<provider>`` swaps it for every provider built after.
+Providers both planes use (keys, billing) are in ``shared``.
 """
 
 from __future__ import annotations
@@ -15,19 +16,11 @@ from .secrets import media_url_secret
 
 if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
     from ..chat.model import ChatModel
-    from ..repositories.api_keys import ApiKeyRepository
     from ..services.chat import ChatService
     from ..services.key_auth import KeyAuthenticator
     from ..services.media import MediaService
     from ..services.media_urls import MediaUrlService
     from ..services.read_plane import ReadPlaneService
-
-
-@per_container
-def api_keys() -> ApiKeyRepository:
-    from ..repositories.api_keys import ApiKeyRepository
-
-    return ApiKeyRepository(aws.dynamodb(), get_settings().api_keys_table)
 
 
 @per_container
@@ -82,16 +75,14 @@ def chat() -> ChatService:
     from ..repositories.agents import AgentRepository
     from ..repositories.conversations import ConversationStore
     from ..repositories.rate_limits import RateLimitRepository
-    from ..repositories.workspaces import WorkspaceRepository
     from ..services.chat import ChatService
     from ..services.rate_limit import SlidingWindowLimiter
 
     settings = get_settings()
     return ChatService(
         agents=AgentRepository(aws.dynamodb(), settings.main_table),
-        workspaces=WorkspaceRepository(aws.dynamodb(), settings.main_table),
         limiter=SlidingWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
-        credits=deps.credits(),
+        credits=deps.billing(),
         model=deps.chat_model,
         conversations=ConversationStore(aws.s3(), settings.content_bucket),
         price=settings.chat_credits_per_turn,

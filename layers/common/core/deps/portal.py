@@ -1,4 +1,5 @@
-"""Management-plane (portal) providers, and the credit ledger, which the read plane's chat also charges.
+"""Management-plane (portal) providers: sign-in, workspaces, keys, credits, the purge (the writer's are in
+``authoring``, those both planes use in ``shared``).
 
 One provider reaches another through the package (``deps.users()``, ``deps.mailer``), not this module's own
 name, so a test that swaps ``deps.<provider>`` swaps it for every provider built after.
@@ -6,7 +7,6 @@ name, so a test that swaps ``deps.<provider>`` swaps it for every provider built
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ from .secrets import portal_secret
 
 if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
     from ..mail import Mailer
+    from ..repositories.purge_queue import PurgeQueue
     from ..repositories.users import UserRepository
     from ..services.credits import CreditService
     from ..services.idempotency import Idempotency
@@ -60,7 +61,7 @@ def identity() -> IdentityService:
         portal_app_url=settings.portal_app_url, magic_link_seconds=settings.magic_link_minutes * 60,
         session_seconds=settings.session_days * 86400,
         mail_limiter=SlidingWindowLimiter(RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)),
-        mail_limits=limits,
+        mail_limits=limits, default_plan=settings.default_plan,
     )  # fmt: skip
 
 
@@ -74,10 +75,16 @@ def mailer() -> Mailer:
     return SesMailer(aws.client("ses"), settings.mail_from)
 
 
-def enqueue_purge(workspace_id: str) -> None:
-    aws.client("sqs").send_message(
-        QueueUrl=get_settings().purge_queue_url, MessageBody=json.dumps({"workspaceId": workspace_id})
-    )
+@per_container
+def purge_queue() -> PurgeQueue:
+    from ..repositories.purge_queue import PurgeQueue
+
+    return PurgeQueue(aws.client("sqs"), get_settings().purge_queue_url)
+
+
+def enqueue_purge(workspace_id: str, agent_id: str | None = None) -> None:
+    """Queue the purge of a deleted workspace, or of one deleted agent of it."""
+    deps.purge_queue().send(workspace_id, agent_id)
 
 
 @per_container
@@ -106,6 +113,7 @@ def key_admin() -> KeyAdminService:
 
 @per_container
 def credits() -> CreditService:
+    """The caller's balance and history (and, beneath them, the billing cycle of ``deps.billing()``)."""
     from ..repositories.ledger import LedgerRepository
     from ..services.credits import CreditService
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
@@ -17,6 +17,12 @@ class ApiModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The JSON body for this model: aliases, and every field present (``None`` → null)."""
         return self.model_dump(mode="json", by_alias=True)
+
+    @classmethod
+    def from_record(cls, record: BaseModel, **more: Any) -> Self:
+        """The wire view of a storage record: the fields they share (records use the same names), plus ``more``
+        for the fields the view derives or renames. The one way a record becomes a wire model."""
+        return cls.model_validate(record.model_dump(include=set(cls.model_fields) - more.keys()) | more)
 
 
 class RequestModel(ApiModel):

@@ -49,7 +49,9 @@ class WorkspaceRecord(Record):
     listed: bool = False
     store_conversations: bool = False
     member_count: int = 1
+    agent_count: int = 0  # counted in each agent's create and delete transaction, so the plan limit holds
     wrap_config: dict[str, Any] = Field(default_factory=dict)
+    version: int = 0  # moved by every settings write: a write conditions on the version it read
     created_at: str
     updated_at: str
 
@@ -70,6 +72,8 @@ class BrandRecord(Record):
     is_default: bool = False
     palette: list[str] = Field(default_factory=list)
     font_family: str = ""
+    agent_count: int = 0  # agents naming it: a brand in use is not deleted
+    version: int = 0
     created_at: str
     updated_at: str
 
@@ -80,6 +84,10 @@ class WorkflowRecord(Record):
     name: str
     # The workflow's starter suggestions as published JSON; its shape is the workflow's own.
     suggestions_json: str | None = None
+    agent_count: int = 0  # agents whose active workflow it is: such a workflow is not deleted
+    version: int = 0
+    created_at: str
+    updated_at: str
 
 
 class AgentRecord(Record):
@@ -93,6 +101,9 @@ class AgentRecord(Record):
     # parsed defensively on read: a bad document must never fail the read plane.
     wrap_json: str | None = None
     site_json: str | None = None
+    post_count: int = 0  # drafts included; moved by each post's create and delete transaction
+    item_count: int = 0  # inactive included
+    version: int = 0
     created_at: str
     updated_at: str
 
@@ -114,7 +125,9 @@ class PostRecord(Record):
     poster: str = ""
     playable: str = ""
     published: bool = True
+    version: int = 0  # the canonical item's: every move of the post conditions on it
     created_at: str
+    updated_at: str | None = None  # None: written before posts had an editor (it shows as createdAt)
 
 
 class ItemRecord(Record):
@@ -129,6 +142,7 @@ class ItemRecord(Record):
     order: int = 0
     origin: ItemOrigin = "upload"
     active: bool = True
+    version: int = 0
     updated_at: str
 
 
@@ -159,3 +173,24 @@ class PurgeRecord(Record):
     workspace_id: str
     owner_id: str
     deleted_at: str
+
+
+class AuditRecord(Record):
+    """One write to a workspace, as the audit log keeps it: who, what, on which target, in which request."""
+
+    id: str
+    workspace_id: str
+    action: str
+    actor_id: str
+    target: str
+    request_id: str
+    created_at: str
+
+
+class UploadRecord(Record):
+    """A signed upload not yet known to have landed: its size counts against the workspace's storage meanwhile."""
+
+    path: str  # workspace-relative
+    size: int
+    signed_at: str
+    expires_at: int  # epoch seconds: the URL's expiry, and the table's TTL

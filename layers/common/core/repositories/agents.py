@@ -1,4 +1,8 @@
-"""Agents and their published content: brand, workflow, feed posts, items."""
+"""Published agents as the read plane reads them: the agent, its brands and workflow, its feed and items.
+
+Reads only, eventually consistent where a moment's staleness is harmless (a published document, a brand), and
+never the writer's: owners write through ``core.repositories.authoring``, which keeps the layout this reads.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from typing import Any
 
 from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord, WorkspaceRecord
 from . import main_table as keys
-from .dynamo import batch_get, batch_put, from_item, query_all, to_item, translate_errors
+from .dynamo import batch_get, get_item, query_all, to_item
 
 
 class AgentRepository:
@@ -14,14 +18,9 @@ class AgentRepository:
         self._db = client
         self._table = table
 
-    def _get(self, key: dict[str, str]) -> dict[str, Any] | None:
-        with translate_errors("GetItem"):
-            item = self._db.get_item(TableName=self._table, Key=to_item(key)).get("Item")
-        return from_item(item) if item else None
-
     def get_agent(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
         """The agent, only if it belongs to this workspace: the key itself is the tenant check."""
-        found = self._get(keys.agent(workspace_id, agent_id))
+        found = get_item(self._db, self._table, keys.agent(workspace_id, agent_id), consistent=False)
         return AgentRecord.model_validate(found) if found else None
 
     def get_agent_with_workspace(
@@ -46,7 +45,7 @@ class AgentRepository:
         return [BrandRecord.model_validate(r) for r in rows]
 
     def get_workflow(self, workspace_id: str, workflow_id: str) -> WorkflowRecord | None:
-        found = self._get(keys.workflow(workspace_id, workflow_id))
+        found = get_item(self._db, self._table, keys.workflow(workspace_id, workflow_id), consistent=False)
         return WorkflowRecord.model_validate(found) if found else None
 
     def list_feed(self, agent_id: str, *, channel: str | None, category: str | None, limit: int) -> list[PostRecord]:
@@ -77,34 +76,3 @@ class AgentRepository:
             "ExpressionAttributeValues": to_item({":pk": keys.items_partition(agent_id), ":prefix": keys.ACTIVE_ITEM}),
         })  # fmt: skip
         return [ItemRecord.model_validate(r) for r in rows]
-
-    # Writes (used by the portal's publishing flow and by the demo loader).
-
-    def put_agent(self, agent: AgentRecord) -> None:
-        batch_put(self._db, self._table, [keys.agent(agent.workspace_id, agent.id) | agent.attributes()])
-
-    def put_brand(self, brand: BrandRecord) -> None:
-        batch_put(self._db, self._table, [keys.brand(brand.workspace_id, brand.id) | brand.attributes()])
-
-    def put_workflow(self, workflow: WorkflowRecord) -> None:
-        key = keys.workflow(workflow.workspace_id, workflow.id)
-        batch_put(self._db, self._table, [key | workflow.attributes()])
-
-    def put_posts(self, posts: list[PostRecord]) -> None:
-        """New posts: a draft's row, or a published post's row and its filter copies (see ``list_feed``).
-
-        Changing a post's publication, channels or category moves it: whatever does that (no endpoint
-        does yet) must delete the old row and copies in the same transaction as it writes the new ones.
-        """
-        rows = []
-        for p in posts:
-            attributes = p.attributes()
-            rows.append(keys.post(p.agent_id, p.created_at, p.id, published=p.published) | attributes)
-            if p.published:
-                copies = keys.feed_filter_copies(p.agent_id, p.created_at, p.id, p.channels, p.category)
-                rows += [copy | attributes for copy in copies]
-        batch_put(self._db, self._table, rows)
-
-    def put_items(self, items: list[ItemRecord]) -> None:
-        rows = [keys.item(i.agent_id, i.id, active=i.active) | i.attributes() for i in items]
-        batch_put(self._db, self._table, rows)

@@ -88,6 +88,14 @@ def translate_errors(operation: str) -> Iterator[None]:
         raise
 
 
+def get_item(client: Any, table: str, key: Mapping[str, Any], *, consistent: bool) -> dict[str, Any] | None:
+    """One GetItem. ``consistent`` is said at every call: a writer (or a check that must see a revocation at once)
+    reads strongly consistently; the read plane's published data may be a moment old, at half the price."""
+    with translate_errors("GetItem"):
+        item = client.get_item(TableName=table, Key=to_item(key), ConsistentRead=consistent).get("Item")
+    return from_item(item) if item else None
+
+
 def batch_put(client: Any, table: str, items: list[dict[str, Any]]) -> None:
     """Write items in batches of 25, retrying (with backoff) what DynamoDB leaves unprocessed."""
     _batch_write(client, table, items, lambda item: {"PutRequest": {"Item": to_item(item)}})

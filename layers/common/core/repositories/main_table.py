@@ -34,6 +34,37 @@ def agent(workspace_id: str, agent_id: str) -> dict[str, str]:
     return {"pk": f"WS#{workspace_id}", "sk": f"AGENT#{agent_id}"}
 
 
+def agent_slug_claim(workspace_id: str, slug: str) -> dict[str, str]:
+    """Claims keep slugs unique within a workspace; ``SLUG#`` never prefixes a listed range (``AGENT#``, ``BRAND#``)."""
+    return {"pk": f"WS#{workspace_id}", "sk": f"SLUG#AGENT#{slug}"}
+
+
+def brand_slug_claim(workspace_id: str, slug: str) -> dict[str, str]:
+    return {"pk": f"WS#{workspace_id}", "sk": f"SLUG#BRAND#{slug}"}
+
+
+def storage_lock(workspace_id: str) -> dict[str, str]:
+    """A counter every upload signing of the workspace moves, so two signings cannot both spend the last bytes."""
+    return {"pk": f"WS#{workspace_id}", "sk": "STORAGE"}
+
+
+UPLOAD = "UPLOAD#"
+
+
+def upload_reservation(workspace_id: str, path: str) -> dict[str, str]:
+    """An upload signed and not yet known to have landed (TTL removes it when its URL has expired)."""
+    return {"pk": f"WS#{workspace_id}", "sk": f"{UPLOAD}{path}"}
+
+
+def audit_partition(workspace_id: str) -> str:
+    return f"AUDIT#{workspace_id}"
+
+
+def audit_entry(workspace_id: str, created_at: str, entry_id: str) -> dict[str, str]:
+    """Newest first is a descending Query of the workspace's own partition (never read with the workspace's items)."""
+    return {"pk": audit_partition(workspace_id), "sk": f"{created_at}#{entry_id}"}
+
+
 def posts_partition(agent_id: str) -> str:
     return f"AGENT#{agent_id}#POSTS"
 
@@ -44,8 +75,16 @@ PUBLISHED_POST = "POST#"  # drafts sort under DRAFT#, outside the feed's range
 def post(agent_id: str, created_at: str, post_id: str, *, published: bool = True) -> dict[str, str]:
     # createdAt first so a descending Query is the feed order; the id breaks ties. Drafts get their own
     # prefix, so the published range holds only what the feed returns and ``Limit`` is exactly a page.
-    prefix = PUBLISHED_POST if published else "DRAFT#"
+    prefix = PUBLISHED_POST if published else DRAFT_POST
     return {"pk": posts_partition(agent_id), "sk": f"{prefix}{created_at}#{post_id}"}
+
+
+DRAFT_POST = "DRAFT#"
+
+
+def post_by_id(agent_id: str, post_id: str) -> dict[str, str]:
+    """The post's canonical item: what a writer reads (by id) and conditions on; the rows and copies follow it."""
+    return {"pk": posts_partition(agent_id), "sk": f"ID#{post_id}"}
 
 
 def feed_filters_partition(agent_id: str) -> str:
@@ -82,10 +121,11 @@ def items_partition(agent_id: str) -> str:
 
 
 ACTIVE_ITEM = "ITEM#"  # inactive items sort under INACTIVE#, so reading the active ones reads nothing else
+INACTIVE_ITEM = "INACTIVE#"
 
 
 def item(agent_id: str, item_id: str, *, active: bool = True) -> dict[str, str]:
-    return {"pk": items_partition(agent_id), "sk": f"{ACTIVE_ITEM if active else 'INACTIVE#'}{item_id}"}
+    return {"pk": items_partition(agent_id), "sk": f"{ACTIVE_ITEM if active else INACTIVE_ITEM}{item_id}"}
 
 
 # Uniqueness claims and short-lived items. Items carrying a numeric ``expiresAt``
@@ -118,6 +158,12 @@ def idempotency(key_hash: str) -> dict[str, str]:
 
 def purge(workspace_id: str) -> dict[str, str]:
     return _singleton("PURGE", workspace_id)
+
+
+def agent_purge(workspace_id: str, agent_id: str) -> dict[str, str]:
+    """A deleted agent's tombstone until its content is purged: outside the workspace's partition, so a
+    workspace purge running meanwhile cannot take it and leave the agent's partitions behind."""
+    return _singleton("PURGE", f"{workspace_id}#AGENT#{agent_id}")
 
 
 def user_memberships(user_id: str) -> tuple[str, str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..models.records import PurgeRecord
 from . import main_table as keys
-from .dynamo import batch_delete, query_all, to_item, translate_errors
+from .dynamo import batch_delete, get_item, query_all, to_item, translate_errors
 
 PAGE = 500
 DELETE_BATCH = 1000  # DeleteObjects' limit, and ListObjectVersions' page
@@ -36,8 +37,21 @@ class PurgeRepository:
             deleted += len(batch)
         return deleted
 
+    def delete_agent_records(self, agent_id: str, keep_going: Callable[[], bool]) -> int:
+        """An agent's posts (canonical items, rows and filter copies) and items."""
+        partitions = (keys.posts_partition, keys.feed_filters_partition, keys.items_partition)
+        return sum(self._drain(partition(agent_id), keep_going) for partition in partitions)
+
+    def agent_tombstone(self, workspace_id: str, agent_id: str) -> PurgeRecord | None:
+        found = get_item(self._db, self._table, keys.agent_purge(workspace_id, agent_id), consistent=True)
+        return PurgeRecord.model_validate(found) if found else None
+
+    def remove_agent_tombstone(self, workspace_id: str, agent_id: str) -> None:
+        batch_delete(self._db, self._table, [keys.agent_purge(workspace_id, agent_id)])
+
     def delete_workspace_records(self, workspace_id: str, keep_going: Callable[[], bool]) -> int:
-        """Agents' posts (and their filter copies) and items, then the workspace partition (which lists the agents)."""
+        """Agents' posts (and their filter copies) and items, the audit log, then the workspace partition (which lists
+        the agents, so it goes last)."""
         partition = keys.workspace(workspace_id)["pk"]
         rows = query_all(self._db, {
             "TableName": self._table,
@@ -45,12 +59,8 @@ class PurgeRepository:
             "ExpressionAttributeValues": to_item({":pk": partition, ":agent": "AGENT#"}),
             "ProjectionExpression": "pk, sk",
         })  # fmt: skip
-        deleted = 0
-        for row in rows:
-            agent_id = row["sk"].removeprefix("AGENT#")
-            deleted += self._drain(keys.posts_partition(agent_id), keep_going)
-            deleted += self._drain(keys.feed_filters_partition(agent_id), keep_going)
-            deleted += self._drain(keys.items_partition(agent_id), keep_going)
+        deleted = sum(self.delete_agent_records(row["sk"].removeprefix("AGENT#"), keep_going) for row in rows)
+        deleted += self._drain(keys.audit_partition(workspace_id), keep_going)
         return deleted + self._drain(partition, keep_going)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Conflict, PlanLimitReached
-from ..models.records import BrandRecord, MembershipRecord, PurgeRecord, UserRecord, WorkspaceRecord
+from ..models.records import AgentRecord, BrandRecord, MembershipRecord, PurgeRecord, UserRecord, WorkspaceRecord
 from . import main_table as keys
 from .dynamo import batch_delete, batch_get, batch_put, cancelled_by_condition, from_item, query_all, to_item
 from .dynamo import translate_errors as storage
@@ -13,6 +14,17 @@ from .dynamo import translate_errors as storage
 
 class SlugTaken(Conflict):
     """Another workspace holds the slug (the service retries with a suffix)."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """What a workspace route reads first: the caller's membership and the workspace, and when the route needs
+    them the caller's user (the plan, when the caller owns the workspace) and the agent it is about."""
+
+    member: MembershipRecord | None
+    workspace: WorkspaceRecord | None
+    user: UserRecord | None = None
+    agent: AgentRecord | None = None
 
 
 class WorkspaceRepository:
@@ -36,21 +48,23 @@ class WorkspaceRepository:
         return [WorkspaceRecord.model_validate(r) for r in rows]
 
     def access(
-        self, workspace_id: str, user_id: str, *, with_user: bool = False
-    ) -> tuple[MembershipRecord | None, WorkspaceRecord | None, UserRecord | None]:
-        """The user's membership, the workspace and (``with_user``) the user: one consistent BatchGetItem."""
-        member_key, workspace_key, user_key = (
-            keys.member(workspace_id, user_id),
-            keys.workspace(workspace_id),
-            keys.user(user_id),
-        )
-        wanted = [member_key, workspace_key, user_key] if with_user else [member_key, workspace_key]
-        found = {(row["pk"], row["sk"]): row for row in batch_get(self._db, self._table, wanted)}
-        member, workspace, user = (found.get((k["pk"], k["sk"])) for k in (member_key, workspace_key, user_key))
-        return (
-            MembershipRecord.model_validate(member) if member else None,
-            WorkspaceRecord.model_validate(workspace) if workspace else None,
-            UserRecord.model_validate(user) if user else None,
+        self, workspace_id: str, user_id: str, *, with_user: bool = False, agent_id: str | None = None
+    ) -> Access:
+        """The membership, the workspace and, if asked, the user and the agent: one consistent BatchGetItem.
+        The agent's key holds the workspace's id, so finding it is the tenant check."""
+        wanted = {"member": keys.member(workspace_id, user_id), "workspace": keys.workspace(workspace_id)}
+        if with_user:
+            wanted["user"] = keys.user(user_id)
+        if agent_id is not None:
+            wanted["agent"] = keys.agent(workspace_id, agent_id)
+        found = {(row["pk"], row["sk"]): row for row in batch_get(self._db, self._table, list(wanted.values()))}
+        rows = {name: found.get((key["pk"], key["sk"])) for name, key in wanted.items()}
+        member, workspace, user, agent = (rows.get(n) for n in ("member", "workspace", "user", "agent"))
+        return Access(
+            member=MembershipRecord.model_validate(member) if member else None,
+            workspace=WorkspaceRecord.model_validate(workspace) if workspace else None,
+            user=UserRecord.model_validate(user) if user else None,
+            agent=AgentRecord.model_validate(agent) if agent else None,
         )
 
     def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None:
@@ -103,8 +117,9 @@ class WorkspaceRepository:
         return keys.member(member.workspace_id, member.user_id) | index | member.attributes()
 
     def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None:
-        """One transaction: slug claim, workspace, owner membership, default brand, and the owner's
-        workspace count (conditioned on the plan limit) plus activation. Exact under concurrency."""
+        """One transaction: slug claim, workspace, owner membership, default brand (and its claim on its slug in the
+        workspace), and the owner's workspace count (conditioned on the plan limit) plus activation. Exact under
+        concurrency."""
         new = "attribute_not_exists(pk)"
         items = [
             {"Put": {"TableName": self._table, "ConditionExpression": new,
@@ -121,6 +136,8 @@ class WorkspaceRepository:
             {"Put": {"TableName": self._table, "Item": to_item(self._member_row(owner))}},
             {"Put": {"TableName": self._table,
                      "Item": to_item(keys.brand(ws.id, brand.id) | brand.attributes())}},
+            {"Put": {"TableName": self._table,
+                     "Item": to_item(keys.brand_slug_claim(ws.id, brand.slug) | {"brandId": brand.id})}},
         ]  # fmt: skip
         failed = self._transact(items, expected=(0, 1))
         if failed == 0:

@@ -20,8 +20,8 @@ from ..ids import new_id, now_iso
 from ..models.chat import ChatRequest
 from ..models.records import AgentRecord, BrandRecord, WorkspaceRecord
 from . import ports, together
+from .billing import Billing
 from .chat_stream import ChatStream
-from .credits import CreditService
 from .rate_limit import SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
@@ -35,9 +35,8 @@ class ChatService:
         self,
         *,
         agents: ports.Agents,
-        workspaces: ports.Workspaces,
         limiter: SlidingWindowLimiter,
-        credits: CreditService,
+        credits: Billing,
         model: Callable[[], ChatModel],
         conversations: ports.Conversations,
         price: int,
@@ -46,7 +45,6 @@ class ChatService:
         keepalive_seconds: float,
     ):
         self._agents = agents
-        self._workspaces = workspaces
         self._limiter = limiter
         self._credits = credits
         self._model = model
@@ -64,7 +62,7 @@ class ChatService:
         """
         found, brands, counted, items, posts = together.run(
             lambda: self._agents.get_agent_with_workspace(workspace_id, agent_id),
-            lambda: self._workspaces.brands(workspace_id),
+            lambda: self._agents.list_brands(workspace_id),
             # Scoped by workspace: a turn naming another workspace's agent counts for nobody else's visitor.
             lambda: self._limiter.take(f"visitor#{workspace_id}#{agent_id}#{request.client}", self._visitor_limit),
             lambda: self._agents.list_active_items(agent_id),  # read before the tenant check, used only after it

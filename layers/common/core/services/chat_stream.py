@@ -20,7 +20,7 @@ from typing import Any
 from .. import observability
 from ..chat.model import ChatModel, ModelError, ModelRequest, TextDelta, Usage
 from ..models.ledger import HoldRecord
-from .credits import CreditService
+from .billing import Billing
 
 logger = logging.getLogger(__name__)
 KEEPALIVE = object()
@@ -85,7 +85,7 @@ class ChatStream:
         hold: HoldRecord,
         model: ChatModel,
         request: ModelRequest,
-        credits: CreditService,
+        credits: Billing,
         keepalive_seconds: float,
         deadline: float,
         on_reply: Callable[[str, Usage | None, bool], None] | None = None,

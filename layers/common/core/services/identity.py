@@ -65,6 +65,7 @@ class IdentityService:
         session_seconds: int,
         mail_limiter: SlidingWindowLimiter | None = None,
         mail_limits: MailLimits | None = None,
+        default_plan: str = "free",
     ):
         self._users = users
         self._mailer = mailer
@@ -74,6 +75,7 @@ class IdentityService:
         self._app_url = portal_app_url
         self._magic_ttl = magic_link_seconds
         self._session_ttl = session_seconds
+        self._default_plan = default_plan
         self._mail_throttle = (
             MailThrottle(mail_limiter, mail_limits) if mail_limiter is not None and mail_limits is not None else None
         )
@@ -123,11 +125,12 @@ class IdentityService:
         return self._start_session(self._user_for(identity.email, name=identity.name, image=identity.picture))
 
     def _user_for(self, email: str, *, name: str, image: str) -> UserRecord:
-        """The address's user; its first sign-in creates it (plan ``free``, no credits)."""
+        """The address's user; its first sign-in creates it (on the deployment's default plan, no credits)."""
         existing = self._users.find_by_email(email)
         if existing:
             return existing
-        user = UserRecord(id=new_id("usr"), email=email, name=name, image=image, created_at=now_iso())
+        user = UserRecord(id=new_id("usr"), email=email, name=name, image=image, plan=self._default_plan,
+                          created_at=now_iso())  # fmt: skip
         return self._users.create(user)
 
     def _new_session(self, user: UserRecord) -> tuple[SessionRecord, str]:

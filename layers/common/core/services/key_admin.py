@@ -81,12 +81,7 @@ class KeyAdminService:
         self._idempotency = idempotency
 
     def _view(self, record: ApiKeyRecord) -> ApiKey:
-        return ApiKey(
-            id=record.id, name=record.name, prefix=record.prefix,
-            rate_limit=record.rate_limit or self._default_rate_limit, allowed_origins=record.allowed_origins,
-            last_used_at=record.last_used_at,
-            created_at=record.created_at, revoked_at=record.revoked_at,
-        )  # fmt: skip
+        return ApiKey.from_record(record, rate_limit=record.rate_limit or self._default_rate_limit)
 
     def list(self, user_id: str, workspace_id: str) -> list[ApiKey]:
         keys = self._workspaces.read_as_member(

@@ -15,21 +15,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC
 from email.utils import format_datetime
-from urllib.parse import unquote
 
 from .. import observability
-from ..errors import InvalidPath, PrefixNotAllowed, RangeNotSatisfiable
+from ..errors import RangeNotSatisfiable
+from ..object_paths import checked_path, key_in_request_path
 from ..repositories.content import NotModified, StoredObject
-from ..settings import ALLOWED_R2_PREFIXES
 from . import ports, rate_limit
 from .media_http import capped_content_range, matches_any, requested_range, split_if_none_match
 
 ROUTE = "/v1/r2"
 CHUNK_BYTES = 1024 * 1024  # bench/stream_memory.py: 128 KiB streamed at ~0.5x raw boto3, 1 MiB at ~0.6-0.7x
-MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
 PRESIGNED_SECONDS = 300
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _MAX_AGE = re.compile(r"max-age=(\d+)", re.IGNORECASE)
 # The same URL names another object for every workspace key, so no shared cache may answer one key's request
 # with another's response, even when the object's own Cache-Control says "public". (The CORS layer adds its
@@ -38,35 +34,8 @@ COMMON_HEADERS = {"Vary": "Authorization", "X-Content-Type-Options": "nosniff"}
 
 
 def object_path(request_path: str) -> str:
-    """The workspace-relative key in a request path (still percent-encoded, as API Gateway passes it)."""
-    start = request_path.find(ROUTE)
-    rest = request_path[start + len(ROUTE) :] if start >= 0 else ""
-    rest = rest.removeprefix("/")
-    try:
-        path = unquote(rest, errors="strict")  # once: "%2e%2e" is "..", "%252e" stays "%2e"
-    except UnicodeDecodeError as exc:
-        raise InvalidPath("path: must be UTF-8 once decoded") from exc
-    return checked_path(path)
-
-
-def checked_path(path: str, field: str = "path") -> str:
-    """A decoded workspace-relative key, refused (``INVALID_PATH``) or off the allowlist (``PREFIX_NOT_ALLOWED``)
-    exactly as ``/v1/r2`` refuses it; ``field`` names it in the message."""
-    if not path:
-        raise InvalidPath(f"{field}: must not be empty")
-    if path.startswith("/"):
-        raise InvalidPath(f"{field}: must be relative to the workspace")
-    if not path.isascii() and _SURROGATE.search(path):  # only a JSON body can carry one (a URL decodes to UTF-8)
-        raise InvalidPath(f"{field}: must be valid Unicode text")
-    if "\\" in path or _CONTROL.search(path):
-        raise InvalidPath(f"{field}: must not contain backslashes or control characters")
-    if any(segment in ("", ".", "..") for segment in path.split("/")):
-        raise InvalidPath(f"{field}: must not contain empty, '.' or '..' segments")
-    if len(path.encode()) > MAX_KEY_BYTES:
-        raise InvalidPath(f"{field}: at most {MAX_KEY_BYTES} bytes")
-    if not path.startswith(ALLOWED_R2_PREFIXES):
-        raise PrefixNotAllowed(f"{field}: must start with one of {', '.join(ALLOWED_R2_PREFIXES)}")
-    return path
+    """The workspace-relative key in a request path (still percent-encoded, as API Gateway passes it), checked."""
+    return checked_path(key_in_request_path(request_path, ROUTE))
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from urllib.parse import quote, urlencode
 from ..auth import media_signing
 from ..ids import iso
 from ..models.media_urls import SignedMediaUrl
+from ..object_paths import checked_path
 from . import rate_limit
-from .media import ROUTE, checked_path
+from .media import ROUTE
 
 _HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}(?::[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?")
 _EXECUTE_API = re.compile(r"[a-z0-9]+\.execute-api\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?", re.IGNORECASE)

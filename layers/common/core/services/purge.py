@@ -1,6 +1,7 @@
-"""Background purge of a deleted workspace: every object version under its prefix and every record.
+"""Background purge of a deleted workspace (every object version under its prefix and every record) or of one
+deleted agent (its posts, copies and items, every object version of its folder and its stored conversations).
 
-Driven by SQS (one message per workspace). Each pass lists what is left and deletes
+Driven by SQS (one message per workspace or agent). Each pass lists what is left and deletes
 it, so a pass may stop anywhere (timeout, crash) and the next one resumes; running
 it twice is harmless. When the time budget runs low it asks to be re-queued.
 """
@@ -24,6 +25,7 @@ class PurgeResult:
     objects_deleted: int
     records_deleted: int
     finished: bool
+    agent_id: str | None = None
 
 
 class PurgeService:
@@ -61,3 +63,22 @@ class PurgeService:
         self._workspaces.remove_tombstone(workspace_id)
         logger.info("workspace purged", extra={"workspaceId": workspace_id, "objects": objects})
         return PurgeResult(workspace_id, objects, records + len(keys), finished=True)
+
+    def purge_agent(self, workspace_id: str, agent_id: str, remaining_ms: Callable[[], int]) -> PurgeResult:
+        """A deleted agent's content, resumable as ``purge``; its tombstone goes last."""
+        if self._records.agent_tombstone(workspace_id, agent_id) is None:  # never deleted, or already purged
+            return PurgeResult(workspace_id, 0, 0, finished=True, agent_id=agent_id)
+
+        def time_left() -> bool:
+            return remaining_ms() > SAFETY_MS
+
+        # The agent's folder (posts' media, items) and the chat turns stored for it (docs/data-model.md).
+        prefixes = [f"workspaces/{workspace_id}/{folder}/{agent_id}/" for folder in ("projects", "conversations")]
+        objects = sum(self._objects.delete_prefix(prefix, keep_going=time_left) for prefix in prefixes)
+        observability.count("PurgeObjectsDeleted", objects)
+        records = self._records.delete_agent_records(agent_id, keep_going=time_left) if time_left() else 0
+        if not time_left() or any(self._objects.any_under(prefix) for prefix in prefixes):
+            return PurgeResult(workspace_id, objects, records, finished=False, agent_id=agent_id)
+        self._records.remove_agent_tombstone(workspace_id, agent_id)
+        logger.info("agent purged", extra={"workspaceId": workspace_id, "agentId": agent_id, "objects": objects})
+        return PurgeResult(workspace_id, objects, records, finished=True, agent_id=agent_id)

@@ -42,25 +42,7 @@ def _media_type(post: PostRecord, pages: list[FeedPage]) -> MediaType | None:
 def to_feed_post(post: PostRecord) -> FeedPost:
     pages = sorted(post.pages, key=lambda p: (p.order is None, p.order or 0))
     media_type = _media_type(post, pages)
-    return FeedPost(
-        id=post.id,
-        key=post.key,
-        kind=post.kind,
-        media_type=media_type,
-        title=post.title,
-        sub=post.sub,
-        caption=post.caption,
-        hashtags=post.hashtags,
-        channels=post.channels,
-        category=post.category,
-        width=post.width,
-        height=post.height,
-        created_at=post.created_at,
-        pages=pages,
-        poster=post.poster,
-        playable=post.playable,
-        is_video=media_type == "video",
-    )
+    return FeedPost.from_record(post, pages=pages, media_type=media_type, is_video=media_type == "video")
 
 
 def _filter_value(name: str, value: str | None) -> str | None:
@@ -117,7 +99,7 @@ class ReadPlaneService:
     def items(self, workspace_id: str, agent_id: str) -> list[Item]:
         _, found = self._agent_and(workspace_id, agent_id, lambda: self._agents.list_active_items(agent_id))
         records = sorted(found, key=lambda i: (i.folder, i.order, i.id))
-        return [Item.model_validate(r.model_dump(include=set(Item.model_fields))) for r in records]
+        return [Item.from_record(r) for r in records]
 
     def wrap(self, workspace_id: str, agent_id: str) -> WrapConfig:
         return documents.parse_wrap(self._agent(workspace_id, agent_id).wrap_json)

@@ -29,14 +29,14 @@ SLUG_ATTEMPTS = 20
 _TRANSLITERATE = str.maketrans({"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "\u0131": "i"})
 
 
-def slugify(name: str) -> str:
+def slugify(name: str, fallback: str = "workspace") -> str:
     """ASCII slug of a name. NFKC first, so compatibility forms (full-width letters, ligatures such as U+FB01) read
     as their plain letters and NFC/NFD spellings of one name agree; then accents are dropped (NFKD minus the
-    combining marks) and the remaining Latin letters transliterated. Other scripts fall back to ``workspace``."""
+    combining marks) and the remaining Latin letters transliterated. Other scripts fall back to ``fallback``."""
     text = unicodedata.normalize("NFKC", name).casefold()
     text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     slug = re.sub(r"[^a-z0-9]+", "-", text.translate(_TRANSLITERATE)).strip("-")[:48].strip("-")
-    return slug or "workspace"
+    return slug or fallback
 
 
 def validate_name(name: str) -> str:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
-
-from pydantic import BaseModel
 
 from ..errors import Forbidden, NotFound
 from ..ids import now_iso
@@ -19,11 +18,21 @@ from ..models.management import (
     Workspace,
     WorkspaceSummary,
 )
-from ..models.records import UserRecord, WorkspaceRecord
+from ..models.records import AgentRecord, MembershipRecord, UserRecord, WorkspaceRecord
 from ..settings import PlanLimits
 from . import ports, together
 from .idempotency import Idempotency
 from .workspace_create import create_workspace, validate_name
+
+
+@dataclass(frozen=True)
+class WorkspaceAccess:
+    """A caller's checked access: a member of an existing workspace, in a role the route allows."""
+
+    member: MembershipRecord
+    workspace: WorkspaceRecord
+    user: UserRecord | None  # the caller's user, when asked for
+    agent: AgentRecord | None  # the route's agent, when asked for; None: no such agent in this workspace
 
 
 class WorkspaceService:
@@ -56,12 +65,26 @@ class WorkspaceService:
         self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = (), with_caller: bool = True
     ) -> tuple[WorkspaceRecord, UserRecord | None]:
         """``membership`` and (``with_caller``) the caller's user record, all in one read."""
-        member, workspace, caller = self._workspaces.access(workspace_id, user_id, with_user=with_caller)
-        if member is None or workspace is None:
+        access = self.access(workspace_id, user_id, roles=roles, with_user=with_caller)
+        return access.workspace, access.user
+
+    def access(
+        self,
+        workspace_id: str,
+        user_id: str,
+        *,
+        roles: tuple[Role, ...] = (),
+        with_user: bool = False,
+        agent_id: str | None = None,
+    ) -> WorkspaceAccess:
+        """The caller's access (404 for a non-member: existence is never leaked; 403 outside ``roles``), with the
+        caller's user and the route's agent when asked for (``agent`` None: no such agent in this workspace)."""
+        found = self._workspaces.access(workspace_id, user_id, with_user=with_user, agent_id=agent_id)
+        if found.member is None or found.workspace is None:
             raise NotFound("Workspace not found")
-        if roles and member.role not in roles:
+        if roles and found.member.role not in roles:
             raise Forbidden(f"Only a workspace {' or '.join(roles)} may do this")
-        return workspace, caller
+        return WorkspaceAccess(found.member, found.workspace, found.user, found.agent)
 
     def read_as_member[T](self, workspace_id: str, user_id: str, read: Callable[[], T]) -> T:
         """``read()``'s answer once the user's membership is checked (404 as ``membership``), read together."""
@@ -81,7 +104,7 @@ class WorkspaceService:
         memberships = {m.workspace_id: m for m in self._workspaces.memberships_of(user_id)}
         found = self._workspaces.get_many(list(memberships))  # deleted workspaces drop out here, at once
         ordered = sorted(found, key=lambda w: (w.created_at, w.id))
-        return [_view(WorkspaceSummary, ws, role=memberships[ws.id].role) for ws in ordered]
+        return [WorkspaceSummary.from_record(ws, role=memberships[ws.id].role) for ws in ordered]
 
     def create(self, user_id: str, name: str) -> Workspace:
         name = validate_name(name)
@@ -103,7 +126,7 @@ class WorkspaceService:
 
     def to_workspace(self, ws: WorkspaceRecord) -> Workspace:
         storage = StorageConfig(type="s3", bucket=self._bucket, prefix=f"workspaces/{ws.id}/")
-        return _view(Workspace, ws, storage_config=storage)
+        return Workspace.from_record(ws, storage_config=storage)
 
     def delete(self, user_id: str, workspace_id: str) -> None:
         """Owner only. Gone at once for every API; content and records are purged in the background.
@@ -134,12 +157,12 @@ class WorkspaceService:
             return {field: getattr(user, field) if user else "" for field in ("email", "name", "image")}
 
         ordered = sorted(members, key=lambda m: (m.created_at, m.id))
-        return [_view(Member, m, **person(m.user_id)) for m in ordered]
+        return [Member.from_record(m, **person(m.user_id)) for m in ordered]
 
     def brands(self, user_id: str, workspace_id: str) -> list[Brand]:
         found = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.brands(workspace_id))
         brands = sorted(found, key=lambda b: (not b.is_default, b.created_at, b.id))
-        return [_view(Brand, b) for b in brands]
+        return [Brand.from_record(b) for b in brands]
 
     def account(self, user_id: str) -> Account:
         """The caller; a stale active workspace (deleted, or membership gone) is replaced, or null."""
@@ -152,8 +175,3 @@ class WorkspaceService:
             self._users.set_active_workspace(user_id, active)
         return Account(id=user.id, email=user.email, name=user.name, image=user.image, role=user.role,
                        workspace_id=active, created_at=user.created_at)  # fmt: skip
-
-
-def _view[M: BaseModel](model: type[M], record: BaseModel, **more: Any) -> M:
-    """The wire ``model`` of a storage ``record``: the fields they share (same names), plus ``more``."""
-    return model.model_validate(record.model_dump(include=set(model.model_fields) - more.keys()) | more)

@@ -11,7 +11,8 @@ from core import deps
 from core.chat.model import Message
 from core.ids import new_id, now_iso
 from core.models.records import BrandRecord
-from core.repositories.agents import AgentRepository
+from core.repositories.authoring.brands import BrandStore
+from core.repositories.transactions import Also
 from core.settings import get_settings
 from tests.support.chat import (
     CHAT,
@@ -108,7 +109,7 @@ def test_a_brand_slug_of_another_brand_of_the_workspace_shapes_the_reply(funded,
     night_owl = BrandRecord(
         id=new_id("brd"), workspace_id=funded.ws.id, slug="night-owl", name="Night Owl", created_at=now, updated_at=now
     )
-    AgentRepository(aws.dynamodb, get_settings().main_table).put_brand(night_owl)
+    BrandStore(aws.dynamodb, get_settings().main_table).create(night_owl, default_was=None, also=Also())
     _, reply = streamed(chat(brandSlug="night-owl"))
     assert "Night Owl's assistant" in reply and "Acme" not in reply
     _, default = streamed(chat(brandSlug="acme"))

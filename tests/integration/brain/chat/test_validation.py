@@ -8,7 +8,8 @@ import pytest
 
 from core.ids import new_id, now_iso
 from core.models.records import BrandRecord
-from core.repositories.agents import AgentRepository
+from core.repositories.authoring.brands import BrandStore
+from core.repositories.transactions import Also
 from core.settings import get_settings
 from tests.support.brain import JSON
 from tests.support.chat import (
@@ -118,7 +119,7 @@ def test_a_brand_slug_that_names_no_brand_of_the_workspace_is_400(funded, rival,
     theirs = BrandRecord(
         id=new_id("brd"), workspace_id=rival.ws.id, slug="rival-only", name="Rival", created_at=now, updated_at=now
     )
-    AgentRepository(aws.dynamodb, get_settings().main_table).put_brand(theirs)
+    BrandStore(aws.dynamodb, get_settings().main_table).create(theirs, default_was=None, also=Also())
     for slug in ("no-such-brand", "rival-only", "", "ACME"):
         message = refused(chat(brandSlug=slug), 400, "VALIDATION_ERROR")["error"]
         assert message.startswith("brandSlug: "), message

@@ -92,6 +92,7 @@ class Error(ApiModel):
         "RATE_LIMITED",
         "SIGNED_URL_EXPIRED",
         "SIGNED_URL_INVALID",
+        "STORAGE_LIMIT_REACHED",
         "TOKEN_EXPIRED",
         "UNAUTHORIZED",
         "UNSUPPORTED_MEDIA_TYPE",

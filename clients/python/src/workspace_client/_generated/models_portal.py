@@ -19,6 +19,56 @@ class Account(ApiModel):
     created_at: str = Field(alias="createdAt")
 
 
+class Agent(ApiModel):
+    id: str = Field(alias="id")
+    slug: str = Field(alias="slug")
+    name: str = Field(alias="name")
+    brand_id: str = Field(alias="brandId")
+    active_workflow_id: str = Field(alias="activeWorkflowId")
+    post_count: int = Field(alias="postCount")
+    item_count: int = Field(alias="itemCount")
+    created_at: str = Field(alias="createdAt")
+    updated_at: str = Field(alias="updatedAt")
+
+
+class AgentCreate(ApiModel):
+    name: str = Field(alias="name")
+    slug: str | None = Field(None, alias="slug")
+    brand_id: str | None = Field(None, alias="brandId")
+    active_workflow_id: str | None = Field(None, alias="activeWorkflowId")
+
+
+class AgentEnvelope(ApiModel):
+    agent: Agent = Field(alias="agent")
+
+
+class AgentItem(ApiModel):
+    """An item as its author sees it: active (on the read plane) or not."""
+
+    id: str = Field(alias="id")
+    name: str = Field(alias="name")
+    kind: Literal["document", "image", "video", "audio", "link", "text"] = Field(alias="kind")
+    r2_key: str = Field(alias="r2Key")
+    mime_type: str = Field(alias="mimeType")
+    size: int = Field(alias="size")
+    folder: str = Field(alias="folder")
+    order: int = Field(alias="order")
+    updated_at: str = Field(alias="updatedAt")
+    origin: Literal["upload", "generated", "import"] = Field(alias="origin")
+    active: bool = Field(alias="active")
+
+
+class AgentList(ApiModel):
+    agents: list[Agent] = Field(alias="agents")
+
+
+class AgentUpdate(ApiModel):
+    name: str | None = Field(None, alias="name")
+    slug: str | None = Field(None, alias="slug")
+    brand_id: str | None = Field(None, alias="brandId")
+    active_workflow_id: str | None = Field(None, alias="activeWorkflowId")
+
+
 class ApiKey(ApiModel):
     """Key metadata. ``key`` (the raw secret) is set only on the mint response."""
 
@@ -41,6 +91,26 @@ class Brand(ApiModel):
     font_family: str = Field(alias="fontFamily")
     created_at: str = Field(alias="createdAt")
     updated_at: str = Field(alias="updatedAt")
+
+
+class BrandCreate(ApiModel):
+    name: str = Field(alias="name")
+    slug: str | None = Field(None, alias="slug")
+    palette: list[str] | None = Field(None, alias="palette")
+    font_family: str | None = Field(None, alias="fontFamily")
+    is_default: bool | None = Field(None, alias="isDefault")
+
+
+class BrandEnvelope(ApiModel):
+    brand: Brand = Field(alias="brand")
+
+
+class BrandUpdate(ApiModel):
+    name: str | None = Field(None, alias="name")
+    slug: str | None = Field(None, alias="slug")
+    palette: list[str] | None = Field(None, alias="palette")
+    font_family: str | None = Field(None, alias="fontFamily")
+    is_default: bool | None = Field(None, alias="isDefault")
 
 
 class CreateWorkspaceRequest(ApiModel):
@@ -108,6 +178,7 @@ class Error(ApiModel):
         "RATE_LIMITED",
         "SIGNED_URL_EXPIRED",
         "SIGNED_URL_INVALID",
+        "STORAGE_LIMIT_REACHED",
         "TOKEN_EXPIRED",
         "UNAUTHORIZED",
         "UNSUPPORTED_MEDIA_TYPE",
@@ -115,8 +186,44 @@ class Error(ApiModel):
     ] = Field(alias="code")
 
 
+class FeedPage(ApiModel):
+    key: str = Field(alias="key")
+    media_type: Literal["image", "video"] | None = Field(alias="mediaType")
+    width: int | None = Field(alias="width")
+    height: int | None = Field(alias="height")
+    order: int | None = Field(alias="order")
+
+
 class IdTokenRequest(ApiModel):
     id_token: str = Field(alias="idToken")
+
+
+class ItemCreate(ApiModel):
+    name: str = Field(alias="name")
+    kind: Literal["document", "image", "video", "audio", "link", "text"] = Field(alias="kind")
+    r2_key: str = Field(alias="r2Key")
+    folder: str | None = Field(None, alias="folder")
+    order: int | None = Field(None, alias="order")
+    origin: Literal["upload", "generated", "import"] | None = Field(None, alias="origin")
+    active: bool | None = Field(None, alias="active")
+
+
+class ItemEnvelope(ApiModel):
+    item: AgentItem = Field(alias="item")
+
+
+class ItemList(ApiModel):
+    items: list[AgentItem] = Field(alias="items")
+
+
+class ItemUpdate(ApiModel):
+    name: str | None = Field(None, alias="name")
+    kind: Literal["document", "image", "video", "audio", "link", "text"] | None = Field(None, alias="kind")
+    r2_key: str | None = Field(None, alias="r2Key")
+    folder: str | None = Field(None, alias="folder")
+    order: int | None = Field(None, alias="order")
+    origin: Literal["upload", "generated", "import"] | None = Field(None, alias="origin")
+    active: bool | None = Field(None, alias="active")
 
 
 class KeyList(ApiModel):
@@ -164,6 +271,95 @@ class MintedKeyEnvelope(ApiModel):
     key: MintedApiKey = Field(alias="key")
 
 
+class ObjectDownload(ApiModel):
+    object: StoredObject = Field(alias="object")
+    url: str = Field(alias="url")
+    expires_at: str = Field(alias="expiresAt")
+
+
+class ObjectPage(ApiModel):
+    objects: list[StoredObject] = Field(alias="objects")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class PageInput(ApiModel):
+    key: str = Field(alias="key")
+    media_type: Literal["image", "video"] | None = Field(None, alias="mediaType")
+    width: int | None = Field(None, alias="width")
+    height: int | None = Field(None, alias="height")
+    order: int | None = Field(None, alias="order")
+
+
+class Post(ApiModel):
+    """A feed post as its author sees it: published or not, and when it last changed."""
+
+    id: str = Field(alias="id")
+    key: str = Field(alias="key")
+    kind: Literal["image", "video", "carousel", "story", "reel", "text"] = Field(alias="kind")
+    media_type: Literal["image", "video"] | None = Field(alias="mediaType")
+    title: str | None = Field(alias="title")
+    sub: str | None = Field(alias="sub")
+    caption: str | None = Field(alias="caption")
+    hashtags: list[str] = Field(alias="hashtags")
+    channels: list[str] = Field(alias="channels")
+    category: str | None = Field(alias="category")
+    width: int | None = Field(alias="width")
+    height: int | None = Field(alias="height")
+    created_at: str = Field(alias="createdAt")
+    pages: list[FeedPage] = Field(alias="pages")
+    poster: str = Field(alias="poster")
+    playable: str = Field(alias="playable")
+    is_video: bool = Field(alias="isVideo")
+    status: Literal["draft", "published"] = Field(alias="status")
+    updated_at: str = Field(alias="updatedAt")
+
+
+class PostCreate(ApiModel):
+    key: str = Field(alias="key")
+    kind: Literal["image", "video", "carousel", "story", "reel", "text"] = Field(alias="kind")
+    media_type: Literal["image", "video"] | None = Field(None, alias="mediaType")
+    title: str | None = Field(None, alias="title")
+    sub: str | None = Field(None, alias="sub")
+    caption: str | None = Field(None, alias="caption")
+    hashtags: list[str] | None = Field(None, alias="hashtags")
+    channels: list[str] | None = Field(None, alias="channels")
+    category: str | None = Field(None, alias="category")
+    width: int | None = Field(None, alias="width")
+    height: int | None = Field(None, alias="height")
+    created_at: str | None = Field(None, alias="createdAt")
+    pages: list[PageInput] | None = Field(None, alias="pages")
+    poster: str | None = Field(None, alias="poster")
+    playable: str | None = Field(None, alias="playable")
+    publish: bool | None = Field(None, alias="publish")
+
+
+class PostEnvelope(ApiModel):
+    post: Post = Field(alias="post")
+
+
+class PostPage(ApiModel):
+    posts: list[Post] = Field(alias="posts")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class PostUpdate(ApiModel):
+    key: str | None = Field(None, alias="key")
+    kind: Literal["image", "video", "carousel", "story", "reel", "text"] | None = Field(None, alias="kind")
+    media_type: Literal["image", "video"] | None = Field(None, alias="mediaType")
+    title: str | None = Field(None, alias="title")
+    sub: str | None = Field(None, alias="sub")
+    caption: str | None = Field(None, alias="caption")
+    hashtags: list[str] | None = Field(None, alias="hashtags")
+    channels: list[str] | None = Field(None, alias="channels")
+    category: str | None = Field(None, alias="category")
+    width: int | None = Field(None, alias="width")
+    height: int | None = Field(None, alias="height")
+    created_at: str | None = Field(None, alias="createdAt")
+    pages: list[PageInput] | None = Field(None, alias="pages")
+    poster: str | None = Field(None, alias="poster")
+    playable: str | None = Field(None, alias="playable")
+
+
 class Sent(ApiModel):
     """The magic-link answer, the same whether or not the address has an account."""
 
@@ -174,14 +370,75 @@ class SignInResponse(ApiModel):
     user: Account = Field(alias="user")
 
 
+class SiteDocument(ApiModel):
+    """A JSON object of at most 64 KiB with a ``pages`` array; ``nav``, ``sections`` and any other field pass
+    through to ``GET /v1/agent/{agentId}/site``.
+    """
+
+    pages: list[Any] = Field(alias="pages")
+
+
+class SiteEnvelope(ApiModel):
+    site: dict[str, Any] | None = Field(alias="site")
+
+
 class StorageConfig(ApiModel):
     type: str = Field(alias="type")
     bucket: str = Field(alias="bucket")
     prefix: str = Field(alias="prefix")
 
 
+class StoredObject(ApiModel):
+    path: str = Field(alias="path")
+    size: int = Field(alias="size")
+    content_type: str = Field(alias="contentType")
+    etag: str = Field(alias="etag")
+    updated_at: str = Field(alias="updatedAt")
+
+
 class TokenResponse(ApiModel):
     token: str = Field(alias="token")
+
+
+class UploadRequest(ApiModel):
+    path: str = Field(alias="path")
+    content_type: str = Field(alias="contentType")
+    size: int = Field(alias="size")
+
+
+class UploadTicket(ApiModel):
+    """A presigned S3 POST: send ``fields`` and then the file (as the form's last field, ``file``) to ``url``."""
+
+    url: str = Field(alias="url")
+    fields: dict[str, Any] = Field(alias="fields")
+    path: str = Field(alias="path")
+    expires_at: str = Field(alias="expiresAt")
+
+
+class Workflow(ApiModel):
+    id: str = Field(alias="id")
+    name: str = Field(alias="name")
+    suggestions: Any = Field(alias="suggestions")
+    created_at: str = Field(alias="createdAt")
+    updated_at: str = Field(alias="updatedAt")
+
+
+class WorkflowCreate(ApiModel):
+    name: str = Field(alias="name")
+    suggestions: Any | None = Field(None, alias="suggestions")
+
+
+class WorkflowEnvelope(ApiModel):
+    workflow: Workflow = Field(alias="workflow")
+
+
+class WorkflowList(ApiModel):
+    workflows: list[Workflow] = Field(alias="workflows")
+
+
+class WorkflowUpdate(ApiModel):
+    name: str | None = Field(None, alias="name")
+    suggestions: Any | None = Field(None, alias="suggestions")
 
 
 class Workspace(ApiModel):
@@ -218,9 +475,39 @@ class WorkspaceSummary(ApiModel):
     logo_key: str = Field(alias="logoKey")
 
 
+class WorkspaceUpdate(ApiModel):
+    name: str | None = Field(None, alias="name")
+    listed: bool | None = Field(None, alias="listed")
+    store_conversations: bool | None = Field(None, alias="storeConversations")
+    wrap_config: dict[str, Any] | None = Field(None, alias="wrapConfig")
+    default_brand_id: str | None = Field(None, alias="defaultBrandId")
+    default_workflow_id: str | None = Field(None, alias="defaultWorkflowId")
+
+
+class WrapDocument(ApiModel):
+    """Any JSON object of at most 64 KiB; the read plane reads ``layout``, ``greeting`` and ``theme`` from it
+    (decisions.md, "Read plane") and passes every other field through.
+    """
+
+    pass
+
+
+class WrapEnvelope(ApiModel):
+    wrap: dict[str, Any] | None = Field(alias="wrap")
+
+
 Account.model_rebuild()
+Agent.model_rebuild()
+AgentCreate.model_rebuild()
+AgentEnvelope.model_rebuild()
+AgentItem.model_rebuild()
+AgentList.model_rebuild()
+AgentUpdate.model_rebuild()
 ApiKey.model_rebuild()
 Brand.model_rebuild()
+BrandCreate.model_rebuild()
+BrandEnvelope.model_rebuild()
+BrandUpdate.model_rebuild()
 CreateWorkspaceRequest.model_rebuild()
 CreditAmounts.model_rebuild()
 CreditBalance.model_rebuild()
@@ -229,7 +516,12 @@ CreditLedgerEntry.model_rebuild()
 Deleted.model_rebuild()
 Empty.model_rebuild()
 Error.model_rebuild()
+FeedPage.model_rebuild()
 IdTokenRequest.model_rebuild()
+ItemCreate.model_rebuild()
+ItemEnvelope.model_rebuild()
+ItemList.model_rebuild()
+ItemUpdate.model_rebuild()
 KeyList.model_rebuild()
 MagicLinkRequest.model_rebuild()
 MagicLinkVerifyRequest.model_rebuild()
@@ -237,10 +529,31 @@ Member.model_rebuild()
 MintKeyRequest.model_rebuild()
 MintedApiKey.model_rebuild()
 MintedKeyEnvelope.model_rebuild()
+ObjectDownload.model_rebuild()
+ObjectPage.model_rebuild()
+PageInput.model_rebuild()
+Post.model_rebuild()
+PostCreate.model_rebuild()
+PostEnvelope.model_rebuild()
+PostPage.model_rebuild()
+PostUpdate.model_rebuild()
 Sent.model_rebuild()
 SignInResponse.model_rebuild()
+SiteDocument.model_rebuild()
+SiteEnvelope.model_rebuild()
 StorageConfig.model_rebuild()
+StoredObject.model_rebuild()
 TokenResponse.model_rebuild()
+UploadRequest.model_rebuild()
+UploadTicket.model_rebuild()
+Workflow.model_rebuild()
+WorkflowCreate.model_rebuild()
+WorkflowEnvelope.model_rebuild()
+WorkflowList.model_rebuild()
+WorkflowUpdate.model_rebuild()
 Workspace.model_rebuild()
 WorkspaceEnvelope.model_rebuild()
 WorkspaceSummary.model_rebuild()
+WorkspaceUpdate.model_rebuild()
+WrapDocument.model_rebuild()
+WrapEnvelope.model_rebuild()

@@ -7,24 +7,53 @@ from typing import Any, Literal
 from .._operation import Operation, new_idempotency_key, present
 from .models_portal import (
     Account,
+    AgentCreate,
+    AgentEnvelope,
+    AgentList,
+    AgentUpdate,
     Brand,
+    BrandCreate,
+    BrandEnvelope,
+    BrandUpdate,
     CreateWorkspaceRequest,
     CreditBalance,
     CreditHistory,
     Deleted,
     Empty,
     IdTokenRequest,
+    ItemCreate,
+    ItemEnvelope,
+    ItemList,
+    ItemUpdate,
     KeyList,
     MagicLinkRequest,
     MagicLinkVerifyRequest,
     Member,
     MintedKeyEnvelope,
     MintKeyRequest,
+    ObjectDownload,
+    ObjectPage,
+    PageInput,
+    PostCreate,
+    PostEnvelope,
+    PostPage,
+    PostUpdate,
     Sent,
     SignInResponse,
+    SiteDocument,
+    SiteEnvelope,
     TokenResponse,
+    UploadRequest,
+    UploadTicket,
+    WorkflowCreate,
+    WorkflowEnvelope,
+    WorkflowList,
+    WorkflowUpdate,
     WorkspaceEnvelope,
     WorkspaceSummary,
+    WorkspaceUpdate,
+    WrapDocument,
+    WrapEnvelope,
 )
 
 
@@ -32,6 +61,181 @@ class PortalOperations:
     """Every JSON operation of the portal plane; the class it is mixed into calls ``_call``."""
 
     _call: Any
+
+    def create_agent(
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        slug: str | None = None,
+        brand_id: str | None = None,
+        active_workflow_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AgentEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents: Create an agent."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents",
+                response=AgentEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=AgentCreate(
+                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_brand(
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        slug: str | None = None,
+        palette: list[str] | None = None,
+        font_family: str | None = None,
+        is_default: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> BrandEnvelope:
+        """POST /api/workspaces/{workspaceId}/brands: Create a brand."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/brands",
+                response=BrandEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=BrandCreate(
+                    **present(name=name, slug=slug, palette=palette, font_family=font_family, is_default=is_default)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_item(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        name: str,
+        kind: Literal["document", "image", "video", "audio", "link", "text"],
+        r2_key: str,
+        folder: str | None = None,
+        order: int | None = None,
+        origin: Literal["upload", "generated", "import"] | None = None,
+        active: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> ItemEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/items: Create an item."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items",
+                response=ItemEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=ItemCreate(
+                    **present(
+                        name=name, kind=kind, r2_key=r2_key, folder=folder, order=order, origin=origin, active=active
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_post(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        key: str,
+        kind: Literal["image", "video", "carousel", "story", "reel", "text"],
+        media_type: Literal["image", "video"] | None = None,
+        title: str | None = None,
+        sub: str | None = None,
+        caption: str | None = None,
+        hashtags: list[str] | None = None,
+        channels: list[str] | None = None,
+        category: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        created_at: str | None = None,
+        pages: list[PageInput] | None = None,
+        poster: str | None = None,
+        playable: str | None = None,
+        publish: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> PostEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/posts: Create a post."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts",
+                response=PostEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=PostCreate(
+                    **present(
+                        key=key,
+                        kind=kind,
+                        media_type=media_type,
+                        title=title,
+                        sub=sub,
+                        caption=caption,
+                        hashtags=hashtags,
+                        channels=channels,
+                        category=category,
+                        width=width,
+                        height=height,
+                        created_at=created_at,
+                        pages=pages,
+                        poster=poster,
+                        playable=playable,
+                        publish=publish,
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_upload(
+        self, workspace_id: str, *, path: str, content_type: str, size: int, idempotency_key: str | None = None
+    ) -> UploadTicket:
+        """POST /api/workspaces/{workspaceId}/uploads: Sign an upload."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/uploads",
+                response=UploadTicket,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=UploadRequest(**present(path=path, content_type=content_type, size=size)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_workflow(
+        self, workspace_id: str, *, name: str, suggestions: Any | None = None, idempotency_key: str | None = None
+    ) -> WorkflowEnvelope:
+        """POST /api/workspaces/{workspaceId}/workflows: Create a workflow."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/workflows",
+                response=WorkflowEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WorkflowCreate(**present(name=name, suggestions=suggestions)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     def create_workspace(self, *, name: str, idempotency_key: str | None = None) -> WorkspaceEnvelope:
         """POST /api/workspaces: Create a workspace."""
@@ -43,6 +247,95 @@ class PortalOperations:
                 ok=(201,),
                 auth="bearer",
                 body=CreateWorkspaceRequest(**present(name=name)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_agent(self, workspace_id: str, agent_id: str, *, idempotency_key: str | None = None) -> Deleted:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}: Delete an agent, permanently."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}",
+                response=Deleted,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_brand(self, workspace_id: str, brand_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/brands/{brandId}: Delete a brand."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/brands/{brandId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "brandId": brand_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_item(
+        self, workspace_id: str, agent_id: str, item_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}: Delete an item."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "itemId": item_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_object(self, workspace_id: str, path: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/objects/{path}: Delete an object."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/objects/{path}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "path": path},
+                keep_slashes=True,
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_post(
+        self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}: Delete a post."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_workflow(self, workspace_id: str, workflow_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/workflows/{workflowId}: Delete a workflow."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/workflows/{workflowId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "workflowId": workflow_id},
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -60,9 +353,36 @@ class PortalOperations:
             )
         )
 
+    def download_object(self, workspace_id: str, path: str) -> ObjectDownload:
+        """GET /api/workspaces/{workspaceId}/objects/{path}: An object, with a download URL."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/objects/{path}",
+                response=ObjectDownload,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "path": path},
+                keep_slashes=True,
+            )
+        )
+
     def get_account(self) -> Account:
         """GET /api/user/account: The signed-in user."""
         return self._call(Operation("GET", "/api/user/account", response=Account, ok=(200,), auth="bearer"))
+
+    def get_agent(self, workspace_id: str, agent_id: str) -> AgentEnvelope:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}: An agent."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}",
+                response=AgentEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
 
     def get_balance(self) -> CreditBalance:
         """GET /api/credits/balance: The caller's credits."""
@@ -87,6 +407,19 @@ class PortalOperations:
             )
         )
 
+    def get_site(self, workspace_id: str, agent_id: str) -> SiteEnvelope:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/site: The agent's published site document."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/site",
+                response=SiteEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
+
     def get_workspace(self, workspace_id: str) -> WorkspaceEnvelope:
         """GET /api/workspaces/{workspaceId}: A workspace."""
         return self._call(
@@ -94,6 +427,32 @@ class PortalOperations:
                 "GET",
                 "/api/workspaces/{workspaceId}",
                 response=WorkspaceEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
+    def get_wrap(self, workspace_id: str, agent_id: str) -> WrapEnvelope:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/wrap: The agent's published wrap document."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/wrap",
+                response=WrapEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
+
+    def list_agents(self, workspace_id: str) -> AgentList:
+        """GET /api/workspaces/{workspaceId}/agents: A workspace's agents."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents",
+                response=AgentList,
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
@@ -110,6 +469,22 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+            )
+        )
+
+    def list_items(
+        self, workspace_id: str, agent_id: str, *, active: Literal["true", "false"] | None = None
+    ) -> ItemList:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/items: An agent's items."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items",
+                response=ItemList,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"active": active},
             )
         )
 
@@ -133,6 +508,57 @@ class PortalOperations:
                 "GET",
                 "/api/workspaces/{workspaceId}/members",
                 response=list[Member],
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
+    def list_objects(
+        self, workspace_id: str, *, prefix: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> ObjectPage:
+        """GET /api/workspaces/{workspaceId}/objects: A workspace's objects."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/objects",
+                response=ObjectPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                query={"prefix": prefix, "limit": limit, "cursor": cursor},
+            )
+        )
+
+    def list_posts(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        status: Literal["draft", "published"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> PostPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/posts: An agent's posts, newest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts",
+                response=PostPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"status": status, "limit": limit, "cursor": cursor},
+            )
+        )
+
+    def list_workflows(self, workspace_id: str) -> WorkflowList:
+        """GET /api/workspaces/{workspaceId}/workflows: A workspace's workflows."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/workflows",
+                response=WorkflowList,
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
@@ -171,6 +597,56 @@ class PortalOperations:
     def mint_portal_token(self) -> TokenResponse:
         """POST /api/auth/api-token: A portal JWT for the session cookie."""
         return self._call(Operation("POST", "/api/auth/api-token", response=TokenResponse, ok=(200,), auth="none"))
+
+    def publish_post(
+        self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
+    ) -> PostEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/publish: Publish a post."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/publish",
+                response=PostEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def publish_site(
+        self, workspace_id: str, agent_id: str, *, document: dict[str, Any], idempotency_key: str | None = None
+    ) -> SiteEnvelope:
+        """PUT /api/workspaces/{workspaceId}/agents/{agentId}/site: Publish the agent's site document."""
+        return self._call(
+            Operation(
+                "PUT",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/site",
+                response=SiteEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=SiteDocument.model_validate(document),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def publish_wrap(
+        self, workspace_id: str, agent_id: str, *, document: dict[str, Any], idempotency_key: str | None = None
+    ) -> WrapEnvelope:
+        """PUT /api/workspaces/{workspaceId}/agents/{agentId}/wrap: Publish the agent's wrap document."""
+        return self._call(
+            Operation(
+                "PUT",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/wrap",
+                response=WrapEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=WrapDocument.model_validate(document),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     def refresh_portal_token(self) -> TokenResponse:
         """POST /api/auth/refresh: A fresh portal JWT for the same session."""
@@ -220,6 +696,223 @@ class PortalOperations:
         """POST /api/auth/logout: Sign out."""
         return self._call(Operation("POST", "/api/auth/logout", response=Empty, ok=(200,), auth="optional"))
 
+    def unpublish_post(
+        self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
+    ) -> PostEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/unpublish: Unpublish a post."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/unpublish",
+                response=PostEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_agent(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        name: str | None = None,
+        slug: str | None = None,
+        brand_id: str | None = None,
+        active_workflow_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AgentEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}: Change an agent."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}",
+                response=AgentEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=AgentUpdate(
+                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_brand(
+        self,
+        workspace_id: str,
+        brand_id: str,
+        *,
+        name: str | None = None,
+        slug: str | None = None,
+        palette: list[str] | None = None,
+        font_family: str | None = None,
+        is_default: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> BrandEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/brands/{brandId}: Change a brand."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/brands/{brandId}",
+                response=BrandEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "brandId": brand_id},
+                body=BrandUpdate(
+                    **present(name=name, slug=slug, palette=palette, font_family=font_family, is_default=is_default)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_item(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        item_id: str,
+        *,
+        name: str | None = None,
+        kind: Literal["document", "image", "video", "audio", "link", "text"] | None = None,
+        r2_key: str | None = None,
+        folder: str | None = None,
+        order: int | None = None,
+        origin: Literal["upload", "generated", "import"] | None = None,
+        active: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> ItemEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}: Change an item."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}",
+                response=ItemEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "itemId": item_id},
+                body=ItemUpdate(
+                    **present(
+                        name=name, kind=kind, r2_key=r2_key, folder=folder, order=order, origin=origin, active=active
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_post(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        post_id: str,
+        *,
+        key: str | None = None,
+        kind: Literal["image", "video", "carousel", "story", "reel", "text"] | None = None,
+        media_type: Literal["image", "video"] | None = None,
+        title: str | None = None,
+        sub: str | None = None,
+        caption: str | None = None,
+        hashtags: list[str] | None = None,
+        channels: list[str] | None = None,
+        category: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        created_at: str | None = None,
+        pages: list[PageInput] | None = None,
+        poster: str | None = None,
+        playable: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PostEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}: Change a post."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}",
+                response=PostEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                body=PostUpdate(
+                    **present(
+                        key=key,
+                        kind=kind,
+                        media_type=media_type,
+                        title=title,
+                        sub=sub,
+                        caption=caption,
+                        hashtags=hashtags,
+                        channels=channels,
+                        category=category,
+                        width=width,
+                        height=height,
+                        created_at=created_at,
+                        pages=pages,
+                        poster=poster,
+                        playable=playable,
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_workflow(
+        self,
+        workspace_id: str,
+        workflow_id: str,
+        *,
+        name: str | None = None,
+        suggestions: Any | None = None,
+        idempotency_key: str | None = None,
+    ) -> WorkflowEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/workflows/{workflowId}: Change a workflow."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/workflows/{workflowId}",
+                response=WorkflowEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "workflowId": workflow_id},
+                body=WorkflowUpdate(**present(name=name, suggestions=suggestions)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_workspace(
+        self,
+        workspace_id: str,
+        *,
+        name: str | None = None,
+        listed: bool | None = None,
+        store_conversations: bool | None = None,
+        wrap_config: dict[str, Any] | None = None,
+        default_brand_id: str | None = None,
+        default_workflow_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> WorkspaceEnvelope:
+        """PATCH /api/workspaces/{workspaceId}: Change a workspace's settings."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}",
+                response=WorkspaceEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WorkspaceUpdate(
+                    **present(
+                        name=name,
+                        listed=listed,
+                        store_conversations=store_conversations,
+                        wrap_config=wrap_config,
+                        default_brand_id=default_brand_id,
+                        default_workflow_id=default_workflow_id,
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def verify_magic_link(self, *, token: str) -> SignInResponse:
         """POST /api/auth/magic-link/verify: Sign in with a magic link's token."""
         return self._call(
@@ -239,6 +932,181 @@ class AsyncPortalOperations:
 
     _call: Any
 
+    async def create_agent(
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        slug: str | None = None,
+        brand_id: str | None = None,
+        active_workflow_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AgentEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents: Create an agent."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents",
+                response=AgentEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=AgentCreate(
+                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_brand(
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        slug: str | None = None,
+        palette: list[str] | None = None,
+        font_family: str | None = None,
+        is_default: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> BrandEnvelope:
+        """POST /api/workspaces/{workspaceId}/brands: Create a brand."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/brands",
+                response=BrandEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=BrandCreate(
+                    **present(name=name, slug=slug, palette=palette, font_family=font_family, is_default=is_default)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_item(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        name: str,
+        kind: Literal["document", "image", "video", "audio", "link", "text"],
+        r2_key: str,
+        folder: str | None = None,
+        order: int | None = None,
+        origin: Literal["upload", "generated", "import"] | None = None,
+        active: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> ItemEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/items: Create an item."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items",
+                response=ItemEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=ItemCreate(
+                    **present(
+                        name=name, kind=kind, r2_key=r2_key, folder=folder, order=order, origin=origin, active=active
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_post(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        key: str,
+        kind: Literal["image", "video", "carousel", "story", "reel", "text"],
+        media_type: Literal["image", "video"] | None = None,
+        title: str | None = None,
+        sub: str | None = None,
+        caption: str | None = None,
+        hashtags: list[str] | None = None,
+        channels: list[str] | None = None,
+        category: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        created_at: str | None = None,
+        pages: list[PageInput] | None = None,
+        poster: str | None = None,
+        playable: str | None = None,
+        publish: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> PostEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/posts: Create a post."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts",
+                response=PostEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=PostCreate(
+                    **present(
+                        key=key,
+                        kind=kind,
+                        media_type=media_type,
+                        title=title,
+                        sub=sub,
+                        caption=caption,
+                        hashtags=hashtags,
+                        channels=channels,
+                        category=category,
+                        width=width,
+                        height=height,
+                        created_at=created_at,
+                        pages=pages,
+                        poster=poster,
+                        playable=playable,
+                        publish=publish,
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_upload(
+        self, workspace_id: str, *, path: str, content_type: str, size: int, idempotency_key: str | None = None
+    ) -> UploadTicket:
+        """POST /api/workspaces/{workspaceId}/uploads: Sign an upload."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/uploads",
+                response=UploadTicket,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=UploadRequest(**present(path=path, content_type=content_type, size=size)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_workflow(
+        self, workspace_id: str, *, name: str, suggestions: Any | None = None, idempotency_key: str | None = None
+    ) -> WorkflowEnvelope:
+        """POST /api/workspaces/{workspaceId}/workflows: Create a workflow."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/workflows",
+                response=WorkflowEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WorkflowCreate(**present(name=name, suggestions=suggestions)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def create_workspace(self, *, name: str, idempotency_key: str | None = None) -> WorkspaceEnvelope:
         """POST /api/workspaces: Create a workspace."""
         return await self._call(
@@ -249,6 +1117,97 @@ class AsyncPortalOperations:
                 ok=(201,),
                 auth="bearer",
                 body=CreateWorkspaceRequest(**present(name=name)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_agent(self, workspace_id: str, agent_id: str, *, idempotency_key: str | None = None) -> Deleted:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}: Delete an agent, permanently."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}",
+                response=Deleted,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_brand(self, workspace_id: str, brand_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/brands/{brandId}: Delete a brand."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/brands/{brandId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "brandId": brand_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_item(
+        self, workspace_id: str, agent_id: str, item_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}: Delete an item."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "itemId": item_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_object(self, workspace_id: str, path: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/objects/{path}: Delete an object."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/objects/{path}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "path": path},
+                keep_slashes=True,
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_post(
+        self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}: Delete a post."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_workflow(
+        self, workspace_id: str, workflow_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/workflows/{workflowId}: Delete a workflow."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/workflows/{workflowId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "workflowId": workflow_id},
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -266,9 +1225,36 @@ class AsyncPortalOperations:
             )
         )
 
+    async def download_object(self, workspace_id: str, path: str) -> ObjectDownload:
+        """GET /api/workspaces/{workspaceId}/objects/{path}: An object, with a download URL."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/objects/{path}",
+                response=ObjectDownload,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "path": path},
+                keep_slashes=True,
+            )
+        )
+
     async def get_account(self) -> Account:
         """GET /api/user/account: The signed-in user."""
         return await self._call(Operation("GET", "/api/user/account", response=Account, ok=(200,), auth="bearer"))
+
+    async def get_agent(self, workspace_id: str, agent_id: str) -> AgentEnvelope:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}: An agent."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}",
+                response=AgentEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
 
     async def get_balance(self) -> CreditBalance:
         """GET /api/credits/balance: The caller's credits."""
@@ -295,6 +1281,19 @@ class AsyncPortalOperations:
             )
         )
 
+    async def get_site(self, workspace_id: str, agent_id: str) -> SiteEnvelope:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/site: The agent's published site document."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/site",
+                response=SiteEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
+
     async def get_workspace(self, workspace_id: str) -> WorkspaceEnvelope:
         """GET /api/workspaces/{workspaceId}: A workspace."""
         return await self._call(
@@ -302,6 +1301,32 @@ class AsyncPortalOperations:
                 "GET",
                 "/api/workspaces/{workspaceId}",
                 response=WorkspaceEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
+    async def get_wrap(self, workspace_id: str, agent_id: str) -> WrapEnvelope:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/wrap: The agent's published wrap document."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/wrap",
+                response=WrapEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
+
+    async def list_agents(self, workspace_id: str) -> AgentList:
+        """GET /api/workspaces/{workspaceId}/agents: A workspace's agents."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents",
+                response=AgentList,
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
@@ -318,6 +1343,22 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+            )
+        )
+
+    async def list_items(
+        self, workspace_id: str, agent_id: str, *, active: Literal["true", "false"] | None = None
+    ) -> ItemList:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/items: An agent's items."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items",
+                response=ItemList,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"active": active},
             )
         )
 
@@ -341,6 +1382,57 @@ class AsyncPortalOperations:
                 "GET",
                 "/api/workspaces/{workspaceId}/members",
                 response=list[Member],
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
+    async def list_objects(
+        self, workspace_id: str, *, prefix: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> ObjectPage:
+        """GET /api/workspaces/{workspaceId}/objects: A workspace's objects."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/objects",
+                response=ObjectPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                query={"prefix": prefix, "limit": limit, "cursor": cursor},
+            )
+        )
+
+    async def list_posts(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        status: Literal["draft", "published"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> PostPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/posts: An agent's posts, newest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts",
+                response=PostPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"status": status, "limit": limit, "cursor": cursor},
+            )
+        )
+
+    async def list_workflows(self, workspace_id: str) -> WorkflowList:
+        """GET /api/workspaces/{workspaceId}/workflows: A workspace's workflows."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/workflows",
+                response=WorkflowList,
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
@@ -380,6 +1472,56 @@ class AsyncPortalOperations:
         """POST /api/auth/api-token: A portal JWT for the session cookie."""
         return await self._call(
             Operation("POST", "/api/auth/api-token", response=TokenResponse, ok=(200,), auth="none")
+        )
+
+    async def publish_post(
+        self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
+    ) -> PostEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/publish: Publish a post."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/publish",
+                response=PostEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def publish_site(
+        self, workspace_id: str, agent_id: str, *, document: dict[str, Any], idempotency_key: str | None = None
+    ) -> SiteEnvelope:
+        """PUT /api/workspaces/{workspaceId}/agents/{agentId}/site: Publish the agent's site document."""
+        return await self._call(
+            Operation(
+                "PUT",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/site",
+                response=SiteEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=SiteDocument.model_validate(document),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def publish_wrap(
+        self, workspace_id: str, agent_id: str, *, document: dict[str, Any], idempotency_key: str | None = None
+    ) -> WrapEnvelope:
+        """PUT /api/workspaces/{workspaceId}/agents/{agentId}/wrap: Publish the agent's wrap document."""
+        return await self._call(
+            Operation(
+                "PUT",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/wrap",
+                response=WrapEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=WrapDocument.model_validate(document),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
         )
 
     async def refresh_portal_token(self) -> TokenResponse:
@@ -431,6 +1573,223 @@ class AsyncPortalOperations:
     async def sign_out(self) -> Empty:
         """POST /api/auth/logout: Sign out."""
         return await self._call(Operation("POST", "/api/auth/logout", response=Empty, ok=(200,), auth="optional"))
+
+    async def unpublish_post(
+        self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
+    ) -> PostEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/unpublish: Unpublish a post."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/unpublish",
+                response=PostEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_agent(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        name: str | None = None,
+        slug: str | None = None,
+        brand_id: str | None = None,
+        active_workflow_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AgentEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}: Change an agent."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}",
+                response=AgentEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=AgentUpdate(
+                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_brand(
+        self,
+        workspace_id: str,
+        brand_id: str,
+        *,
+        name: str | None = None,
+        slug: str | None = None,
+        palette: list[str] | None = None,
+        font_family: str | None = None,
+        is_default: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> BrandEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/brands/{brandId}: Change a brand."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/brands/{brandId}",
+                response=BrandEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "brandId": brand_id},
+                body=BrandUpdate(
+                    **present(name=name, slug=slug, palette=palette, font_family=font_family, is_default=is_default)
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_item(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        item_id: str,
+        *,
+        name: str | None = None,
+        kind: Literal["document", "image", "video", "audio", "link", "text"] | None = None,
+        r2_key: str | None = None,
+        folder: str | None = None,
+        order: int | None = None,
+        origin: Literal["upload", "generated", "import"] | None = None,
+        active: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> ItemEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}: Change an item."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/items/{itemId}",
+                response=ItemEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "itemId": item_id},
+                body=ItemUpdate(
+                    **present(
+                        name=name, kind=kind, r2_key=r2_key, folder=folder, order=order, origin=origin, active=active
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_post(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        post_id: str,
+        *,
+        key: str | None = None,
+        kind: Literal["image", "video", "carousel", "story", "reel", "text"] | None = None,
+        media_type: Literal["image", "video"] | None = None,
+        title: str | None = None,
+        sub: str | None = None,
+        caption: str | None = None,
+        hashtags: list[str] | None = None,
+        channels: list[str] | None = None,
+        category: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        created_at: str | None = None,
+        pages: list[PageInput] | None = None,
+        poster: str | None = None,
+        playable: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PostEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}: Change a post."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}",
+                response=PostEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                body=PostUpdate(
+                    **present(
+                        key=key,
+                        kind=kind,
+                        media_type=media_type,
+                        title=title,
+                        sub=sub,
+                        caption=caption,
+                        hashtags=hashtags,
+                        channels=channels,
+                        category=category,
+                        width=width,
+                        height=height,
+                        created_at=created_at,
+                        pages=pages,
+                        poster=poster,
+                        playable=playable,
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_workflow(
+        self,
+        workspace_id: str,
+        workflow_id: str,
+        *,
+        name: str | None = None,
+        suggestions: Any | None = None,
+        idempotency_key: str | None = None,
+    ) -> WorkflowEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/workflows/{workflowId}: Change a workflow."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/workflows/{workflowId}",
+                response=WorkflowEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "workflowId": workflow_id},
+                body=WorkflowUpdate(**present(name=name, suggestions=suggestions)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_workspace(
+        self,
+        workspace_id: str,
+        *,
+        name: str | None = None,
+        listed: bool | None = None,
+        store_conversations: bool | None = None,
+        wrap_config: dict[str, Any] | None = None,
+        default_brand_id: str | None = None,
+        default_workflow_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> WorkspaceEnvelope:
+        """PATCH /api/workspaces/{workspaceId}: Change a workspace's settings."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}",
+                response=WorkspaceEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WorkspaceUpdate(
+                    **present(
+                        name=name,
+                        listed=listed,
+                        store_conversations=store_conversations,
+                        wrap_config=wrap_config,
+                        default_brand_id=default_brand_id,
+                        default_workflow_id=default_workflow_id,
+                    )
+                ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     async def verify_magic_link(self, *, token: str) -> SignInResponse:
         """POST /api/auth/magic-link/verify: Sign in with a magic link's token."""

@@ -1,0 +1,34 @@
+"""POST /api/workspaces/{workspaceId}/agents {name, slug?, brandId?, activeWorkflowId?}: 201 {agent}.
+
+Owner or admin. Without ``brandId`` the agent has the workspace's default brand; without ``activeWorkflowId`` a
+workflow of its own is made with it. The slug (from the name unless given) is unique in the workspace (409); 402
+PLAN_LIMIT_REACHED over the owner's plan's agents per workspace. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, PlanLimitReached, ValidationFailed
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.models.authoring.requests import AgentCreate
+
+app = portal_api()
+
+
+@app.post("/api/workspaces/<workspaceId>/agents")
+@contract(
+    "Create an agent",
+    body=AgentCreate,
+    response="authoring.resources.AgentEnvelope",
+    status=201,
+    errors=(NotFound, Forbidden, ValidationFailed, PlanLimitReached, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def create_agent(workspaceId: str):
+    writer = author(app)
+    request = parse_body(app, AgentCreate, first=as_writer(app, workspaceId))
+    status, body = deps.agents().create(writer, workspaceId, request)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,30 @@
+"""DELETE /api/workspaces/{workspaceId}/agents/{agentId}: {deleted: true}; owner or admin.
+
+Gone at once for every API (404 on the read plane); its posts, items, objects under ``projects/<agentId>/`` and
+stored conversations are purged in the background (the purge queue). A retry queues the purge again. Honours
+``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound
+from core.http import author, json_response, portal_api
+
+app = portal_api()
+
+
+@app.delete("/api/workspaces/<workspaceId>/agents/<agentId>")
+@contract(
+    "Delete an agent, permanently",
+    response="envelopes.Deleted",
+    errors=(NotFound, Forbidden, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def delete_agent(workspaceId: str, agentId: str):
+    writer = author(app)
+    status, body = deps.agents().delete(writer, workspaceId, agentId)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

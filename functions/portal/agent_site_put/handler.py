@@ -1,0 +1,32 @@
+"""PUT /api/workspaces/{workspaceId}/agents/{agentId}/site: publish the agent's site document; 200 {site}.
+
+The body is the document: a JSON object with a ``pages`` array, at most 64 KiB. The read plane
+serves it on its next read of the agent (``GET /v1/agent/{agentId}/site``). Owner or admin. Honours
+``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_document, json_response, portal_api
+
+app = portal_api()
+
+
+@app.put("/api/workspaces/<workspaceId>/agents/<agentId>/site")
+@contract(
+    "Publish the agent's site document",
+    body="authoring.resources.SiteDocument",
+    response="authoring.resources.SiteEnvelope",
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def publish_site(workspaceId: str, agentId: str):
+    writer = author(app)
+    document = json_document(app, first=as_writer(app, workspaceId))
+    status, body = deps.agents().publish_document(writer, workspaceId, agentId, "site", document)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

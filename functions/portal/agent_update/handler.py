@@ -1,0 +1,32 @@
+"""PATCH /api/workspaces/{workspaceId}/agents/{agentId}: any of name, slug, brandId, activeWorkflowId; 200 {agent}.
+
+Owner or admin; a brand or workflow must be this workspace's (400), a slug another agent's is 409. Honours
+``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.models.authoring.requests import AgentUpdate
+
+app = portal_api()
+
+
+@app.patch("/api/workspaces/<workspaceId>/agents/<agentId>")
+@contract(
+    "Change an agent",
+    body=AgentUpdate,
+    response="authoring.resources.AgentEnvelope",
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def update_agent(workspaceId: str, agentId: str):
+    writer = author(app)
+    request = parse_body(app, AgentUpdate, first=as_writer(app, workspaceId))
+    status, body = deps.agents().update(writer, workspaceId, agentId, request)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,32 @@
+"""PUT /api/workspaces/{workspaceId}/agents/{agentId}/wrap: publish the agent's wrap document; 200 {wrap}.
+
+The body is the document: a JSON object, at most 64 KiB. The read plane
+serves it on its next read of the agent (``GET /v1/agent/{agentId}/wrap``). Owner or admin. Honours
+``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_document, json_response, portal_api
+
+app = portal_api()
+
+
+@app.put("/api/workspaces/<workspaceId>/agents/<agentId>/wrap")
+@contract(
+    "Publish the agent's wrap document",
+    body="authoring.resources.WrapDocument",
+    response="authoring.resources.WrapEnvelope",
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def publish_wrap(workspaceId: str, agentId: str):
+    writer = author(app)
+    document = json_document(app, first=as_writer(app, workspaceId))
+    status, body = deps.agents().publish_document(writer, workspaceId, agentId, "wrap", document)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,33 @@
+"""POST /api/workspaces/{workspaceId}/brands {name, slug?, palette?, fontFamily?, isDefault?}: 201 {brand}.
+
+Owner or admin. The slug (from the name unless given) is unique in the workspace (409); ``isDefault: true``
+makes it the workspace's default brand in the same write. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.models.authoring.requests import BrandCreate
+
+app = portal_api()
+
+
+@app.post("/api/workspaces/<workspaceId>/brands")
+@contract(
+    "Create a brand",
+    body=BrandCreate,
+    response="authoring.resources.BrandEnvelope",
+    status=201,
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def create_brand(workspaceId: str):
+    writer = author(app)
+    request = parse_body(app, BrandCreate, first=as_writer(app, workspaceId))
+    status, body = deps.brands().create(writer, workspaceId, request)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

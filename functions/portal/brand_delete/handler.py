@@ -1,0 +1,28 @@
+"""DELETE /api/workspaces/{workspaceId}/brands/{brandId}: {}; owner or admin.
+
+409 CONFLICT for the workspace's default brand and for a brand an agent uses. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound
+from core.http import author, json_response, portal_api
+
+app = portal_api()
+
+
+@app.delete("/api/workspaces/<workspaceId>/brands/<brandId>")
+@contract(
+    "Delete a brand",
+    response="envelopes.Empty",
+    errors=(NotFound, Forbidden, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def delete_brand(workspaceId: str, brandId: str):
+    writer = author(app)
+    status, body = deps.brands().delete(writer, workspaceId, brandId)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

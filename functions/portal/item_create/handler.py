@@ -1,0 +1,35 @@
+"""POST /api/workspaces/{workspaceId}/agents/{agentId}/items: 201 {item}.
+
+The body: ``name``, ``kind``, ``r2Key``, and optionally ``folder``, ``order``, ``origin``, ``active``.
+
+``r2Key`` is workspace-relative and must be an object under ``projects/<agentId>/``; ``mimeType`` and ``size`` are
+read from it. Owner or admin. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.models.authoring.requests import ItemCreate
+
+app = portal_api()
+
+
+@app.post("/api/workspaces/<workspaceId>/agents/<agentId>/items")
+@contract(
+    "Create an item",
+    body=ItemCreate,
+    response="authoring.resources.ItemEnvelope",
+    status=201,
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def create_item(workspaceId: str, agentId: str):
+    writer = author(app)
+    request = parse_body(app, ItemCreate, first=as_writer(app, workspaceId))
+    status, body = deps.items().create(writer, workspaceId, agentId, request)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

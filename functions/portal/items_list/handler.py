@@ -1,0 +1,29 @@
+"""GET /api/workspaces/{workspaceId}/agents/{agentId}/items?active=: {items} (each with ``active``); members only.
+
+Ordered by folder, then order; ``active=true`` or ``false`` picks one kind.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import NotFound, ValidationFailed
+from core.http import as_member, json_response, parse_query, portal_api, portal_caller
+from core.models.authoring.requests import ItemQuery
+
+app = portal_api()
+
+
+@app.get("/api/workspaces/<workspaceId>/agents/<agentId>/items")
+@contract(
+    "An agent's items",
+    query=ItemQuery,
+    response="authoring.resources.ItemList",
+    errors=(NotFound, ValidationFailed),
+)
+def list_items(workspaceId: str, agentId: str):
+    query = parse_query(app, ItemQuery, first=as_member(app, workspaceId))
+    items = deps.items().list(portal_caller(app).user_id, workspaceId, agentId, query)
+    return json_response({"items": [i.wire() for i in items]})
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

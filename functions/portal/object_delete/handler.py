@@ -1,0 +1,35 @@
+"""DELETE /api/workspaces/{workspaceId}/objects/{path+}: {}; owner or admin.
+
+The object stops being served at once (the bucket keeps its old version for its lifecycle's days). The path
+follows the r2 rules and allowlist (400 INVALID_PATH, 403 PREFIX_NOT_ALLOWED). Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, InvalidPath, NotFound, PrefixNotAllowed
+from core.http import author, json_response, portal_api
+from core.object_paths import key_in_request_path
+from core.settings import ALLOWED_R2_PREFIXES
+
+app = portal_api()
+
+
+# A regex: the key may span many segments (API Gateway's {path+}).
+@app.delete("/api/workspaces/<workspaceId>/objects/.+")
+@contract(
+    "Delete an object",
+    response="envelopes.Empty",
+    errors=(NotFound, Forbidden, InvalidPath, PrefixNotAllowed, Conflict),
+    request_headers=("Idempotency-Key",),
+    path="/api/workspaces/{workspaceId}/objects/{path+}",
+    path_values={"path": ALLOWED_R2_PREFIXES},
+)
+def delete_object(workspaceId: str):
+    writer = author(app)
+    path = key_in_request_path(app.current_event.path, f"/{workspaceId}/objects/")
+    status, body = deps.objects().delete(writer, workspaceId, path)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,28 @@
+"""DELETE /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}: {}; owner or admin.
+
+The post leaves the feed and every filtered view in the same write. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound
+from core.http import author, json_response, portal_api
+
+app = portal_api()
+
+
+@app.delete("/api/workspaces/<workspaceId>/agents/<agentId>/posts/<postId>")
+@contract(
+    "Delete a post",
+    response="envelopes.Empty",
+    errors=(NotFound, Forbidden, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def delete_post(workspaceId: str, agentId: str, postId: str):
+    writer = author(app)
+    status, body = deps.posts().delete(writer, workspaceId, agentId, postId)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,29 @@
+"""POST /api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/unpublish: 200 {post}; idempotent.
+
+The post leaves the feed and every filtered view at once.
+A post already unpublished is answered as it is. Owner or admin. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound
+from core.http import author, json_response, portal_api
+
+app = portal_api()
+
+
+@app.post("/api/workspaces/<workspaceId>/agents/<agentId>/posts/<postId>/unpublish")
+@contract(
+    "Unpublish a post",
+    response="authoring.resources.PostEnvelope",
+    errors=(NotFound, Forbidden, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def unpublish_post(workspaceId: str, agentId: str, postId: str):
+    writer = author(app)
+    status, body = deps.posts().set_published(writer, workspaceId, agentId, postId, published=False)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,33 @@
+"""POST /api/workspaces/{workspaceId}/workflows {name, suggestions?}: 201 {workflow}; owner or admin.
+
+``suggestions`` is any JSON value (at most 64 KiB): what ``GET /v1/agent/{agentId}/suggestions`` serves for the
+agents whose active workflow it is. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.models.authoring.requests import WorkflowCreate
+
+app = portal_api()
+
+
+@app.post("/api/workspaces/<workspaceId>/workflows")
+@contract(
+    "Create a workflow",
+    body=WorkflowCreate,
+    response="authoring.resources.WorkflowEnvelope",
+    status=201,
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def create_workflow(workspaceId: str):
+    writer = author(app)
+    request = parse_body(app, WorkflowCreate, first=as_writer(app, workspaceId))
+    status, body = deps.workflows().create(writer, workspaceId, request)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,28 @@
+"""DELETE /api/workspaces/{workspaceId}/workflows/{workflowId}: {}; owner or admin.
+
+409 CONFLICT while it is an agent's active workflow or the workspace's default. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound
+from core.http import author, json_response, portal_api
+
+app = portal_api()
+
+
+@app.delete("/api/workspaces/<workspaceId>/workflows/<workflowId>")
+@contract(
+    "Delete a workflow",
+    response="envelopes.Empty",
+    errors=(NotFound, Forbidden, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def delete_workflow(workspaceId: str, workflowId: str):
+    writer = author(app)
+    status, body = deps.workflows().delete(writer, workspaceId, workflowId)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,31 @@
+"""PATCH /api/workspaces/{workspaceId}/workflows/{workflowId} {name?, suggestions?}: 200 {workflow}.
+
+Owner or admin; the agents running it serve the new suggestions on their next read. Honours ``Idempotency-Key``.
+"""
+
+from core import deps
+from core.contract import contract
+from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.models.authoring.requests import WorkflowUpdate
+
+app = portal_api()
+
+
+@app.patch("/api/workspaces/<workspaceId>/workflows/<workflowId>")
+@contract(
+    "Change a workflow",
+    body=WorkflowUpdate,
+    response="authoring.resources.WorkflowEnvelope",
+    errors=(NotFound, Forbidden, ValidationFailed, Conflict),
+    request_headers=("Idempotency-Key",),
+)
+def update_workflow(workspaceId: str, workflowId: str):
+    writer = author(app)
+    request = parse_body(app, WorkflowUpdate, first=as_writer(app, workspaceId))
+    status, body = deps.workflows().update(writer, workspaceId, workflowId, request)
+    return json_response(body, status=status)
+
+
+def lambda_handler(event, context):
+    return app.resolve(event, context)

@@ -1,0 +1,89 @@
+"""Brands (authoring.md, "Brands and workflows"): slugs unique in their workspace, exactly one default.
+
+The default moves only to another brand (set ``isDefault`` on it, or the workspace's ``defaultBrandId``): turning
+the default's flag off would leave none, so it is refused (409). The default brand, and a brand an agent uses,
+are not deleted (409).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import Conflict, NotFound
+from ...ids import new_id, now_iso
+from ...models.authoring.requests import BrandCreate, BrandUpdate, changes
+from ...models.management import Brand
+from ...models.records import BrandRecord
+from .. import together
+from ..workspace_create import slugify
+from . import ports
+from .access import AuthoringAccess
+from .writes import Author, Write, Writes, until_unchanged
+
+KEEP_ONE_DEFAULT = "isDefault: a workspace always has a default brand: make another brand the default instead"
+
+
+class BrandService:
+    def __init__(self, access: AuthoringAccess, brands: ports.BrandStore, writes: Writes):
+        self._access = access
+        self._brands = brands
+        self._writes = writes
+
+    def create(self, author: Author, workspace_id: str, request: BrandCreate) -> tuple[int, Any]:
+        access, now = self._access.writer(author.user_id, workspace_id), now_iso()
+        brand = BrandRecord(
+            id=new_id("brd"), workspace_id=workspace_id, slug=request.slug or slugify(request.name, "brand"),
+            name=request.name, is_default=bool(request.is_default), palette=request.palette or [],
+            font_family=request.font_family or "", created_at=now, updated_at=now,
+        )  # fmt: skip
+        default_was = access.workspace.default_brand_id if brand.is_default else None
+
+        def work(write: Write) -> tuple[int, Any]:
+            body = {"brand": Brand.from_record(brand).wire()}
+            self._brands.create(brand, default_was=default_was, also=write.also(f"brand:{brand.id}", 201, body))
+            return 201, body
+
+        return self._writes.run(author, workspace_id, "brand.create", on=workspace_id, request=request,
+                                work=work)  # fmt: skip
+
+    def update(self, author: Author, workspace_id: str, brand_id: str, request: BrandUpdate) -> tuple[int, Any]:
+        access, first = together.run(
+            lambda: self._access.writer(author.user_id, workspace_id), lambda: self._brands.get(workspace_id, brand_id)
+        )
+        workspace, wanted, reads = access.result().workspace, changes(request), iter([first.result()])
+
+        def work(write: Write) -> tuple[int, Any]:
+            def attempt() -> BrandRecord:
+                old = next(reads, None) or self._found(workspace_id, brand_id)
+                if old.is_default and wanted.get("is_default") is False:
+                    raise Conflict(KEEP_ONE_DEFAULT)
+                new = old.model_copy(update=wanted)
+                if new == old:
+                    return old
+                new = new.model_copy(update={"updated_at": now_iso()})
+                default_was = workspace.default_brand_id if new.is_default and not old.is_default else None
+                body = {"brand": Brand.from_record(new).wire()}
+                also = write.also(f"brand:{brand_id}", 200, body)
+                return self._brands.update(old, new, default_was=default_was, also=also)
+
+            return 200, {"brand": Brand.from_record(until_unchanged(attempt)).wire()}
+
+        return self._writes.run(author, workspace_id, "brand.update", on=brand_id, request=request,
+                                work=work)  # fmt: skip
+
+    def delete(self, author: Author, workspace_id: str, brand_id: str) -> tuple[int, Any]:
+        self._access.writer(author.user_id, workspace_id)
+
+        def work(write: Write) -> tuple[int, Any]:
+            brand = self._found(workspace_id, brand_id)
+            self._brands.delete(brand, also=write.also(f"brand:{brand_id}", 200, {}))
+            return 200, {}
+
+        return self._writes.run(author, workspace_id, "brand.delete", on=brand_id, request=None,
+                                work=work)  # fmt: skip
+
+    def _found(self, workspace_id: str, brand_id: str) -> BrandRecord:
+        brand = self._brands.get(workspace_id, brand_id)
+        if brand is None:
+            raise NotFound("Brand not found")
+        return brand

@@ -1,0 +1,89 @@
+"""A workspace's objects (authoring.md, "Objects and uploads"): listed, downloaded and deleted by their owners.
+
+Only paths the read plane may serve (the r2 allowlist) are listed or touched: stored chat transcripts and anything
+else outside it stay out of reach here, as on ``/v1/r2``. S3 lists keys, sizes and ETags but not content types,
+so each listed object is looked up (``HeadObject``, together, a page at a time).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ...errors import DomainError, NotFound, ValidationFailed
+from ...ids import iso
+from ...models.authoring.requests import ObjectQuery
+from ...models.authoring.resources import ObjectDownload, ObjectPage, StoredObject
+from ...object_paths import checked_path, path_problem
+from ...repositories.authoring.objects import ObjectHead
+from ...settings import ALLOWED_R2_PREFIXES
+from .. import together
+from . import ports
+from .access import AuthoringAccess
+from .writes import Author, Write, Writes
+
+DOWNLOAD_SECONDS = 300
+
+
+def object_view(head: ObjectHead, path: str) -> StoredObject:
+    return StoredObject(path=path, size=head.size, content_type=head.content_type, etag=head.etag,
+                        updated_at=iso(head.last_modified))  # fmt: skip
+
+
+class ObjectService:
+    def __init__(self, access: AuthoringAccess, objects: ports.ObjectStore, writes: Writes):
+        self._access = access
+        self._objects = objects
+        self._writes = writes
+
+    def list(self, user_id: str, workspace_id: str, query: ObjectQuery) -> ObjectPage:
+        """A page of the workspace's objects under ``prefix``, in path order, with a cursor to the next page."""
+        if query.prefix and (problem := path_problem(query.prefix.removesuffix("/"))):
+            self._access.member(user_id, workspace_id)  # a stranger's 404 comes before any word on the request
+            raise ValidationFailed(f"prefix: {problem}")
+        root = f"workspaces/{workspace_id}/"
+        access, page = together.run(
+            lambda: self._access.member(user_id, workspace_id),
+            lambda: self._objects.page(root + query.prefix, limit=query.limit, token=query.cursor),
+        )
+        access.result()
+        listed, token = page.result()
+        paths = [o.key[len(root) :] for o in listed if o.key[len(root) :].startswith(ALLOWED_R2_PREFIXES)]
+        heads = together.run(*[lambda p=p: self._objects.head(root + p) for p in paths])
+        found = [
+            object_view(head, path) for path, answer in zip(paths, heads, strict=True) if (head := answer.result())
+        ]
+        return ObjectPage(objects=found, next_cursor=token)
+
+    def download(self, user_id: str, workspace_id: str, path: str) -> ObjectDownload:
+        """The object's metadata and a short-lived presigned GET of it (what export downloads)."""
+        try:
+            path = checked_path(path)
+        except DomainError:
+            self._access.member(user_id, workspace_id)  # a stranger's 404 comes before any word on the request
+            raise
+        access, found = together.run(
+            lambda: self._access.member(user_id, workspace_id),
+            lambda: self._objects.head(f"workspaces/{workspace_id}/{path}"),
+        )
+        access.result()
+        head = found.result()
+        if head is None:
+            raise NotFound("Object not found")
+        expires = datetime.now(UTC) + timedelta(seconds=DOWNLOAD_SECONDS)
+        url = self._objects.presign_get(head.key, DOWNLOAD_SECONDS)
+        return ObjectDownload(object=object_view(head, path), url=url, expires_at=iso(expires))
+
+    def delete(self, author: Author, workspace_id: str, path: str) -> tuple[int, Any]:
+        self._access.writer(author.user_id, workspace_id)
+        path = checked_path(path)
+        key = f"workspaces/{workspace_id}/{path}"
+
+        def work(write: Write) -> tuple[int, Any]:
+            if self._objects.head(key) is None:
+                raise NotFound("Object not found")
+            self._objects.delete(key)
+            write.record(f"object:{path}", 200, {})
+            return 200, {}
+
+        return self._writes.run(author, workspace_id, "object.delete", on=path, request=None, work=work)

@@ -1,0 +1,97 @@
+"""Uploads (authoring.md, "Objects and uploads"): a presigned S3 POST for one object, within the plan.
+
+The client sends the file straight to the bucket (the API's bodies stop at 256 KiB). The POST's policy fixes the
+exact key, content type and size and lives at most 15 minutes; the path follows the r2 rules and allowlist (the
+same 400/403 as ``/v1/r2``), and a ``projects/<agentId>/`` path must name an agent of this workspace. A file over
+the owner's plan's object size, or one that would take the workspace over its storage, is 402
+``STORAGE_LIMIT_REACHED``. Storage is what S3 holds now plus what was signed and has not landed yet
+(``repositories.authoring.uploads``: signings of a workspace are put in a line, so two cannot share the last bytes).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ...errors import Conflict, StorageLimitReached, ValidationFailed
+from ...ids import iso
+from ...models.authoring.requests import UploadRequest
+from ...models.authoring.resources import UploadTicket
+from ...models.records import UploadRecord
+from ...object_paths import checked_path
+from ...repositories.authoring.objects import Listed
+from .. import together
+from . import ports
+from .access import AuthoringAccess
+from .writes import Author, Write, Writes
+
+SIGNING_TRIES = 8
+AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def storage_used(listed: dict[str, Listed], pending: list[UploadRecord], now: datetime, path: str) -> int:
+    """Bytes the workspace holds, or will once its signed uploads land: every current object, plus each unexpired
+    signing not yet seen landed (an object at its path, of its size, written since it was signed) counted for what
+    it would add over the object it replaces. A new signing of ``path`` replaces any earlier one of it."""
+    used = sum(o.size for o in listed.values())
+    for upload in pending:
+        if upload.path == path or upload.expires_at <= now.timestamp():
+            continue
+        current = listed.get(upload.path)
+        signed = datetime.fromisoformat(upload.signed_at).replace(microsecond=0)  # S3 times are whole seconds
+        if current is not None and current.size == upload.size and current.last_modified >= signed:
+            continue  # landed: the listing counts it
+        used += max(0, upload.size - (current.size if current else 0))
+    return used
+
+
+class UploadService:
+    def __init__(
+        self, access: AuthoringAccess, objects: ports.ObjectStore, uploads: ports.UploadLedger, writes: Writes,
+        *, url_seconds: int,
+    ):  # fmt: skip
+        self._access = access
+        self._objects = objects
+        self._uploads = uploads
+        self._writes = writes
+        self._seconds = url_seconds
+
+    def sign(self, author: Author, workspace_id: str, request: UploadRequest) -> tuple[int, Any]:
+        parts = request.path.split("/")
+        # The agent of a projects/<agentId>/ path is read with the access check; only an id-shaped one is looked up.
+        folder = parts[1] if parts[0] == "projects" and len(parts) > 2 and AGENT_ID.fullmatch(parts[1]) else None
+        access = self._access.writer(author.user_id, workspace_id, with_user=True, agent_id=folder or None)
+        path = checked_path(request.path)
+        if parts[0] == "projects" and (folder is None or access.agent is None):
+            raise ValidationFailed(
+                "path: a projects/ path is projects/<agentId>/<name>, for an agent of this workspace"
+            )
+        plan = self._access.plan(access)
+        if request.size > plan.object_bytes:
+            raise StorageLimitReached(f"size: the plan stores objects of at most {plan.object_bytes} bytes")
+        key, now = f"workspaces/{workspace_id}/{path}", datetime.now(UTC)
+        url, fields = self._objects.presign_post(key, request.content_type, request.size, self._seconds)
+        expires = now + timedelta(seconds=self._seconds)
+        ticket = UploadTicket(url=url, fields=fields, path=path, expires_at=iso(expires))
+        upload = UploadRecord(path=path, size=request.size, signed_at=iso(now), expires_at=int(expires.timestamp()))
+
+        def work(write: Write) -> tuple[int, Any]:
+            body = ticket.wire()
+            for _ in range(SIGNING_TRIES):  # another signing of this workspace wrote first: count again
+                listing, ledger = together.run(
+                    lambda: self._objects.everything(f"workspaces/{workspace_id}/"),
+                    lambda: self._uploads.pending(workspace_id),
+                )
+                prefix = len(f"workspaces/{workspace_id}/")
+                listed = {o.key[prefix:]: o for o in listing.result()}
+                seq, pending = ledger.result()
+                replaced = listed[path].size if path in listed else 0
+                if storage_used(listed, pending, now, path) + max(0, request.size - replaced) > plan.storage_bytes:
+                    raise StorageLimitReached(f"size: the workspace would hold more than its plan's "
+                                              f"{plan.storage_bytes} bytes")  # fmt: skip
+                if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", 201, body)):
+                    return 201, body
+            raise Conflict("Too many uploads are being signed for this workspace at once; retry shortly")
+
+        return self._writes.run(author, workspace_id, "object.upload", on=path, request=request, work=work)

@@ -9,10 +9,10 @@ import logging
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 
 from .runner import start
+from .stopping import StopSignals
 from .template import ROOT
 
 
@@ -85,6 +85,10 @@ def main() -> None:
         fresh=args.fresh,
         page_port=None if args.page_port < 0 else args.page_port,
     )
+    # From here on Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the
+    # journal closed. Not before start(): a first run takes minutes, and Ctrl-C must still abort that at once.
+    faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid>: every thread's stack, to stderr
+    stop = StopSignals()  # handlers that take no lock: local/stopping.py says why that matters
     keys = sys.stdout.isatty()
     demo = _shown(runner.demo(), keys=keys)
     print(json.dumps(demo, indent=2))
@@ -94,16 +98,8 @@ def main() -> None:
     print(f"written: {args.state_dir / 'demo.json'}")
     print("\nTry:\n" + _curl_examples(runner.demo(), keys=keys, demo_file=args.state_dir / "demo.json"), flush=True)
 
-    # Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the journal closed.
-    faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid>: every thread's stack, to stderr
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    # Waited for in short steps: a signal delivered to another thread runs its handler only once this
-    # (main) thread is back in the interpreter, and a bare wait() never comes back without one.
-    while not stop.wait(0.25):
-        pass
-    print("stopping: finishing the requests in flight", flush=True)
+    signum = stop.wait()
+    print(f"stopping ({signum.name}): finishing the requests in flight", flush=True)
     runner.close()
 
 

@@ -12,6 +12,7 @@ import pytest
 from core import deps
 from core.models.records import AgentRecord, WorkspaceRecord
 from local.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
+from tests.support.boto_callers import watching
 from tests.support.chat import CHAT
 from tests.support.lambdas import stack
 from tests.support.portal import Portal
@@ -23,6 +24,14 @@ class Tenant:
     ws: WorkspaceRecord
     key: str
     agent: AgentRecord
+
+
+@pytest.fixture(autouse=True)
+def only_repositories_call_aws(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """docs/architecture.md's rule, held on every AWS call of every integration test (tests/support/boto_callers.py)."""
+    with watching(monkeypatch) as check:
+        yield
+    assert not check.violations, "AWS called from outside core/repositories:\n" + "\n".join(check.violations)
 
 
 @pytest.fixture

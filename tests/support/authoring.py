@@ -33,7 +33,13 @@ class Studio:
         return Studio(self.portal, who, self.workspace_id)
 
     def call(
-        self, function: str, *, body: Any = None, query: dict[str, str] | None = None, key: str | None = None, **ids: str
+        self,
+        function: str,
+        *,
+        body: Any = None,
+        query: dict[str, str] | None = None,
+        key: str | None = None,
+        **ids: str,
     ) -> HttpResult:
         params = {"workspaceId": self.workspace_id} | {_camel(k): v for k, v in ids.items()}
         headers = {"Idempotency-Key": key} if key else None
@@ -50,7 +56,9 @@ class Studio:
     def put_object(self, path: str, body: bytes = JPEG, content_type: str = "image/jpeg") -> None:
         """``path`` (workspace-relative) stored as an upload would store it."""
         key = f"workspaces/{self.workspace_id}/{path}"
-        self.portal.aws.s3.put_object(Bucket=get_settings().content_bucket, Key=key, Body=body, ContentType=content_type)
+        self.portal.aws.s3.put_object(
+            Bucket=get_settings().content_bucket, Key=key, Body=body, ContentType=content_type
+        )
 
     def media(self, agent_id: str, *names: str) -> None:
         for name in names:

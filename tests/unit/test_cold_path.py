@@ -85,18 +85,49 @@ def test_storage_records_do_not_load_the_management_models() -> None:
     assert "core.models.management" not in loaded
 
 
-def test_a_read_plane_function_never_loads_the_management_models() -> None:
-    code = "import handler\nfrom core import deps\ndeps.key_authenticator()"
-    loaded = _modules_after(code, function="BrainWhoAmIFunction")
-    assert "core.services.key_auth" in loaded  # the probe did reach the key check
-    assert "core.models.management" not in loaded
+# The management plane's modules (sign-in, workspaces, keys, credits) and the writer's: the read plane loads none.
+MANAGEMENT_AND_WRITER = (
+    "core.models.management", "core.models.authoring", "core.services.authoring", "core.repositories.authoring",
+    "core.services.credits", "core.services.workspaces", "core.services.workspace_create", "core.services.identity",
+    "core.services.key_admin", "core.services.idempotency", "core.repositories.workspaces", "core.repositories.users",
+    "core.repositories.idempotency", "core.deps.authoring",
+)  # fmt: skip
+READ_PLANE = sorted(
+    name for name, spec in stack().functions().items()
+    if spec.environment.get("API_PLANE") != "portal" and name.startswith("Brain")
+)  # fmt: skip
 
 
-def test_a_portal_function_never_loads_the_read_planes_key_check() -> None:
-    code = "import handler\nfrom core import deps\ndeps.identity(), deps.workspaces()"
-    loaded = _modules_after(code, function="PortalWorkspaceGetFunction")
+def _first_request(function: str) -> str:
+    """A probe that imports the handler and builds every provider its first request builds (bench/cold_path.py)."""
+    from bench import cold_path  # a script, importable as a module of ``bench`` as the other benches are
+
+    spec = stack().functions()[function]
+    source = (spec.code_uri / "handler.py").read_text()
+    return "import handler\nfrom core import deps\n" + "".join(f"deps.{a}()\n" for a in cold_path.accessors_of(source))
+
+
+@pytest.mark.parametrize("function", READ_PLANE)
+def test_a_read_plane_function_never_loads_the_management_or_the_writers_modules(function: str) -> None:
+    loaded = _modules_after(_first_request(function), function=function)
+    assert "core.services.key_auth" in loaded or function == "BrainFallbackFunction"  # the probe reached the check
+    assert not sorted(m for m in loaded if m.startswith(MANAGEMENT_AND_WRITER))
+
+
+def test_the_read_planes_functions_are_all_probed() -> None:
+    assert len(READ_PLANE) == 11 and "BrainChatFunction" in READ_PLANE and "BrainR2Function" in READ_PLANE
+
+
+@pytest.mark.parametrize("function", ["PortalWorkspaceGetFunction", "PortalPostCreateFunction"])
+def test_a_portal_function_never_loads_the_read_planes_key_check(function: str) -> None:
+    loaded = _modules_after(_first_request(function), function=function)
     assert "core.services.identity" in loaded
     assert loaded.isdisjoint({"core.services.key_auth", "core.services.media", "core.repositories.content"})
+
+
+def test_a_portal_function_outside_the_writer_never_loads_the_writer() -> None:
+    loaded = _modules_after(_first_request("PortalWorkspaceGetFunction"), function="PortalWorkspaceGetFunction")
+    assert not sorted(m for m in loaded if m.startswith(("core.services.authoring", "core.repositories.authoring")))
 
 
 @pytest.mark.parametrize(

@@ -12,22 +12,12 @@ implementations by calling ``reset()`` after changing the environment, or by set
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .. import aws
 from ..lambda_runtime import snapstart
 from ..settings import get_settings
 from . import registry
-from .authoring import (
-    agents,
-    authoring_access,
-    brands,
-    items,
-    objects,
-    posts,
-    uploads,
-    workflows,
-    workspace_settings,
-    writes,
-)
 from .brain import chat, chat_model, key_authenticator, media, media_urls, read_plane
 from .portal import (
     credits,
@@ -82,6 +72,34 @@ __all__ = [
     "workspaces",
     "writes",
 ]  # fmt: skip
+
+# The writer's providers are loaded on first use (PEP 562), so no read-plane function imports the writer's modules
+# (tests/unit/test_cold_path.py); the type checker sees them as plain imports.
+WRITER = ("agents", "authoring_access", "brands", "items", "objects", "posts", "uploads", "workflows",
+          "workspace_settings", "writes")  # fmt: skip
+if TYPE_CHECKING:
+    from .authoring import (
+        agents,
+        authoring_access,
+        brands,
+        items,
+        objects,
+        posts,
+        uploads,
+        workflows,
+        workspace_settings,
+        writes,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in WRITER:
+        from . import authoring
+
+        provider = globals()[name] = getattr(authoring, name)  # found here from now on: a test's swap holds
+        return provider
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Caches kept below this package: the settings and the AWS clients are per-container too.
 for _cached in (get_settings, aws.client, aws.bedrock_runtime):

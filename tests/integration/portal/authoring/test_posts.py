@@ -53,8 +53,8 @@ def test_a_post_is_a_draft_until_published_and_then_in_every_view(studio: Studio
     assert copies == sorted([f"CHANNEL#instagram#{stamp}", f"CHANNEL#site#{stamp}", f"CATEGORY#launch#{stamp}",
                              f"BOTH#instagram#launch#{stamp}", f"BOTH#site#launch#{stamp}"])  # fmt: skip
 
-    moved = studio.ok("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"],
-                      body={"channels": ["site"], "category": None, "createdAt": "2026-01-03T00:00:00Z"})["post"]  # fmt: skip
+    change = {"channels": ["site"], "category": None, "createdAt": "2026-01-03T00:00:00Z"}
+    moved = studio.ok("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body=change)["post"]
     assert moved["channels"] == ["site"] and moved["category"] == "launch"  # null is absent: the category stays
     rows, copies = feed_state(studio.portal, agent["id"])
     stamp = f"2026-01-03T00:00:00.000Z#{post['id']}"
@@ -91,8 +91,7 @@ def test_the_agent_counts_its_posts(studio: Studio, agent: dict[str, Any]) -> No
 
 def test_posts_are_listed_newest_first_across_drafts_and_published(studio: Studio, agent: dict[str, Any]) -> None:
     made = [
-        studio.post(agent["id"], createdAt=f"2026-02-{day:02d}T00:00:00Z", publish=day % 3 == 0)
-        for day in range(1, 13)
+        studio.post(agent["id"], createdAt=f"2026-02-{day:02d}T00:00:00Z", publish=day % 3 == 0) for day in range(1, 13)
     ]
     newest_first = [p["id"] for p in reversed(made)]
     seen, cursor = [], None
@@ -117,7 +116,9 @@ def test_a_member_reads_and_may_not_write_and_a_stranger_gets_404(studio: Studio
     post = studio.post(agent["id"])
     as_member = studio.as_(member)
     assert as_member.ok("PortalPostsListFunction", agent_id=agent["id"])["posts"][0]["id"] == post["id"]
-    assert_error(as_member.call("PortalPostPublishFunction", agent_id=agent["id"], post_id=post["id"]), 403, "FORBIDDEN")
+    assert_error(
+        as_member.call("PortalPostPublishFunction", agent_id=agent["id"], post_id=post["id"]), 403, "FORBIDDEN"
+    )
     assert_error(as_member.call("PortalPostCreateFunction", agent_id=agent["id"], body={}), 403, "FORBIDDEN")
     as_stranger = studio.as_(stranger)
     assert_error(as_stranger.call("PortalPostsListFunction", agent_id=agent["id"]), 404, "NOT_FOUND")

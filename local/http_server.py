@@ -61,6 +61,16 @@ class GatewayServer(ThreadingHTTPServer):
                 logger.warning("%d requests still in flight after %ss", self._active, timeout)
 
 
+def drain_together(servers: list[GatewayServer], timeout: float = DRAIN_SECONDS) -> None:
+    """Drain every server at once: each stops accepting now, and all share one ``timeout`` for what is in flight
+    (one after another, a second API would keep taking requests, and waiting, while the first drains)."""
+    threads = [threading.Thread(target=server.drain, args=(timeout,), name="drain") for server in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def serve(gateway: ApiGateway, host: str, port: int) -> GatewayServer:
     """Serve ``gateway`` on a background thread; returns the server (its bound port in ``server_address``)."""
 

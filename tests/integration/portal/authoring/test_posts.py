@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from core.repositories import main_table
-from tests.support.authoring import Studio
+from tests.support.authoring import Studio, at_once
+from tests.support.brain import RFC3339_MS
+from tests.support.feed_check import FeedCheck, no_feed_cache
 from tests.support.portal import Portal, assert_error
 
 
@@ -123,3 +125,164 @@ def test_a_member_reads_and_may_not_write_and_a_stranger_gets_404(studio: Studio
     as_stranger = studio.as_(stranger)
     assert_error(as_stranger.call("PortalPostsListFunction", agent_id=agent["id"]), 404, "NOT_FOUND")
     assert_error(as_stranger.call("PortalPostCreateFunction", agent_id=agent["id"], body={}), 404, "NOT_FOUND")
+
+
+# --- every field, every refusal
+
+
+def test_every_field_of_a_post_is_present(studio: Studio, agent: dict[str, Any]) -> None:
+    bare = studio.post(agent["id"])
+    assert bare == {
+        "id": bare["id"], "key": "media/a.jpg", "kind": "image", "mediaType": "image", "title": None, "sub": None,
+        "caption": None, "hashtags": [], "channels": [], "category": None, "width": None, "height": None,
+        "createdAt": bare["createdAt"], "pages": [], "poster": "", "playable": "", "isVideo": False,
+        "status": "draft", "updatedAt": bare["createdAt"],
+    }  # fmt: skip
+    assert bare["id"].startswith("post_") and RFC3339_MS.fullmatch(bare["createdAt"])
+    full = studio.post(agent["id"], kind="carousel", title="T", sub="S", caption="C", hashtags=["a", "b"],
+                       channels=["site"], category="news", width=1080, height=1350, createdAt="2026-01-01T00:00:00Z",
+                       pages=[{"key": "media/v.mp4", "mediaType": "video", "width": 10, "height": 20, "order": 0},
+                              {"key": "media/b.jpg"}],
+                       poster="media/poster.jpg", playable="media/v.mp4", publish=True)  # fmt: skip
+    assert full == {
+        "id": full["id"], "key": "media/a.jpg", "kind": "carousel", "mediaType": "video", "title": "T", "sub": "S",
+        "caption": "C", "hashtags": ["a", "b"], "channels": ["site"], "category": "news", "width": 1080,
+        "height": 1350, "createdAt": "2026-01-01T00:00:00.000Z",
+        "pages": [{"key": "media/v.mp4", "mediaType": "video", "width": 10, "height": 20, "order": 0},
+                  {"key": "media/b.jpg", "mediaType": None, "width": None, "height": None, "order": None}],
+        "poster": "media/poster.jpg", "playable": "media/v.mp4", "isVideo": True, "status": "published",
+        "updatedAt": full["updatedAt"],
+    }  # fmt: skip
+    assert studio.all_posts(agent["id"]) == [bare, full]  # the list answers what the writes answered
+
+
+IMAGE = {"key": "media/a.jpg", "kind": "image"}
+REFUSED_POSTS = [  # (what the body adds to {"key": "media/a.jpg", "kind": "image"}, the field the 400 names)
+    ({"surprise": 1}, "surprise"),
+    ({"id": "post_1"}, "id"),
+    ({"isVideo": True}, "isVideo"),
+    ({"kind": "gif"}, "kind"),
+    ({"key": None}, "key"),
+    ({"key": "../a.jpg"}, "key"),
+    ({"key": "/media/a.jpg"}, "key"),
+    ({"poster": "media//p.jpg"}, "poster"),
+    ({"playable": "media\\v.mp4"}, "playable"),
+    ({"title": "x" * 201}, "title"),
+    ({"title": "bell\x07"}, "title"),
+    ({"sub": 5}, "sub"),
+    ({"caption": "x" * 2201}, "caption"),
+    ({"caption": "esc\x1b[31m"}, "caption"),
+    ({"hashtags": ["a"] * 31}, "hashtags"),
+    ({"hashtags": [""]}, "hashtags.0"),
+    ({"channels": ["c"] * 21}, "channels"),
+    ({"channels": ["x" * 101]}, "channels.0"),
+    ({"channels": "site"}, "channels"),
+    ({"category": ""}, "category"),
+    ({"width": "1080"}, "width"),
+    ({"width": 0}, "width"),
+    ({"height": 1.5}, "height"),
+    ({"createdAt": "2999-01-01T00:00:00Z"}, "createdAt"),
+    ({"createdAt": "2026-01-01"}, "createdAt"),
+    ({"createdAt": "2026-13-01T00:00:00Z"}, "createdAt"),
+    ({"mediaType": "video"}, "mediaType"),
+    ({"kind": "text", "mediaType": "image"}, "mediaType"),
+    ({"kind": "carousel", "mediaType": "image", "pages": [{"key": "media/v.mp4", "mediaType": "video"}]}, "mediaType"),
+    ({"pages": [{"key": "media/a.jpg"}] * 21}, "pages"),
+    ({"pages": [{"key": "media/a.jpg", "extra": 1}]}, "pages.0.extra"),
+    ({"pages": [{"key": "a/../b.jpg"}]}, "pages.0.key"),
+    ({"publish": "yes"}, "publish"),
+]
+
+
+def test_a_bad_post_is_refused_naming_the_field(studio: Studio, agent: dict[str, Any]) -> None:
+    named, entries = {}, studio.audit()
+    for change, field in REFUSED_POSTS:
+        refused = studio.call("PortalPostCreateFunction", agent_id=agent["id"], body=IMAGE | change)
+        assert_error(refused, 400, "VALIDATION_ERROR")
+        named[field] = refused.json()["error"].split(": ", 1)[0]
+    assert named == {field: field for _, field in REFUSED_POSTS}
+    assert feed_state(studio.portal, agent["id"]) == ([], []) and studio.audit() == entries
+
+
+def test_a_bad_edit_is_refused_naming_the_field_and_changes_nothing(studio: Studio, agent: dict[str, Any]) -> None:
+    post = studio.post(agent["id"], publish=True)
+    before = feed_state(studio.portal, agent["id"])
+    for change, field in REFUSED_POSTS:
+        if field in ("key", "publish") and change.get(field) in (None, "yes"):
+            continue  # a PATCH may leave key out (null is absent), and has no publish field at all
+        refused = studio.call("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body=change)
+        assert_error(refused, 400, "VALIDATION_ERROR")
+        assert refused.json()["error"].startswith(f"{field}: "), (change, refused.json())
+    refused = studio.call("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body={"publish": True})
+    assert refused.json()["error"].startswith("publish: ")
+    missing = studio.call("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"],
+                          body={"key": "media/none.jpg"})  # fmt: skip
+    assert_error(missing, 400, "VALIDATION_ERROR")
+    assert missing.json()["error"].startswith("key: ")  # a published post's new media must exist
+    assert feed_state(studio.portal, agent["id"]) == before
+    assert studio.all_posts(agent["id"]) == [post]
+
+
+def test_html_is_text_stored_and_returned_as_sent(studio: Studio, agent: dict[str, Any], feed: FeedCheck) -> None:
+    html = {"title": "<img src=x onerror=alert(1)>", "caption": "<script>alert('x')</script>\n&amp;",
+            "hashtags": ["<b>"], "channels": ["<i>web</i>"], "category": "a&b"}  # fmt: skip
+    post = studio.post(agent["id"], publish=True, **html)
+    assert {name: post[name] for name in html} == html
+    assert [{name: p[name] for name in html} for p in feed.agent(agent["id"])] == [html]
+
+
+# --- the read plane after every write
+
+
+@pytest.fixture
+def feed(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> FeedCheck:
+    no_feed_cache(monkeypatch)
+    return FeedCheck.open(studio)
+
+
+def test_the_feed_and_every_view_show_exactly_the_published_posts_after_every_write(
+    studio: Studio, agent: dict[str, Any], feed: FeedCheck
+) -> None:
+    a = agent["id"]
+    edit, publish = "PortalPostUpdateFunction", "PortalPostPublishFunction"
+    first = studio.post(a, channels=["instagram", "site"], category="news", createdAt="2026-03-01T00:00:00Z")
+    assert feed.agent(a) == []
+    second = studio.post(a, channels=["site"], createdAt="2026-03-02T00:00:00Z", publish=True)
+    assert [p["id"] for p in feed.agent(a)] == [second["id"]]
+    studio.ok(publish, agent_id=a, post_id=first["id"])
+    assert [p["id"] for p in feed.agent(a)] == [second["id"], first["id"]]
+    studio.ok(publish, agent_id=a, post_id=first["id"])  # again: nothing changes
+    assert [p["id"] for p in feed.agent(a)] == [second["id"], first["id"]]
+    studio.ok(edit, agent_id=a, post_id=first["id"], body={"createdAt": "2026-03-03T00:00:00Z"})  # now the newest
+    assert [p["id"] for p in feed.agent(a)] == [first["id"], second["id"]]
+    studio.ok(edit, agent_id=a, post_id=first["id"], body={"channels": ["email"], "category": "offers"})
+    studio.ok(edit, agent_id=a, post_id=second["id"], body={"category": "offers", "title": "Now with a category"})
+    assert [p["id"] for p in feed.agent(a)] == [first["id"], second["id"]]
+    assert feed.feed(a, channel="instagram") == [] and len(feed.feed(a, category="offers")) == 2
+    third = studio.post(a, channels=["email"], category="offers", createdAt="2026-03-01T12:00:00Z", publish=True)
+    studio.ok("PortalPostUnpublishFunction", agent_id=a, post_id=second["id"])
+    assert [p["id"] for p in feed.agent(a)] == [first["id"], third["id"]]
+    studio.ok("PortalPostDeleteFunction", agent_id=a, post_id=first["id"])
+    assert [p["id"] for p in feed.agent(a)] == [third["id"]]
+    studio.ok("PortalPostDeleteFunction", agent_id=a, post_id=second["id"])  # a draft's deletion
+    assert [p["id"] for p in feed.agent(a)] == [third["id"]]
+
+
+def test_concurrent_writes_leave_the_feed_exact(studio: Studio, agent: dict[str, Any], feed: FeedCheck) -> None:
+    """Writers racing on the same posts: each write applies whole or is refused (409), never half."""
+    a = agent["id"]
+    posts = [studio.post(a, channels=["site"], category="news", createdAt=f"2026-04-0{n + 1}T00:00:00Z")
+             for n in range(3)]  # fmt: skip
+    changes: list[tuple[str, dict[str, Any]]] = [
+        ("PortalPostPublishFunction", {}), ("PortalPostUnpublishFunction", {}),
+        ("PortalPostUpdateFunction", {"body": {"channels": ["instagram", "site"]}}),
+        ("PortalPostUpdateFunction", {"body": {"category": "offers", "createdAt": "2026-05-01T00:00:00Z"}}),
+    ]  # fmt: skip
+
+    def write(n: int) -> int:
+        function, request = changes[n % len(changes)]
+        return studio.call_in_container(function, agent_id=a, post_id=posts[n % 3]["id"], **request).status
+
+    statuses = at_once(12, write)
+    assert set(statuses) <= {200, 409} and statuses.count(200) >= 3, statuses
+    feed.agent(a)

@@ -27,11 +27,16 @@ class ItemStore:
         return ItemRecord.model_validate(found[0]) if found else None
 
     def list(self, agent_id: str, *, active: bool | None) -> list[ItemRecord]:
-        prefix = "" if active is None else keys.ACTIVE_ITEM if active else keys.INACTIVE_ITEM
+        """One range (``active``), or the whole partition (None: it holds only items). DynamoDB refuses an empty
+        string in a key condition, so "every item" is the partition alone, not ``begins_with(sk, "")``."""
+        values = {":pk": keys.items_partition(agent_id)}
+        condition = "pk = :pk"
+        if active is not None:
+            values[":prefix"] = keys.ACTIVE_ITEM if active else keys.INACTIVE_ITEM
+            condition += " AND begins_with(sk, :prefix)"
         rows = query_all(self._db, {
             "TableName": self._table, "ConsistentRead": True,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": to_item({":pk": keys.items_partition(agent_id), ":prefix": prefix}),
+            "KeyConditionExpression": condition, "ExpressionAttributeValues": to_item(values),
         })  # fmt: skip
         return [ItemRecord.model_validate(r) for r in rows]
 

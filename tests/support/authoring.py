@@ -147,7 +147,9 @@ class Studio:
         return self.ok("PortalWorkspaceGetFunction")["workspace"]
 
     def brands(self) -> list[dict[str, Any]]:
-        return self.ok("PortalBrandsListFunction")["brands"]
+        """GET …/brands: a bare list, default first (it predates the writer's envelopes)."""
+        brands: list[dict[str, Any]] = self.ok("PortalBrandsListFunction")
+        return brands
 
     def all_posts(self, agent_id: str, status: str | None = None) -> list[dict[str, Any]]:
         """Every post of the agent, newest first, through the portal's list (every page)."""

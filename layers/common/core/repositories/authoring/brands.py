@@ -23,12 +23,15 @@ NOT_IN_USE = "attribute_not_exists(agentCount) OR agentCount = :zero"  # brands 
 
 def swap_default_flags(tx: Transaction, workspace_id: str, old_id: str, new_id: str, *, promote: bool) -> None:
     """``isDefault`` off on the old default and (``promote``) on the new one, which must exist (step ``brand``).
-    A write that already writes the new brand sets its flag itself: one item appears once per transaction."""
+    A write that already writes the new brand sets its flag itself: one item appears once per transaction.
+    Each flag moves its brand's version: an edit of that brand read before the move would otherwise write back
+    the flag it read (two defaults, or none); conditioned on the version, it reads again instead."""
     if old_id and old_id != new_id:
-        tx.update(keys.brand(workspace_id, old_id), "SET isDefault = :no", condition=EXISTS, values={":no": False})
+        tx.update(keys.brand(workspace_id, old_id), "SET isDefault = :no ADD version :one", condition=EXISTS,
+                  values={":no": False, ":one": 1})  # fmt: skip
     if promote:
-        tx.update(keys.brand(workspace_id, new_id), "SET isDefault = :yes", condition=EXISTS,
-                  values={":yes": True}, name="brand")  # fmt: skip
+        tx.update(keys.brand(workspace_id, new_id), "SET isDefault = :yes ADD version :one", condition=EXISTS,
+                  values={":yes": True, ":one": 1}, name="brand")  # fmt: skip
 
 
 def move_default_brand(tx: Transaction, workspace_id: str, old_id: str, new_id: str) -> None:

@@ -96,7 +96,7 @@ def test_an_edit_changes_what_it_names_and_keeps_the_counts(studio: Studio) -> N
     assert_error(studio.call("PortalBrandDeleteFunction", brand_id=brand["id"]), 409, "CONFLICT")
 
 
-REFUSED = [  # (body, the field the 400 names)
+REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
     ({}, "name"),
     ({"name": ""}, "name"),
     ({"name": "x" * 81}, "name"),

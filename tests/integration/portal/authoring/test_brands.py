@@ -116,7 +116,7 @@ def test_the_default_and_a_brand_in_use_are_not_deleted(studio: Studio) -> None:
     assert studio.ok(DELETE, brand_id=studio.brand("Spare again")["id"]) == {}
 
 
-REFUSED = [  # (body, the field the 400 names)
+REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
     ({}, "name"),
     ({"name": ""}, "name"),
     ({"name": "x" * 81}, "name"),
@@ -175,7 +175,7 @@ def test_an_edit_racing_a_default_move_keeps_exactly_one_default(
     """A brand's edit read before the default moved and written after (the move made in between, deterministically)
     must not write back the flag it read: one brand flagged again (or none), against the workspace's word."""
     first, second = assert_one_default(studio), studio.brand("Second")["id"]
-    real, raced = BrandStore.update, []
+    real, raced = BrandStore.update, list[Any]()
 
     def racing(store: BrandStore, old: Any, new: Any, **kwargs: Any) -> Any:
         if not raced:  # another request moves the default between this edit's read and its write

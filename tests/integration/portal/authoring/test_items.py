@@ -124,7 +124,8 @@ def test_the_object_must_be_in_the_agents_folder_and_exist(studio: Studio, agent
     assert listed(studio, agent["id"]) == [item]
 
 
-REFUSED_ITEMS = [  # (what the body changes in a valid create, the field the 400 names)
+# (what the body changes in a valid create, the field the 400 names)
+REFUSED_ITEMS: list[tuple[dict[str, Any], str]] = [
     ({"mimeType": "text/html"}, "mimeType"),
     ({"size": 1}, "size"),
     ({"name": ""}, "name"),

@@ -157,7 +157,8 @@ def test_every_field_of_a_post_is_present(studio: Studio, agent: dict[str, Any])
 
 
 IMAGE = {"key": "media/a.jpg", "kind": "image"}
-REFUSED_POSTS = [  # (what the body adds to {"key": "media/a.jpg", "kind": "image"}, the field the 400 names)
+# (what the body adds to {"key": "media/a.jpg", "kind": "image"}, the field the 400 names)
+REFUSED_POSTS: list[tuple[dict[str, Any], str]] = [
     ({"surprise": 1}, "surprise"),
     ({"id": "post_1"}, "id"),
     ({"isVideo": True}, "isVideo"),

@@ -81,7 +81,7 @@ def test_a_workflow_in_use_or_the_default_is_not_deleted(studio: Studio) -> None
     assert [w["name"] for w in listed(studio)] == ["Next"]
 
 
-REFUSED = [  # (body, the field the 400 names)
+REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
     ({}, "name"),
     ({"name": ""}, "name"),
     ({"name": "x" * 81}, "name"),

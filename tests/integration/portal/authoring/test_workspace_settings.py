@@ -71,7 +71,7 @@ def test_another_workspaces_brand_or_workflow_is_refused(studio: Studio) -> None
     assert defaults(studio) == (before["defaultBrandId"], [before["defaultBrandId"]])
 
 
-REFUSED = [  # (body, the field the 400 names)
+REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
     ({"slug": "other"}, "slug"),
     ({"surprise": True}, "surprise"),
     ({"name": ""}, "name"),

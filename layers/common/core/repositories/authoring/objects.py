@@ -50,22 +50,22 @@ class ObjectStore:
         return ObjectHead(key, found["ContentLength"], found.get("ContentType") or "application/octet-stream",
                           found["ETag"], found["LastModified"])  # fmt: skip
 
-    def page(self, prefix: str, *, limit: int, token: str | None) -> tuple[list[Listed], str | None]:
-        """Up to ``limit`` objects under ``prefix`` in key order, and the token of the next page (None: the last)."""
+    def page(self, prefix: str, *, limit: int, after: str | None) -> tuple[list[Listed], bool]:
+        """Up to ``limit`` objects under ``prefix`` in key order, after the key ``after``, and whether more follow."""
         request: dict[str, Any] = {"Bucket": self._bucket, "Prefix": prefix, "MaxKeys": limit}
-        if token:
-            request["ContinuationToken"] = token
+        if after:
+            request["StartAfter"] = after
         with translate_errors("ListObjectsV2"):
             answer = self._s3.list_objects_v2(**request)
         listed = [Listed(o["Key"], o["Size"], o["ETag"], o["LastModified"]) for o in answer.get("Contents", [])]
-        return listed, answer.get("NextContinuationToken") if answer.get("IsTruncated") else None
+        return listed, bool(answer.get("IsTruncated")) and bool(listed)
 
     def everything(self, prefix: str) -> list[Listed]:
         """Every current object under ``prefix`` (one request per thousand)."""
-        found, token = self.page(prefix, limit=LIST_PAGE, token=None)
-        while token:
-            more, token = self.page(prefix, limit=LIST_PAGE, token=token)
-            found += more
+        found, more = self.page(prefix, limit=LIST_PAGE, after=None)
+        while more:
+            batch, more = self.page(prefix, limit=LIST_PAGE, after=found[-1].key)
+            found += batch
         return found
 
     def delete(self, key: str) -> None:

@@ -1,0 +1,220 @@
+"""Uploads (authoring.md, "Objects and uploads"): a presigned S3 POST whose policy pins the exact key, the content
+type and the size and expires within 15 minutes; paths refused exactly as ``/v1/r2`` refuses them; 402
+STORAGE_LIMIT_REACHED over the plan's object size or its storage (stored objects plus signed, unlanded uploads),
+exact under concurrent signings.
+
+The policy is checked with the local runner's reading of S3's POST rules (``local.s3_post_conditions``), and the
+form posted for real to moto's S3 (``requests``, which moto intercepts in process).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import requests
+
+from core.settings import PLAN_LIMITS, PlanLimits, get_settings
+from local.s3_post_conditions import check_conditions, read_policy
+from local.s3_post_form import Refusal
+from tests.support.authoring import Studio, at_once
+from tests.support.portal import Portal, assert_error
+from tests.support.r2 import get as r2_get
+
+SIGN = "PortalUploadCreateFunction"
+OBJECT_BYTES, STORAGE_BYTES = 100, 250
+
+
+@pytest.fixture
+def studio(portal: Portal) -> Studio:
+    return Studio.open(portal)
+
+
+@pytest.fixture
+def small_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The owner's plan (pro) stores objects of at most 100 bytes, 250 in all."""
+    monkeypatch.setitem(PLAN_LIMITS, "pro", PLAN_LIMITS["pro"].model_copy(
+        update={"object_bytes": OBJECT_BYTES, "storage_bytes": STORAGE_BYTES}))  # fmt: skip
+
+
+def sign(studio: Studio, path: str, size: int, content_type: str = "image/png") -> Any:
+    return studio.call(SIGN, body={"path": path, "contentType": content_type, "size": size})
+
+
+def signed(studio: Studio, path: str, size: int, content_type: str = "image/png") -> dict[str, Any]:
+    ticket: dict[str, Any] = studio.ok(SIGN, 201, body={"path": path, "contentType": content_type, "size": size})
+    return ticket
+
+
+def upload(ticket: dict[str, Any], body: bytes) -> requests.Response:
+    """The browser's POST: the fields, then the file."""
+    return requests.post(ticket["url"], data=ticket["fields"], files={"file": ("upload", body)}, timeout=10)
+
+
+def s3_verdict(ticket: dict[str, Any], *, size: int, **changed: str) -> str:
+    """What S3's POST rules say of this ticket's form (``changed`` fields swapped in) and a file of ``size``."""
+    _, conditions = read_policy(ticket["fields"]["policy"])
+    values = {name.lower(): value for name, value in (ticket["fields"] | changed).items()}
+    try:
+        check_conditions(conditions, values, {name: name for name in values}, bucket=get_settings().content_bucket,
+                         size=size)  # fmt: skip
+    except Refusal as refusal:
+        return refusal.code
+    return "ok"
+
+
+def test_the_policy_pins_the_key_the_type_and_the_size(studio: Studio) -> None:
+    before = datetime.now(UTC)
+    ticket = signed(studio, "assets/logo.png", 5)
+    assert set(ticket) == {"url", "fields", "path", "expiresAt"} and ticket["path"] == "assets/logo.png"
+    key = f"workspaces/{studio.workspace_id}/assets/logo.png"
+    assert ticket["fields"]["key"] == key and ticket["fields"]["Content-Type"] == "image/png"
+    policy = json.loads(base64.b64decode(ticket["fields"]["policy"]))
+    assert {"key": key} in policy["conditions"] and {"Content-Type": "image/png"} in policy["conditions"]
+    assert ["content-length-range", 5, 5] in policy["conditions"]
+    assert {"bucket": get_settings().content_bucket} in policy["conditions"]
+    assert not [c for c in policy["conditions"] if isinstance(c, list) and c[0] == "starts-with"]
+    expiration = datetime.fromisoformat(policy["expiration"])
+    assert before < expiration <= before + timedelta(minutes=15, seconds=1)
+    expires_at = datetime.fromisoformat(ticket["expiresAt"])
+    assert abs(expires_at - expiration) < timedelta(seconds=2) and ticket["expiresAt"].endswith("Z")
+    # S3's rules: only this key, this type and exactly five bytes.
+    assert s3_verdict(ticket, size=5) == "ok"
+    assert s3_verdict(ticket, size=6) == "EntityTooLarge" and s3_verdict(ticket, size=4) == "EntityTooSmall"
+    assert s3_verdict(ticket, size=5, key=key.replace("logo", "other")) == "AccessDenied"
+    assert s3_verdict(ticket, size=5, **{"Content-Type": "text/html"}) == "AccessDenied"
+    # And the form works: the object lands where it was signed, with its type.
+    assert upload(ticket, b"12345").status_code == 204
+    listed = studio.ok("PortalObjectsListFunction")["objects"]
+    assert [(o["path"], o["size"], o["contentType"]) for o in listed] == [("assets/logo.png", 5, "image/png")]
+
+
+def test_a_path_is_refused_exactly_as_the_read_plane_refuses_it(studio: Studio) -> None:
+    key = studio.portal.mint_key(studio.who, studio.workspace_id)["key"]
+    cases = {  # the path as JSON sends it: (as the URL carries it, the code both answer)
+        "../etc/passwd": ("../etc/passwd", "INVALID_PATH"),
+        "/assets/a.png": ("/assets/a.png", "INVALID_PATH"),
+        "assets//a.png": ("assets//a.png", "INVALID_PATH"),
+        "assets/./a.png": ("assets/./a.png", "INVALID_PATH"),
+        "assets/../a.png": ("assets/%2e%2e/a.png", "INVALID_PATH"),
+        "assets\\a.png": ("assets%5ca.png", "INVALID_PATH"),
+        "assets/a\x01.png": ("assets/a%01.png", "INVALID_PATH"),
+        "assets/": ("assets/", "INVALID_PATH"),
+        "conversations/thr_1/turn.json": ("conversations/thr_1/turn.json", "PREFIX_NOT_ALLOWED"),
+        "private/a.png": ("private/a.png", "PREFIX_NOT_ALLOWED"),
+        "billing/a.png": ("billing/a.png", "PREFIX_NOT_ALLOWED"),
+        "assetsx/a.png": ("assetsx/a.png", "PREFIX_NOT_ALLOWED"),
+    }
+    found: dict[str, tuple[int, str, int, str]] = {}
+    entries = studio.audit()
+    for path, (url_path, _) in cases.items():
+        writer = sign(studio, path, 5)
+        reader = r2_get(url_path, headers={"Authorization": f"Bearer {key}"})
+        found[path] = (writer.status, writer.json()["code"], reader.status, reader.json()["code"])
+    assert found == {path: ((400, code, 400, code) if code == "INVALID_PATH" else (403, code, 403, code))
+                     for path, (_, code) in cases.items()}  # fmt: skip
+    assert studio.audit() == entries and studio.object_paths() == []
+
+
+def test_a_projects_path_names_an_agent_of_this_workspace(studio: Studio) -> None:
+    mine = studio.agent("Mine")
+    rival = Studio(studio.portal, studio.who, studio.portal.create_workspace(studio.who, "Rival")["id"])
+    theirs = rival.agent("Theirs")
+    for path in (f"projects/{theirs['id']}/a.png", "projects/prj_01NOSUCH/a.png", f"projects/{mine['id']}",
+                 "projects/not an id/a.png", f"projects/{mine['id']}x/a.png"):  # fmt: skip
+        refused = sign(studio, path, 5)
+        assert_error(refused, 400, "VALIDATION_ERROR")
+        assert refused.json()["error"].startswith("path: "), path
+    assert signed(studio, f"projects/{mine['id']}/media/a.png", 5)["path"] == f"projects/{mine['id']}/media/a.png"
+
+
+REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
+    ({"path": "assets/a.png", "contentType": "text/html", "size": 5}, "contentType"),
+    ({"path": "assets/a.png", "contentType": "image/svg+xml", "size": 5}, "contentType"),
+    ({"path": "assets/a.png", "contentType": "application/javascript", "size": 5}, "contentType"),
+    ({"path": "assets/a.png", "contentType": "image/png; charset=latin1", "size": 5}, "contentType"),
+    ({"path": "assets/a.png", "contentType": "image/png", "size": -1}, "size"),
+    ({"path": "assets/a.png", "contentType": "image/png", "size": "5"}, "size"),
+    ({"path": "assets/a.png", "contentType": "image/png", "size": 5 * 1024**3 + 1}, "size"),
+    ({"path": "", "contentType": "image/png", "size": 5}, "path"),
+    ({"path": "a" * 901, "contentType": "image/png", "size": 5}, "path"),
+    ({"contentType": "image/png", "size": 5}, "path"),
+    ({"path": "assets/a.png", "size": 5}, "contentType"),
+    ({"path": "assets/a.png", "contentType": "image/png"}, "size"),
+    ({"path": "assets/a.png", "contentType": "image/png", "size": 5, "key": "x"}, "key"),
+]
+
+
+def test_a_bad_body_is_refused_naming_the_field(studio: Studio) -> None:
+    named = {}
+    for body, field in REFUSED:
+        refused = studio.call(SIGN, body=body)
+        assert_error(refused, 400, "VALIDATION_ERROR")
+        named[field] = refused.json()["error"].split(": ", 1)[0]
+    assert named == {field: field for _, field in REFUSED}
+    assert studio.ok(SIGN, 201, body={"path": "assets/a.md", "contentType": "text/markdown; charset=utf-8",
+                                      "size": 0})["path"] == "assets/a.md"  # fmt: skip
+
+
+# --- the plan's limits
+
+
+@pytest.mark.usefixtures("small_plan")
+def test_an_object_over_the_plans_size_is_refused(studio: Studio) -> None:
+    refused = sign(studio, "assets/big.png", OBJECT_BYTES + 1)
+    assert_error(refused, 402, "STORAGE_LIMIT_REACHED")
+    assert refused.json()["error"].startswith("size: ")
+    assert signed(studio, "assets/fits.png", OBJECT_BYTES)["path"] == "assets/fits.png"
+
+
+@pytest.mark.usefixtures("small_plan")
+def test_storage_counts_stored_objects_and_signed_uploads_once_each(studio: Studio) -> None:
+    studio.put_object("assets/a.png", b"a" * 100, "image/png")  # stored: 100
+    b = signed(studio, "assets/b.png", 100)  # signed, not landed: 200
+    assert_error(sign(studio, "assets/c.png", 60), 402, "STORAGE_LIMIT_REACHED")  # 260 > 250
+    signed(studio, "assets/c.png", 50)  # 250: exactly the plan
+    assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
+    signed(studio, "assets/c.png", 50)  # c signed again: it replaces its own signing, not counted twice
+    signed(studio, "assets/a.png", 100)  # a replaced by as much: nothing more
+    assert upload(b, b"b" * 100).status_code == 204  # b lands: counted once, by the listing
+    studio.ok("PortalObjectDeleteFunction", path="assets/a.png")  # a's object goes, but not its re-signing,
+    # which now adds its 100 over nothing: b 100 (landed) + c 50 + a 100 = 250.
+    assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
+    signed(studio, "assets/a.png", 0)  # a re-signed smaller: 150 in all
+    assert signed(studio, "assets/d.png", 100)["path"] == "assets/d.png"  # 250 again, b counted once
+    assert_error(sign(studio, "assets/e.png", 1), 402, "STORAGE_LIMIT_REACHED")
+
+
+@pytest.mark.usefixtures("small_plan")
+def test_concurrent_signings_cannot_together_exceed_the_storage(studio: Studio) -> None:
+    studio.put_object("assets/stored.png", b"s" * 10, "image/png")  # 240 left: four of 60
+    studio.ok("PortalObjectsListFunction")  # a warm container
+
+    def attempt(n: int) -> tuple[int, str]:
+        answer = studio.call_in_container(SIGN, body={"path": f"assets/{n}.png", "contentType": "image/png",
+                                                      "size": 60})  # fmt: skip
+        return answer.status, answer.json().get("code", "")
+
+    results = at_once(8, attempt)
+    granted = [r for r in results if r[0] == 201]
+    assert set(results) <= {(201, ""), (402, "STORAGE_LIMIT_REACHED"), (409, "CONFLICT")}, results
+    assert 10 + 60 * len(granted) <= STORAGE_BYTES and granted, results
+    if (409, "CONFLICT") not in results:  # none gave up on the line: exactly what fits was granted
+        assert len(granted) == 4, results
+    signable = (STORAGE_BYTES - 10 - 60 * len(granted)) // 60
+    for n in range(signable):
+        signed(studio, f"assets/late-{n}.png", 60)
+    assert_error(sign(studio, "assets/over.png", 60), 402, "STORAGE_LIMIT_REACHED")
+
+
+def test_the_plan_is_the_owners(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(PLAN_LIMITS, "free", PlanLimits.model_validate(PLAN_LIMITS["free"].model_dump() | {
+        "object_bytes": 10}))  # fmt: skip
+    studio = Studio.open(portal, plan="free")
+    admin = studio.member("admin@example.com", role="admin")
+    portal.users.set_plan(admin.who.user_id, "business")
+    assert_error(sign(admin, "assets/a.png", 11), 402, "STORAGE_LIMIT_REACHED")
+    assert signed(admin, "assets/a.png", 10)["path"] == "assets/a.png"

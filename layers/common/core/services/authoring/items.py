@@ -47,11 +47,12 @@ class ItemService:
     def create(self, author: Author, workspace_id: str, agent_id: str, request: ItemCreate) -> tuple[int, Any]:
         self._access.agent_writer(author.user_id, workspace_id, agent_id)
         fields = {"folder": "", "order": 0, "origin": "upload", "active": True} | changes(request)
-        item = self._with_object(workspace_id, ItemRecord.model_validate(
+        blank = ItemRecord.model_validate(
             {"id": new_id("item"), "agent_id": agent_id, "mime_type": "", "size": 0, "updated_at": now_iso()} | fields
-        ))  # fmt: skip
+        )
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+            item = self._with_object(workspace_id, blank)
             body = {"item": item_view(item).wire()}
             self._items.create(workspace_id, item, also=write.also(f"item:{item.id}", 201, body))
             return 201, body

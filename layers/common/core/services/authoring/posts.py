@@ -61,10 +61,10 @@ class PostService:
         blank = PostRecord(id=new_id("post"), agent_id=agent_id, key=request.key, kind=request.kind,
                            published=bool(request.publish), created_at=now, updated_at=now)  # fmt: skip
         post = _applied(blank, request)
-        if post.published:
-            self._check_media(workspace_id, post, media_keys(post))
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+            if post.published:
+                self._check_media(workspace_id, post, media_keys(post))
             body = {"post": post_view(post).wire()}
             self._posts.create(workspace_id, post, also=write.also(f"post:{post.id}", 201, body))
             return 201, body

@@ -63,20 +63,20 @@ class UploadService:
         folder = parts[1] if parts[0] == "projects" and len(parts) > 2 and AGENT_ID.fullmatch(parts[1]) else None
         access = self._access.writer(author.user_id, workspace_id, with_user=True, agent_id=folder or None)
         path = checked_path(request.path)
-        if parts[0] == "projects" and (folder is None or access.agent is None):
-            raise ValidationFailed(
-                "path: a projects/ path is projects/<agentId>/<name>, for an agent of this workspace"
-            )
-        plan = self._access.plan(access)
-        if request.size > plan.object_bytes:
-            raise StorageLimitReached(f"size: the plan stores objects of at most {plan.object_bytes} bytes")
         key, now = f"workspaces/{workspace_id}/{path}", datetime.now(UTC)
         url, fields = self._objects.presign_post(key, request.content_type, request.size, self._seconds)
         expires = now + timedelta(seconds=self._seconds)
         ticket = UploadTicket(url=url, fields=fields, path=path, expires_at=iso(expires))
         upload = UploadRecord(path=path, size=request.size, signed_at=iso(now), expires_at=int(expires.timestamp()))
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+            if parts[0] == "projects" and (folder is None or access.agent is None):
+                raise ValidationFailed(
+                    "path: a projects/ path is projects/<agentId>/<name>, for an agent of this workspace"
+                )
+            plan = self._access.plan(access)
+            if request.size > plan.object_bytes:
+                raise StorageLimitReached(f"size: the plan stores objects of at most {plan.object_bytes} bytes")
             body = ticket.wire()
             for _ in range(SIGNING_TRIES):  # another signing of this workspace wrote first: count again
                 listing, ledger = together.run(

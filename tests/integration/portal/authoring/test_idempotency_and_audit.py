@@ -1,0 +1,214 @@
+"""Every write of the writer (authoring.md, "Who may write", "Audit"): with an ``Idempotency-Key`` a retry replays
+the first answer (status and body) and writes nothing again, the same key with another body is 409; each write
+leaves exactly one audit entry (action, actor, target, API Gateway's request id, time) and a refused one none."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from core.ids import iso
+from core.settings import PLAN_LIMITS
+from tests.integration.portal.authoring.test_who_may_write import WRITES as EVERY_WRITE
+from tests.support.authoring import Studio
+from tests.support.brain import RFC3339_MS
+from tests.support.portal import Portal, assert_error
+
+State = dict[str, Any]  # the ids the writes name, and what earlier writes answered
+
+
+@dataclass(frozen=True)
+class Write:
+    function: str
+    action: str
+    target: Callable[[State, Any], str]  # the audit entry's target, from the state and the answer
+    ids: Callable[[State], dict[str, str]] = lambda s: {}
+    body: Callable[[State], Any] | None = None
+    other_body: Callable[[State], Any] | None = None  # a different body for the same key: 409
+
+
+def new(kind: str, envelope: str) -> Callable[[State, Any], str]:
+    return lambda s, answer: f"{kind}:{answer[envelope]['id']}"
+
+
+def named(kind: str, name: str) -> Callable[[State, Any], str]:
+    return lambda s, answer: f"{kind}:{s[name]}"
+
+
+def ids(**names: str) -> Callable[[State], dict[str, str]]:
+    return lambda s: {param: s[name] for param, name in names.items()}
+
+
+WRITES = [  # in an order each can succeed in: updates before deletes, a write's target made by an earlier one
+    Write("PortalWorkspaceUpdateFunction", "workspace.update", named("workspace", "workspace"),
+          body=lambda s: {"name": "Renamed"}, other_body=lambda s: {"name": "Other"}),
+    Write("PortalBrandCreateFunction", "brand.create", new("brand", "brand"),
+          body=lambda s: {"name": "Second"}, other_body=lambda s: {"name": "Third"}),
+    Write("PortalBrandUpdateFunction", "brand.update", named("brand", "brand"), ids(brand_id="brand"),
+          body=lambda s: {"name": "B2"}, other_body=lambda s: {"name": "B3"}),
+    Write("PortalWorkflowCreateFunction", "workflow.create", new("workflow", "workflow"),
+          body=lambda s: {"name": "Flow"}, other_body=lambda s: {"name": "Flow", "suggestions": []}),
+    Write("PortalWorkflowUpdateFunction", "workflow.update", named("workflow", "workflow"), ids(workflow_id="workflow"),
+          body=lambda s: {"suggestions": ["a"]}, other_body=lambda s: {"suggestions": ["b"]}),
+    Write("PortalAgentCreateFunction", "agent.create", new("agent", "agent"),
+          body=lambda s: {"name": "Second"}, other_body=lambda s: {"name": "Second", "slug": "other"}),
+    Write("PortalAgentUpdateFunction", "agent.update", named("agent", "agent"), ids(agent_id="agent"),
+          body=lambda s: {"name": "Renamed"}, other_body=lambda s: {"slug": "renamed"}),
+    Write("PortalAgentWrapPutFunction", "agent.wrap.put", named("agent", "agent"), ids(agent_id="agent"),
+          body=lambda s: {"layout": "chat"}, other_body=lambda s: {"layout": "grid"}),
+    Write("PortalAgentSitePutFunction", "agent.site.put", named("agent", "agent"), ids(agent_id="agent"),
+          body=lambda s: {"pages": []}, other_body=lambda s: {"pages": [{}]}),
+    Write("PortalPostCreateFunction", "post.create", new("post", "post"), ids(agent_id="agent"),
+          body=lambda s: {"key": "media/a.jpg", "kind": "image"},
+          other_body=lambda s: {"key": "media/a.jpg", "kind": "image", "title": "x"}),
+    Write("PortalPostUpdateFunction", "post.update", named("post", "post"), ids(agent_id="agent", post_id="post"),
+          body=lambda s: {"title": "T"}, other_body=lambda s: {"title": "U"}),
+    Write("PortalPostPublishFunction", "post.publish", named("post", "post"), ids(agent_id="agent", post_id="post")),
+    Write("PortalPostUnpublishFunction", "post.unpublish", named("post", "post"),
+          ids(agent_id="agent", post_id="post")),
+    Write("PortalItemCreateFunction", "item.create", new("item", "item"), ids(agent_id="agent"),
+          body=lambda s: {"name": "Menu", "kind": "document", "r2Key": s["r2Key"]},
+          other_body=lambda s: {"name": "Card", "kind": "document", "r2Key": s["r2Key"]}),
+    Write("PortalItemUpdateFunction", "item.update", named("item", "item"), ids(agent_id="agent", item_id="item"),
+          body=lambda s: {"order": 2}, other_body=lambda s: {"order": 3}),
+    Write("PortalUploadCreateFunction", "object.upload", lambda s, a: "object:assets/new.png",
+          body=lambda s: {"path": "assets/new.png", "contentType": "image/png", "size": 5},
+          other_body=lambda s: {"path": "assets/new.png", "contentType": "image/png", "size": 6}),
+    Write("PortalItemDeleteFunction", "item.delete", named("item", "item"), ids(agent_id="agent", item_id="item")),
+    Write("PortalPostDeleteFunction", "post.delete", named("post", "post"), ids(agent_id="agent", post_id="post")),
+    Write("PortalObjectDeleteFunction", "object.delete", lambda s, a: "object:assets/logo.png",
+          lambda s: {"path": "assets/logo.png"}),
+    Write("PortalBrandDeleteFunction", "brand.delete", named("brand", "brand"), ids(brand_id="brand")),
+    Write("PortalWorkflowDeleteFunction", "workflow.delete", named("workflow", "workflow"),
+          ids(workflow_id="workflow")),
+    Write("PortalAgentDeleteFunction", "agent.delete", named("agent", "agent"), ids(agent_id="agent")),
+]  # fmt: skip
+REMEMBERED = {"brand": "brand", "workflow": "workflow", "agent": "agent", "post": "post", "item": "item"}
+
+
+@pytest.fixture
+def studio(portal: Portal) -> Studio:
+    return Studio.open(portal)
+
+
+def snapshot(studio: Studio, agent_id: str) -> Any:
+    """What the writes change, as the API shows it (the audit log apart)."""
+    alive = studio.call("PortalAgentGetFunction", agent_id=agent_id).status == 200
+    per_agent = ([studio.all_posts(agent_id), studio.ok("PortalItemsListFunction", agent_id=agent_id)["items"],
+                  studio.ok("PortalAgentWrapGetFunction", agent_id=agent_id)] if alive else [])  # fmt: skip
+    return [studio.workspace(), studio.brands(), studio.ok("PortalWorkflowsListFunction"),
+            studio.ok("PortalAgentsListFunction"), studio.object_paths(), *per_agent]  # fmt: skip
+
+
+def test_every_write_replays_once_conflicts_on_another_body_and_leaves_one_audit_entry(studio: Studio) -> None:
+    first = studio.agent("First")
+    studio.media(first["id"], "media/a.jpg")
+    studio.put_object(f"projects/{first['id']}/docs/menu.pdf", b"%PDF", "application/pdf")
+    studio.put_object("assets/logo.png")
+    state: State = {"workspace": studio.workspace_id, "agent": first["id"],
+                    "r2Key": f"projects/{first['id']}/docs/menu.pdf"}  # fmt: skip
+    assert sorted(w.function for w in WRITES) == sorted(EVERY_WRITE)
+    for n, write in enumerate(WRITES):
+        if write.function == "PortalAgentDeleteFunction":
+            state["agent"] = state["second agent"]  # the one the create made: the first keeps its posts
+        request = write.ids(state) | ({"body": write.body(state)} if write.body else {})
+        before, entries = datetime.now(UTC), studio.audit(50)
+        answer = studio.call(write.function, key=f"key-{n}", **request)
+        assert answer.status in (200, 201), (write.function, answer.body)
+        entry, *rest = studio.audit(50)
+        assert rest == entries, write.function  # exactly one new entry
+        body = answer.json()
+        expected = (write.action, studio.who.user_id, write.target(state, body), studio.last_request_id)
+        assert (entry.action, entry.actor_id, entry.target, entry.request_id) == expected, write.function
+        assert RFC3339_MS.fullmatch(entry.created_at) and iso(before) <= entry.created_at <= iso(datetime.now(UTC))
+        assert entry.workspace_id == studio.workspace_id and entry.id.startswith("aud_")
+        for name, envelope in REMEMBERED.items():
+            if write.action == f"{name}.create":
+                state[name] = body[envelope]["id"]
+        if write.function == "PortalAgentCreateFunction":
+            state["second agent"], state["agent"] = body["agent"]["id"], first["id"]
+
+        written = snapshot(studio, first["id"])
+        replayed = studio.call(write.function, key=f"key-{n}", **request)
+        assert (replayed.status, replayed.json()) == (answer.status, body), write.function
+        assert studio.audit(50)[0] == entry and snapshot(studio, first["id"]) == written, write.function
+        if write.other_body is not None:
+            other = studio.call(write.function, key=f"key-{n}", **write.ids(state), body=write.other_body(state))
+            assert_error(other, 409, "CONFLICT")
+            assert studio.audit(50)[0] == entry and snapshot(studio, first["id"]) == written, write.function
+    assert len(studio.audit(100)) == len(WRITES) + 1  # and the first agent's creation
+
+
+def test_a_refused_write_leaves_no_entry_and_its_key_is_forgotten(studio: Studio) -> None:
+    entries = studio.audit()
+    taken = studio.brands()[0]["slug"]
+    for _ in range(2):  # a refusal wrote nothing: the retry runs again (and is refused again)
+        assert_error(studio.call("PortalBrandCreateFunction", key="k", body={"name": "X", "slug": taken}), 409,
+                     "CONFLICT")  # fmt: skip
+    assert studio.audit() == entries
+    made = studio.ok("PortalBrandCreateFunction", 201, key="k", body={"name": "X", "slug": "x"})  # not "another body"
+    assert studio.audit()[0].target == f"brand:{made['brand']['id']}"
+    for bad in ("", "x" * 256, "tab\there"):
+        assert_error(studio.call("PortalBrandCreateFunction", key=None, body={"name": "Y"},
+                                 headers={"Idempotency-Key": bad}), 400, "VALIDATION_ERROR")  # fmt: skip
+    assert len(studio.audit()) == len(entries) + 1
+
+
+def test_a_key_is_the_callers_and_the_targets(studio: Studio) -> None:
+    """The same key on another target, or from another writer, is another write."""
+    agent = studio.agent("Helper")
+    studio.media(agent["id"], "media/a.jpg")
+    one = studio.post(agent["id"])
+    two = studio.post(agent["id"])
+    for post in (one, two):
+        studio.ok("PortalPostPublishFunction", key="same", agent_id=agent["id"], post_id=post["id"])
+    assert [p["status"] for p in studio.all_posts(agent["id"])] == ["published", "published"]
+    admin = studio.member("admin@example.com", role="admin")
+    mine = studio.ok("PortalBrandCreateFunction", 201, key="b", body={"name": "Mine"})["brand"]
+    theirs = admin.ok("PortalBrandCreateFunction", 201, key="b", body={"name": "Theirs"})["brand"]
+    assert mine["id"] != theirs["id"] and studio.audit(1)[0].actor_id == admin.who.user_id
+
+
+def test_a_write_that_changes_nothing_answers_without_an_entry(studio: Studio) -> None:
+    """writes.py: "the log records changes, not requests" (a PATCH of equal values, publishing a published post)."""
+    agent = studio.agent("Helper")
+    studio.media(agent["id"], "media/a.jpg")
+    post = studio.post(agent["id"], publish=True)
+    entries = studio.audit()
+    assert studio.ok("PortalPostPublishFunction", agent_id=agent["id"], post_id=post["id"])["post"] == post
+    assert studio.ok("PortalAgentUpdateFunction", agent_id=agent["id"], body={"name": "Helper"})["agent"] == agent | {
+        "postCount": 1}  # fmt: skip
+    assert studio.ok("PortalWorkspaceUpdateFunction", body={"listed": False})["workspace"] == studio.workspace()
+    assert studio.audit() == entries
+
+
+def test_a_retry_replays_even_when_what_the_first_attempt_checked_has_changed(
+    studio: Studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retry answers what the first attempt answered: the media a published post named, the object an item was
+    made from or the plan an upload was signed within may have changed since; the retry is not a new request."""
+    agent = studio.agent("Helper")
+    studio.media(agent["id"], "media/a.jpg")
+    menu = f"projects/{agent['id']}/docs/menu.pdf"
+    studio.put_object(menu, b"%PDF", "application/pdf")
+    writes = [
+        ("PortalPostCreateFunction", {"agent_id": agent["id"], "body": {"key": "media/a.jpg", "kind": "image",
+                                                                          "publish": True}}),
+        ("PortalItemCreateFunction", {"agent_id": agent["id"], "body": {"name": "Menu", "kind": "document",
+                                                                          "r2Key": menu}}),
+        ("PortalUploadCreateFunction", {"body": {"path": "assets/a.png", "contentType": "image/png", "size": 50}}),
+    ]  # fmt: skip
+    first = [studio.call(function, key=f"retry-{n}", **request) for n, (function, request) in enumerate(writes)]
+    assert [a.status for a in first] == [201, 201, 201]
+    entries = studio.audit()
+    for path in (f"projects/{agent['id']}/media/a.jpg", menu):
+        studio.ok("PortalObjectDeleteFunction", path=path)
+    limits = PLAN_LIMITS["pro"].model_copy(update={"object_bytes": 10})
+    monkeypatch.setitem(PLAN_LIMITS, "pro", limits)
+    again = [studio.call(function, key=f"retry-{n}", **request) for n, (function, request) in enumerate(writes)]
+    assert [(a.status, a.json()) for a in again] == [(a.status, a.json()) for a in first]
+    assert studio.audit()[2:] == entries  # the two deletions only

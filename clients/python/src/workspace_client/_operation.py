@@ -66,10 +66,18 @@ class Operation:
 
     @property
     def json_body(self) -> dict[str, Any] | None:
-        """The body as the service reads it: wire names; fields not set are left out (the service's defaults apply)."""
+        """The body as the service reads it: wire names; fields not set are left out (the service's defaults apply).
+
+        Members a model does not declare (a wrap or site document's own) are sent as given, ``null`` included: they
+        are the caller's JSON, not fields with defaults."""
         if self.body is None:
             return None
-        return self.body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+        fields = self.body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+        extra = self.body.model_extra
+        if not extra:
+            return fields
+        given = self.body.model_dump(mode="json", by_alias=True, exclude_unset=True)  # in the caller's order
+        return {name: fields.get(name, value) for name, value in given.items() if name in fields or name in extra}
 
     @property
     def retry_safe(self) -> bool:

@@ -1,0 +1,192 @@
+"""What a publish does, one change at a time, and the plan that lists them in the order they are carried out.
+
+Each change prints as one line (``create post 2026-01-02T03:04:05.000Z``, ``upload media/a.jpg (1.2 MB)``) and
+says how many API writes it takes. Creates carry the ``Idempotency-Key`` the plan derived from the bundle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic.alias_generators import to_camel
+
+from .files import BundleFile
+from .format import AgentSpec, Bundle, ItemSpec, PostSpec
+
+DocumentKind = Literal["wrap", "site", "suggestions"]
+
+
+def human_size(size: int) -> str:
+    """Decimal units, one decimal: ``1.2 MB``."""
+    value, unit = float(size), "B"
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if value < 1000 or unit == "TB":
+            break
+        value /= 1000
+    return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+
+
+def _names(fields: dict[str, Any]) -> str:
+    return ", ".join(to_camel(name) for name in fields)
+
+
+@dataclass(frozen=True)
+class Change:
+    writes: ClassVar[int] = 1  # API writes it takes (an upload's signing is not one: it changes nothing)
+
+
+@dataclass(frozen=True)
+class CreateAgent(Change):
+    spec: AgentSpec
+    brand_id: str
+    key: str
+
+    def __str__(self) -> str:
+        return f"create agent {self.spec.slug} ({self.spec.name})"
+
+
+@dataclass(frozen=True)
+class UpdateAgent(Change):
+    agent_id: str
+    slug: str
+    fields: dict[str, str]  # name, brand_id
+
+    def __str__(self) -> str:
+        return f"update agent {self.slug}: {_names(self.fields)}"
+
+
+@dataclass(frozen=True)
+class PutDocument(Change):
+    kind: DocumentKind
+    document: Any
+
+    def __str__(self) -> str:
+        return f"put {self.kind}"
+
+
+@dataclass(frozen=True)
+class Upload(Change):
+    writes: ClassVar[int] = 0
+    file: BundleFile
+
+    def __str__(self) -> str:
+        return f"upload {self.file.path} ({human_size(self.file.size)})"
+
+
+@dataclass(frozen=True)
+class CreatePost(Change):
+    spec: PostSpec
+    key: str
+
+    def __str__(self) -> str:
+        draft = " (draft)" if self.spec.status == "draft" else ""
+        return f"create post {self.spec.created_at}{draft}"
+
+
+@dataclass(frozen=True)
+class UpdatePost(Change):
+    post_id: str
+    created_at: str
+    fields: dict[str, Any]
+
+    def __str__(self) -> str:
+        return f"update post {self.created_at}: {_names(self.fields)}"
+
+
+@dataclass(frozen=True)
+class SetPostStatus(Change):
+    post_id: str
+    created_at: str
+    publish: bool
+
+    def __str__(self) -> str:
+        return f"{'publish' if self.publish else 'unpublish'} post {self.created_at}"
+
+
+@dataclass(frozen=True)
+class ReplacePost(Change):
+    """A field the bundle clears (``title`` back to none): the API sets fields but never clears one, so the post
+    is deleted and created again as the bundle has it (a new id, the same ``createdAt``)."""
+
+    writes: ClassVar[int] = 2
+    post_id: str
+    spec: PostSpec
+    key: str
+    cleared: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"replace post {self.spec.created_at} (clears {', '.join(map(to_camel, self.cleared))})"
+
+
+@dataclass(frozen=True)
+class CreateItem(Change):
+    spec: ItemSpec
+    key: str
+
+    def __str__(self) -> str:
+        return f"create item {self.spec.file}"
+
+
+@dataclass(frozen=True)
+class UpdateItem(Change):
+    item_id: str
+    file: str
+    fields: dict[str, Any]
+
+    def __str__(self) -> str:
+        if self.fields == {"active": False}:
+            return f"deactivate item {self.file}"
+        return f"update item {self.file}: {_names(self.fields)}"
+
+
+@dataclass(frozen=True)
+class ReplaceItem(Change):
+    """The item's file changed size or type: an item takes both from its object only when its ``r2Key`` is set,
+    so it is deleted and created again to show the new ones."""
+
+    writes: ClassVar[int] = 2
+    item_id: str
+    spec: ItemSpec
+    key: str
+
+    def __str__(self) -> str:
+        return f"replace item {self.spec.file} (its file changed size or type)"
+
+
+@dataclass
+class Plan:
+    """The changes that make the workspace's agent equal the bundle, in order: agent, documents, files, posts,
+    items. ``writes`` counts API writes (creates, updates, publishes, documents; a replace is two); the uploads'
+    signings are not counted, the uploads are (``uploads``, ``upload_bytes``)."""
+
+    workspace_id: str
+    bundle: Bundle = field(repr=False)
+    agent_id: str | None  # None: the agent is created by the plan
+    workflow_id: str | None  # the agent's active workflow (its suggestions); None until the agent exists
+    changes: list[Change]
+
+    @property
+    def uploads(self) -> int:
+        return sum(isinstance(change, Upload) for change in self.changes)
+
+    @property
+    def upload_bytes(self) -> int:
+        return sum(change.file.size for change in self.changes if isinstance(change, Upload))
+
+    @property
+    def writes(self) -> int:
+        return sum(change.writes for change in self.changes)
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes
+
+    def summary(self) -> str:
+        if self.empty:
+            return f"agent {self.bundle.agent.slug}: up to date, nothing to do"
+        uploads = f"{self.uploads} upload{'s' * (self.uploads != 1)} ({human_size(self.upload_bytes)})"
+        return f"agent {self.bundle.agent.slug}: {uploads}, {self.writes} write{'s' * (self.writes != 1)}"
+
+    def __str__(self) -> str:
+        return "\n".join([*map(str, self.changes), self.summary()])

@@ -1,0 +1,84 @@
+"""Creating the agent, posts and items under the ``Idempotency-Key`` the plan derived for each, and making sure what
+a create answered with still exists.
+
+The service keeps a create's answer for 24 hours under its key (scoped to the caller, the action and the agent)
+and replays it for the same key and body: that is what makes a re-run after a lost answer create nothing twice.
+But a replayed answer may name something deleted since (a post deleted by hand, then published again from the
+same bundle): so an agent is read back at once, and the posts and items created are looked for in the listing
+afterwards. One that is gone is created again under a key derived from the first and the gone id, still the same
+on every run, so that create is idempotent too.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .._generated.models_portal import PageInput
+from ..errors import NotFoundError
+from ..portal import Portal
+from .format import ItemSpec, PostSpec
+from .plan import post_fields
+from .state import all_posts, folder
+
+ROUNDS = 3  # creates replayed from a deleted one, in a row, before giving up (each one a deletion by hand)
+
+
+def again(key: str, gone_id: str) -> str:
+    return f"{key}-after-{gone_id}"[:255]
+
+
+def with_pages(fields: dict[str, Any]) -> dict[str, Any]:
+    """A post's fields as the generated client takes them (pages as ``PageInput``)."""
+    if "pages" in fields:
+        return fields | {"pages": [PageInput(**page) for page in fields["pages"]]}
+    return fields
+
+
+class Creates:
+    def __init__(self, portal: Portal, workspace_id: str, agent_id: str | None, workflow_id: str | None):
+        self.portal, self.ws = portal, workspace_id
+        self.agent_id, self.workflow_id = agent_id or "", workflow_id or ""
+        self._lock = threading.Lock()
+        self._made: dict[str, tuple[bool, Any, str]] = {}  # id → (a post?, its entry, the key it was made with)
+
+    def agent(self, name: str, slug: str, brand_id: str, key: str) -> None:
+        for round_ in range(ROUNDS):
+            agent = self.portal.create_agent(self.ws, name=name, slug=slug, brand_id=brand_id or None,
+                                             idempotency_key=key).agent  # fmt: skip
+            try:
+                self.portal.get_agent(self.ws, agent.id)
+            except NotFoundError:
+                if round_ == ROUNDS - 1:
+                    raise
+                key = again(key, agent.id)
+                continue
+            self.agent_id, self.workflow_id = agent.id, agent.active_workflow_id
+            return
+
+    def post(self, spec: PostSpec, key: str) -> None:
+        body = with_pages(post_fields(spec)) | {"created_at": spec.created_at, "publish": spec.status == "published"}
+        post = self.portal.create_post(self.ws, self.agent_id, **body, idempotency_key=key).post
+        with self._lock:
+            self._made[post.id] = (True, spec, key)
+
+    def item(self, spec: ItemSpec, key: str) -> None:
+        item = self.portal.create_item(self.ws, self.agent_id, r2_key=folder(self.agent_id) + spec.file,
+                                       **spec.model_dump(exclude={"file"}), idempotency_key=key).item  # fmt: skip
+        with self._lock:
+            self._made[item.id] = (False, spec, key)
+
+    def confirm(self, *, posts: bool) -> None:
+        """Create again each post (or item) made in this run that the listing lacks."""
+        for _ in range(ROUNDS):
+            made = {id_: entry for id_, entry in self._made.items() if entry[0] == posts}
+            if not made:
+                return
+            self._made = {id_: entry for id_, entry in self._made.items() if entry[0] != posts}
+            listed = {post.id for post in all_posts(self.portal, self.ws, self.agent_id)} if posts else {
+                item.id for active in ("true", "false")
+                for item in self.portal.list_items(self.ws, self.agent_id, active=active).items
+            }  # fmt: skip
+            for id_, (_, spec, key) in made.items():
+                if id_ not in listed:
+                    (self.post if posts else self.item)(spec, again(key, id_))

@@ -1,0 +1,183 @@
+"""Comparing a bundle with what the workspace holds: the ordered list of changes that make them equal.
+
+The agent is found by its slug; documents are compared as JSON; files by size, content type and MD5 (S3's ETag
+of an object uploaded in one part) with the objects of the agent's folder; posts are matched by ``createdAt`` and
+items by ``file``. Values are compared in the service's normal form (``format.py`` reads entries so), which is
+what makes a second publish of the same bundle, or a publish of an export, an empty plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, TypeVar
+
+from .._generated.models_portal import AgentItem, Post, StoredObject
+from ..portal import Portal
+from .changes import (
+    Change,
+    CreateAgent,
+    CreateItem,
+    CreatePost,
+    DocumentKind,
+    Plan,
+    PutDocument,
+    ReplaceItem,
+    ReplacePost,
+    SetPostStatus,
+    UpdateAgent,
+    UpdateItem,
+    UpdatePost,
+    Upload,
+)
+from .files import BundleError, BundleFile, essence
+from .format import Bundle, ItemSpec, PostSpec
+from .state import AgentState, folder, read_state
+
+POST_FIELDS = ("key", "kind", "title", "sub", "caption", "hashtags", "channels", "category", "width", "height",
+               "pages", "poster", "playable")  # fmt: skip
+CLEARABLE_ONLY_BY_REPLACING = ("title", "sub", "caption", "category", "width", "height")  # a PATCH's null is absent
+PAGE_FIELDS = {"key", "media_type", "width", "height", "order"}
+ITEM_FIELDS = ("name", "kind", "folder", "order", "origin", "active")
+R = TypeVar("R", Post, AgentItem)
+DOCUMENT_KINDS: tuple[DocumentKind, ...] = ("wrap", "site", "suggestions")
+
+
+def canonical(value: Any) -> str:
+    """JSON as compared and hashed: keys sorted, no spaces (``1``, ``1.0`` and ``true`` stay different)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def idempotency_key(workspace_id: str, slug: str, kind: str, content: Any) -> str:
+    """The same create of the same bundle entry in the same workspace gets the same key, on every run."""
+    digest = hashlib.sha256(canonical([workspace_id, slug, kind, content]).encode()).hexdigest()
+    return f"bundle-{kind}-{digest[:48]}"
+
+
+def post_fields(post: PostSpec | Post) -> dict[str, Any]:
+    """The fields a post is compared by (``status`` apart), from a bundle entry or the service's post alike."""
+    values = {name: getattr(post, name) for name in POST_FIELDS}
+    values["pages"] = [page.model_dump(include=PAGE_FIELDS) for page in post.pages]
+    return values
+
+
+def item_fields(item: ItemSpec | AgentItem) -> dict[str, Any]:
+    return {name: getattr(item, name) for name in ITEM_FIELDS}
+
+
+def make_plan(portal: Portal, workspace_id: str, bundle: Bundle) -> Plan:
+    """Read the agent's state and compare; nothing is written."""
+    return plan_against(read_state(portal, workspace_id, bundle.agent.slug), workspace_id, bundle)
+
+
+def plan_against(state: AgentState, workspace_id: str, bundle: Bundle) -> Plan:
+    slug = bundle.agent.slug
+    changes: list[Change] = [*_agent(state, workspace_id, bundle)]
+    for kind in DOCUMENT_KINDS:
+        wanted = getattr(bundle, kind)  # None: absent (suggestions of null too: a null field is one not sent)
+        if wanted is not None and canonical(wanted) != canonical(getattr(state, kind)):
+            changes.append(PutDocument(kind, wanted))
+    changes += [Upload(file) for file in bundle.files.values() if _differs(file, state.objects.get(file.path))]
+    changes += _posts(state.posts, bundle.posts, workspace_id, slug)
+    agent = state.agent
+    changes += _items(state.items, bundle, workspace_id, agent.id if agent else None)
+    return Plan(workspace_id, bundle, agent.id if agent else None, agent.active_workflow_id if agent else None, changes)
+
+
+def _agent(state: AgentState, workspace_id: str, bundle: Bundle) -> list[Change]:
+    spec = bundle.agent
+    if spec.brand is None:
+        brand = state.default_brand
+    else:
+        brand = next((brand for brand in state.brands if brand.slug == spec.brand), None)
+        if brand is None:
+            known = ", ".join(brand.slug for brand in state.brands)
+            raise BundleError(f"agent.json: brand: no brand {spec.brand} in workspace {workspace_id} (it has {known})")
+    brand_id = brand.id if brand else ""
+    if state.agent is None:
+        content = {"slug": spec.slug, "name": spec.name, "brand": brand_id}
+        return [CreateAgent(spec, brand_id, idempotency_key(workspace_id, spec.slug, "agent", content))]
+    wanted = {"name": spec.name, "brand_id": brand_id}
+    fields = {name: value for name, value in wanted.items() if value and value != getattr(state.agent, name)}
+    return [UpdateAgent(state.agent.id, spec.slug, fields)] if fields else []
+
+
+def _differs(file: BundleFile, stored: StoredObject | None) -> bool:
+    """Whether the file must be uploaded: no object, or one of another size, type or content. A multipart ETag
+    is no MD5, so such an object is uploaded again (in one part: it then has one)."""
+    if stored is None or stored.size != file.size or stored.content_type.lower() != file.content_type.lower():
+        return True
+    return stored.etag.strip('"').lower() != file.md5
+
+
+def _matched(  # noqa: UP047 - the client runs on Python 3.11, before type parameters
+    remote: list[R], key: Any, wanted: dict[str, Any], same: Any
+) -> tuple[dict[str, R], list[R]]:
+    """Each bundle entry's match among ``remote`` (by ``key``); when several share a key, the one equal to the
+    entry (else the first) matches and the others are left over, as entries the bundle lacks."""
+    matched: dict[str, R] = {}
+    left: list[R] = []
+    for candidate in remote:
+        identity = key(candidate)
+        current = matched.get(identity)
+        if identity not in wanted:
+            left.append(candidate)
+        elif current is None:
+            matched[identity] = candidate
+        elif same(wanted[identity], candidate) and not same(wanted[identity], current):
+            matched[identity] = candidate
+            left.append(current)
+        else:
+            left.append(candidate)
+    return matched, left
+
+
+def _posts(remote: list[Post], posts: list[PostSpec], workspace_id: str, slug: str) -> list[Change]:
+    wanted = {post.created_at: post for post in posts}
+    matched, left = _matched(remote, lambda post: post.created_at, wanted,
+                             lambda spec, post: post_fields(spec) == post_fields(post))  # fmt: skip
+    changes: list[Change] = []
+    for spec in posts:
+        key = idempotency_key(workspace_id, slug, "post", post_fields(spec) | {"status": spec.status})
+        post = matched.get(spec.created_at)
+        if post is None:
+            changes.append(CreatePost(spec, key))
+            continue
+        mine, theirs = post_fields(spec), post_fields(post)
+        fields = {name: mine[name] for name in POST_FIELDS if mine[name] != theirs[name]}
+        cleared = tuple(name for name in CLEARABLE_ONLY_BY_REPLACING if name in fields and fields[name] is None)
+        if cleared:
+            changes.append(ReplacePost(post.id, spec, key, cleared))
+            continue
+        if fields:
+            changes.append(UpdatePost(post.id, spec.created_at, fields))
+        if post.status != spec.status:
+            changes.append(SetPostStatus(post.id, spec.created_at, spec.status == "published"))
+    changes += [SetPostStatus(post.id, post.created_at, False) for post in left if post.status == "published"]
+    return changes
+
+
+def _items(remote: list[AgentItem], bundle: Bundle, workspace_id: str, agent_id: str | None) -> list[Change]:
+    prefix = folder(agent_id or "")
+    wanted = {item.file: item for item in bundle.items}
+    matched, left = _matched(remote, lambda item: item.r2_key.removeprefix(prefix), wanted,
+                             lambda spec, item: item_fields(spec) == item_fields(item))  # fmt: skip
+    changes: list[Change] = []
+    for spec in bundle.items:
+        file = bundle.files[spec.file]
+        item = matched.get(spec.file)
+        if item is None:
+            changes.append(CreateItem(spec, _item_key(workspace_id, bundle.agent.slug, spec, file)))
+        elif item.size != file.size or item.mime_type != essence(file.content_type):
+            changes.append(ReplaceItem(item.id, spec, _item_key(workspace_id, bundle.agent.slug, spec, file)))
+        elif fields := {name: value for name, value in item_fields(spec).items() if value != getattr(item, name)}:
+            changes.append(UpdateItem(item.id, spec.file, fields))
+    changes += [UpdateItem(item.id, item.r2_key.removeprefix(prefix), {"active": False})
+                for item in left if item.active]  # fmt: skip
+    return changes
+
+
+def _item_key(workspace_id: str, slug: str, spec: ItemSpec, file: BundleFile) -> str:
+    """An item's create key names its file's content too: the item of a changed file is another create."""
+    content = item_fields(spec) | {"file": spec.file, "md5": file.md5}
+    return idempotency_key(workspace_id, slug, "item", content)

@@ -1,0 +1,177 @@
+"""``workspace-client``: sign in once, then publish agent bundles to a workspace and export them back.
+
+    workspace-client login --portal https://portal.example --email ava@northwind.example
+    workspace-client publish examples/northwind-barista --workspace ws_… [--dry-run] [--no-progress]
+    workspace-client export --workspace ws_… --agent barista barista-copy/
+
+Exit status: 0 done, 1 refused (by the service, whose message and code are shown, or for the bundle), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import __version__
+from .bundle import BundleError, carry_out, export, load_bundle, make_plan
+from .bundle.session import ENV_VARIABLE, Session, SessionError, default_path, load, save
+from .errors import ApiError, AuthError, ClientError
+from .portal import Portal
+
+PORTAL_VARIABLE = "WORKSPACE_CLIENT_PORTAL"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(format="workspace-client: %(message)s", level=logging.WARNING, stream=sys.stderr)
+    command: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return command(args)
+    except AuthError as error:
+        return _failed(f"the session was refused ({error.message}, {error.code}): run workspace-client login")
+    except ApiError as error:
+        return _failed(f"the service refused: {error.message} ({error.code}, HTTP {error.status})", *_notes(error))
+    except (BundleError, SessionError, ClientError, OSError) as error:
+        return _failed(str(error), *_notes(error))
+    except KeyboardInterrupt:
+        return _failed("interrupted: run the same command again to finish (nothing is done twice)", status=130)
+
+
+def _failed(message: str, *notes: str, status: int = 1) -> int:
+    print(f"workspace-client: {message}", *notes, sep="\n  ", file=sys.stderr)
+    return status
+
+
+def _notes(error: BaseException) -> list[str]:
+    """What was under way when it failed (``publish`` notes the change it was carrying out)."""
+    return list(getattr(error, "__notes__", []))
+
+
+def parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--session-file",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help=f"the session file (default: ${ENV_VARIABLE}, else $XDG_CONFIG_HOME/workspace-client/session.json)",
+    )
+    top = argparse.ArgumentParser(
+        prog="workspace-client",
+        parents=[common],
+        description="Publish agent bundles to a workspace, and export them back.",
+    )
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = top.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    login = commands.add_parser(
+        "login",
+        parents=[common],
+        help="sign in with a mailed link and keep the session",
+        description="Mail a sign-in link, read the link (or its token) from stdin, and keep the session in a file "
+        "only you can read.",
+    )
+    login.add_argument("--portal", help=f"the portal's URL (default: ${PORTAL_VARIABLE}, else the saved session's)")
+    login.add_argument("--email", help="your address (default: read from stdin)")
+    login.set_defaults(run=run_login)
+
+    publish = commands.add_parser(
+        "publish",
+        parents=[common],
+        help="make a workspace's agent equal a bundle",
+        description="Compare the bundle with the workspace, print the plan, and carry it out.",
+    )
+    publish.add_argument("dir", type=Path, metavar="DIR", help="the bundle's folder")
+    publish.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
+    publish.add_argument("--dry-run", action="store_true", help="print the plan only; change nothing")
+    publish.add_argument("--no-progress", action="store_true", help="draw no progress bar")
+    publish.set_defaults(run=run_publish)
+
+    export_ = commands.add_parser(
+        "export",
+        parents=[common],
+        help="write a workspace's agent as a bundle",
+        description="Write the agent (its documents, posts, items and files) as a bundle into a new folder.",
+    )
+    export_.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
+    export_.add_argument("--agent", required=True, metavar="SLUG", help="the agent's slug")
+    export_.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder")
+    export_.add_argument("--no-progress", action="store_true", help="draw no progress bar")
+    export_.set_defaults(run=run_export)
+    return top
+
+
+def session_path(args: argparse.Namespace) -> Path:
+    return getattr(args, "session_file", None) or default_path()
+
+
+def run_login(args: argparse.Namespace) -> int:
+    path = session_path(args)
+    portal_url = args.portal or os.environ.get(PORTAL_VARIABLE) or _saved_portal(path)
+    if not portal_url:
+        return _failed(f"which portal? give --portal URL (or set {PORTAL_VARIABLE})", status=2)
+    email = args.email or _read_line("Email: ")
+    with Portal(portal_url) as portal:
+        portal.request_magic_link(email=email)
+        link = _read_line(f"A sign-in link was mailed to {email}. Paste the link (or its token): ")
+        account = portal.sign_in_with_magic_link(link)
+        save(path, Session(portal_url, portal.session_cookie, portal.token, account.email))
+    print(f"Signed in as {account.email}; the session is kept in {path}")
+    return 0
+
+
+def _saved_portal(path: Path) -> str | None:
+    try:
+        return load(path).portal_url
+    except SessionError:
+        return None
+
+
+def _read_line(prompt: str) -> str:
+    """A line from stdin (a terminal, or a pipe for non-interactive use); the prompt goes to stderr."""
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline().strip()
+    if not line:
+        raise SessionError("nothing was given on stdin")
+    return line
+
+
+@contextmanager
+def signed_in(args: argparse.Namespace) -> Iterator[Portal]:
+    """A portal client resuming the saved session; a JWT it renewed meanwhile is saved back, even on failure."""
+    path = session_path(args)
+    saved = load(path)
+    portal = Portal(saved.portal_url, session=saved.session, token=saved.token)
+    try:
+        yield portal
+    finally:
+        if (portal.token, portal.session_cookie) != (saved.token, saved.session) and portal.token:
+            save(path, Session(saved.portal_url, portal.session_cookie, portal.token, saved.email))
+        portal.close()
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    bundle = load_bundle(args.dir)  # a bundle that cannot be published is said before signing in
+    with signed_in(args) as portal:
+        plan = make_plan(portal, args.workspace, bundle)
+        print(plan, flush=True)
+        if args.dry_run or plan.empty:
+            return 0
+        carry_out(portal, plan, progress=not args.no_progress)
+    print(f"published {bundle.agent.slug} to {args.workspace}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with signed_in(args) as portal:
+        target = export(portal, args.workspace, args.agent, args.dir, progress=not args.no_progress)
+    print(f"exported {args.agent} to {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

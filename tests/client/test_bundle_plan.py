@@ -1,0 +1,190 @@
+"""Planning (``workspace_client.bundle.plan.plan_against``): a bundle compared with an agent's state as the service
+would hold it, and how the work then runs. Pure: the state is built here, in the service's wire form; the
+runner-based tests check the same against the real service (tests/client/test_bundle_publish.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from workspace_client._generated.models_portal import Agent, AgentItem, Brand, Post, StoredObject
+from workspace_client.bundle import BundleError, load_bundle
+from workspace_client.bundle.changes import human_size
+from workspace_client.bundle.files import BundleFile
+from workspace_client.bundle.format import Bundle, ItemSpec
+from workspace_client.bundle.parallel import run_all, workers_for
+from workspace_client.bundle.plan import idempotency_key, plan_against
+from workspace_client.bundle.state import AgentState
+
+from tests.support.bundles import FILES, POSTS, write_bundle
+
+WS, AGENT, NOW = "ws_1", "prj_1", "2026-02-01T00:00:00.000Z"
+BRANDS = [Brand(id="brd_1", slug="shop", name="Shop", is_default=True, palette=[], font_family="", created_at=NOW,
+                updated_at=NOW),
+          Brand(id="brd_2", slug="events", name="Events", is_default=False, palette=[], font_family="",
+                created_at=NOW, updated_at=NOW)]  # fmt: skip
+
+
+def held(bundle: Bundle) -> AgentState:
+    """What the service holds once ``bundle`` is published (wire form: the service's normal form and defaults)."""
+    agent = Agent(
+        id=AGENT, slug=bundle.agent.slug, name=bundle.agent.name, brand_id="brd_1", active_workflow_id="wf_1",
+        post_count=len(bundle.posts), item_count=len(bundle.items), created_at=NOW, updated_at=NOW,
+    )  # fmt: skip
+    generated = {"mediaType": None, "isVideo": False, "updatedAt": NOW}
+    posts = [
+        Post.model_validate({"id": f"post_{n}"} | generated | spec.model_dump(by_alias=True))
+        for n, spec in enumerate(bundle.posts)
+    ]
+    objects = {path: stored(f"projects/{AGENT}/{path}", data, bundle.files[path].content_type)
+               for path, data in FILES.items()}  # fmt: skip
+    items = [item(n, spec, bundle.files[spec.file]) for n, spec in enumerate(bundle.items)]
+    return AgentState(agent, BRANDS, bundle.wrap, bundle.site, bundle.suggestions, objects, posts, items)
+
+
+def item(n: int, spec: ItemSpec, file: BundleFile) -> AgentItem:
+    return AgentItem(
+        id=f"item_{n}", name=spec.name, kind=spec.kind, r2_key=f"projects/{AGENT}/{spec.file}",
+        mime_type=file.content_type.split(";")[0], size=file.size, folder=spec.folder, order=spec.order,
+        updated_at=NOW, origin=spec.origin, active=spec.active,
+    )  # fmt: skip
+
+
+def stored(path: str, data: bytes, content_type: str) -> StoredObject:
+    etag = f'"{hashlib.md5(data, usedforsecurity=False).hexdigest()}"'  # S3's ETag of a one-part upload
+    return StoredObject(path=path, size=len(data), content_type=content_type, etag=etag, updated_at=NOW)
+
+
+@pytest.fixture
+def bundle(tmp_path: Path) -> Bundle:
+    return load_bundle(write_bundle(tmp_path / "bundle"))
+
+
+def lines(bundle: Bundle, state: AgentState) -> list[str]:
+    return [str(change) for change in plan_against(state, WS, bundle).changes]
+
+
+def test_a_new_agent_gets_everything_in_order(bundle: Bundle) -> None:
+    plan = plan_against(AgentState(None, BRANDS), WS, bundle)
+    assert [str(change) for change in plan.changes] == [
+        "create agent test-barista (Test Barista)", "put wrap", "put site", "put suggestions",
+        *[f"upload {path} ({human_size(len(FILES[path]))})" for path in sorted(FILES)],
+        "create post 2026-01-02T03:04:05.000Z", "create post 2026-01-03T09:00:00.000Z",
+        "create post 2026-01-04T12:30:00.500Z", "create post 2026-01-05T08:00:00.000Z",
+        "create post 2026-01-06T08:00:00.000Z (draft)",
+        "create item docs/menu.pdf", "create item media/a.jpg", "create item notes/faq.md",
+    ]  # fmt: skip
+    assert (plan.uploads, plan.upload_bytes, plan.writes) == (7, sum(map(len, FILES.values())), 12)
+    assert plan.summary() == "agent test-barista: 7 uploads (425.0 kB), 12 writes"
+
+
+def test_what_the_service_holds_already_is_an_empty_plan(bundle: Bundle) -> None:
+    plan = plan_against(held(bundle), WS, bundle)
+    assert plan.empty and (plan.uploads, plan.upload_bytes, plan.writes) == (0, 0, 0)
+    assert plan.summary() == "agent test-barista: up to date, nothing to do"
+
+
+def test_each_difference_is_one_change(bundle: Bundle) -> None:
+    state = held(bundle)
+    state.agent = state.agent.model_copy(update={"name": "Old name", "brand_id": "brd_2"})  # type: ignore[union-attr]
+    state.wrap = {"layout": "grid"}
+    state.objects["media/b.jpg"] = state.objects["media/b.jpg"].model_copy(update={"etag": '"' + "0" * 32 + '"'})
+    state.objects["notes/faq.md"] = state.objects["notes/faq.md"].model_copy(update={"content_type": "text/plain"})
+    del state.objects["media/c.png"]
+    state.posts[0] = state.posts[0].model_copy(update={"caption": "Old", "channels": ["site"]})
+    state.posts[1] = state.posts[1].model_copy(update={"status": "draft"})
+    state.posts[4] = state.posts[4].model_copy(update={"status": "published"})
+    state.items[1] = state.items[1].model_copy(update={"order": 5, "active": False})
+    assert lines(bundle, state) == [
+        "update agent test-barista: name, brandId", "put wrap",
+        "upload media/b.jpg (30.0 kB)", "upload media/c.png (20.0 kB)", "upload notes/faq.md (36 B)",
+        "update post 2026-01-02T03:04:05.000Z: caption, channels", "publish post 2026-01-03T09:00:00.000Z",
+        "unpublish post 2026-01-06T08:00:00.000Z", "update item media/a.jpg: order, active",
+    ]  # fmt: skip
+
+
+def test_what_the_bundle_lacks_is_unpublished_or_deactivated_never_deleted(bundle: Bundle) -> None:
+    state = held(bundle)
+    extra = state.posts[0].model_copy(update={"id": "post_x", "created_at": "2025-12-01T00:00:00.000Z"})
+    hidden = state.posts[0].model_copy(update={"id": "post_y", "created_at": "2025-12-02T00:00:00.000Z",
+                                               "status": "draft"})  # fmt: skip
+    twin = state.posts[1].model_copy(update={"id": "post_twin", "title": "A copy with the same createdAt"})
+    gone = state.items[0].model_copy(update={"id": "item_x", "r2_key": f"projects/{AGENT}/old/x.pdf"})
+    state.posts = [twin, *state.posts, extra, hidden]  # the equal one matches, whatever the listing's order
+    state.items.append(gone)
+    state.objects["old/x.pdf"] = state.objects["docs/menu.pdf"]
+    assert lines(bundle, state) == [
+        "unpublish post 2026-01-03T09:00:00.000Z",
+        "unpublish post 2025-12-01T00:00:00.000Z",
+        "deactivate item old/x.pdf",
+    ]
+
+
+def test_a_cleared_field_replaces_the_post_and_a_resized_file_its_item(bundle: Bundle) -> None:
+    state = held(bundle)
+    state.posts[3] = state.posts[3].model_copy(update={"category": "hours", "sub": "old"})
+    state.items[0] = state.items[0].model_copy(update={"size": 1})
+    plan = plan_against(state, WS, bundle)
+    assert [str(change) for change in plan.changes] == [
+        "replace post 2026-01-05T08:00:00.000Z (clears sub, category)",
+        "replace item docs/menu.pdf (its file changed size or type)",
+    ]
+    assert plan.writes == 4
+
+
+def test_documents_compare_as_json_nulls_included(tmp_path: Path) -> None:
+    bundle = load_bundle(write_bundle(tmp_path / "b", wrap_json={"layout": "feed", "footer": None, "n": 1}))
+    state = held(bundle)
+    assert lines(bundle, state) == []
+    state.wrap = {"layout": "feed", "n": 1}  # a member of null is a member
+    assert lines(bundle, state) == ["put wrap"]
+    state.wrap = {"layout": "feed", "footer": None, "n": 1.0}  # 1 and 1.0 are different JSON
+    assert lines(bundle, state) == ["put wrap"]
+
+
+def test_an_unknown_brand_is_refused_by_name(tmp_path: Path) -> None:
+    bundle = load_bundle(write_bundle(tmp_path / "b", agent_json={"slug": "x", "name": "X", "brand": "nope"}))
+    with pytest.raises(BundleError, match=r"^agent\.json: brand: no brand nope in workspace ws_1 \(it has shop, "):
+        plan_against(AgentState(None, BRANDS), WS, bundle)
+
+
+def test_idempotency_keys_are_the_same_on_every_run_and_differ_by_workspace_and_content() -> None:
+    content: dict[str, Any] = {"createdAt": POSTS[0]["createdAt"], "title": "A"}
+    key = idempotency_key(WS, "barista", "post", content)
+    assert key == idempotency_key(WS, "barista", "post", dict(reversed(content.items())))
+    assert key.startswith("bundle-post-") and len(key) <= 255
+    assert len({key, idempotency_key("ws_2", "barista", "post", content),
+                idempotency_key(WS, "other", "post", content),
+                idempotency_key(WS, "barista", "post", content | {"title": "B"})}) == 4  # fmt: skip
+
+
+def test_sizes_print_in_decimal_units() -> None:
+    assert [human_size(n) for n in (0, 999, 1000, 1_234_567, 5 * 10**9)] == [
+        "0 B",
+        "999 B",
+        "1.0 kB",
+        "1.2 MB",
+        "5.0 GB",
+    ]
+
+
+def test_work_runs_a_few_at_a_time_and_stops_at_the_first_failure() -> None:
+    assert [workers_for(n) for n in (0, 1, 8, 9, 17, 25, 500)] == [1, 1, 1, 2, 3, 4, 4]
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def task(n: int) -> None:
+        with lock:
+            started.append(n)
+        time.sleep(0.01)
+        if n == 3:
+            raise RuntimeError("refused")
+
+    with pytest.raises(RuntimeError, match="refused"):
+        run_all([partial(task, n) for n in range(100)], workers=4)
+    assert 3 in started and len(started) < 12  # those under way finished; the rest never started

@@ -1,0 +1,316 @@
+"""Publishing bundles (``workspace_client.bundle.publish``/``export``) to a real local runner, checked through what
+the service then serves: the portal's GETs, the read plane with a key, and the runner's request log (a publish
+that changes nothing sends no write at all). Each test signs up a user of its own with a workspace of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from workspace_client import Brain
+from workspace_client.bundle import Change, export, load_bundle, publish
+from workspace_client.bundle.changes import CreatePost, Upload
+from workspace_client.bundle.plan import make_plan
+from workspace_client.bundle.publish import carry_out
+from workspace_client.bundle.state import AgentState, read_state
+
+from tests.support import log_scan
+from tests.support.bundles import (
+    DOCUMENTS,
+    FILES,
+    POSTS,
+    made_bytes,
+    signed_in,
+    started_service_without_demo,
+    write_bundle,
+)
+from tests.support.load import ops
+from tests.support.runner import LocalService
+
+pytestmark = pytest.mark.e2e
+SLUG = "test-barista"
+DOCUMENTS_PUT = ("wrap.json", "site.json", "suggestions.json")
+GATEWAY_LINE = re.compile(r'local\.gateway PortalApi "(\w+) (\S+)" (\d+)')
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
+    yield from started_service_without_demo(tmp_path_factory.mktemp("bundle-state"))
+
+
+class Owner:
+    """A user of their own (free plan) with one workspace, signed in."""
+
+    def __init__(self, service: LocalService):
+        self.email = f"bundles-{uuid.uuid4().hex[:12]}@example.com"
+        self.portal = signed_in(service, self.email)
+        self.workspace = self.portal.create_workspace(name="Bundles").workspace.id
+
+    def state(self) -> AgentState:
+        return read_state(self.portal, self.workspace, SLUG)
+
+
+@pytest.fixture
+def owner(service: LocalService) -> Iterator[Owner]:
+    owner = Owner(service)
+    yield owner
+    owner.portal.close()
+
+
+@pytest.fixture
+def bundle_dir(tmp_path: Path) -> Path:
+    return write_bundle(tmp_path / "bundle")
+
+
+def requests_since(service: LocalService, offset: int) -> list[tuple[str, str]]:
+    """The portal requests the runner logged after byte ``offset`` of its log: (method, path)."""
+    time.sleep(0.2)  # the gateway logs a request once answered: let the last line land
+    with (service.state_dir / "runner.log").open("rb") as log:
+        log.seek(offset)
+        return [(m[1], m[2]) for m in GATEWAY_LINE.finditer(log.read().decode(errors="replace"))]
+
+
+def log_size(service: LocalService) -> int:
+    return (service.state_dir / "runner.log").stat().st_size
+
+
+def snapshot(state: AgentState) -> dict[str, Any]:
+    """Everything a write would change, ``updatedAt`` and ETags included."""
+    assert state.agent is not None
+    return {
+        "agent": state.agent.model_dump(exclude={"post_count", "item_count"}),
+        "posts": {post.id: post.model_dump() for post in state.posts},
+        "items": {item.id: item.model_dump() for item in state.items},
+        "objects": {path: stored.model_dump() for path, stored in state.objects.items()},
+        "documents": (state.wrap, state.site, state.suggestions),
+    }
+
+
+def by_created(state: AgentState) -> dict[str, Any]:
+    return {post.created_at: post for post in state.posts}
+
+
+def test_a_publish_is_served_and_a_second_one_sends_no_write(service: LocalService, owner: Owner, bundle_dir: Path):
+    plan = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert (plan.uploads, plan.upload_bytes, plan.writes) == (7, sum(map(len, FILES.values())), 12)
+
+    state = owner.state()
+    assert state.agent is not None and (state.agent.name, state.agent.post_count, state.agent.item_count) == (
+        "Test Barista", 5, 3,
+    )  # fmt: skip
+    posts = by_created(state)
+    assert [posts[created].status for created in sorted(posts)] == ["published"] * 4 + ["draft"]
+    carousel = posts["2026-01-03T09:00:00.000Z"]
+    assert [page.key for page in carousel.pages] == ["media/a.jpg", "media/b.jpg", "media/c.png"]
+    assert carousel.channels == ["instagram"] and posts["2026-01-05T08:00:00.000Z"].title == "Opening hours"
+    assert {path: (o.size, o.etag.strip('"')) for path, o in state.objects.items()} == {
+        path: (len(data), hashlib.md5(data, usedforsecurity=False).hexdigest()) for path, data in FILES.items()
+    }
+    assert state.objects["notes/faq.md"].content_type == "text/markdown; charset=utf-8"
+    assert sorted((i.r2_key.split("/", 2)[2], i.mime_type, i.size, i.active) for i in state.items) == [
+        ("docs/menu.pdf", "application/pdf", len(FILES["docs/menu.pdf"]), True),
+        ("media/a.jpg", "image/jpeg", len(FILES["media/a.jpg"]), True),
+        ("notes/faq.md", "text/markdown", len(FILES["notes/faq.md"]), True),
+    ]
+    assert (state.wrap, state.site, state.suggestions) == tuple(DOCUMENTS[name] for name in DOCUMENTS_PUT)
+
+    # The read plane, as a site reads it (a key needs a paid plan).
+    assert ops(service, "set-plan", "--email", owner.email, "--plan", "pro")["plan"] == "pro"
+    key = owner.portal.mint_key(owner.workspace, name="bundle-test").key.key
+    log_scan.register_secret(key)
+    with Brain(service.brain, key=key) as brain:
+        feed = brain.get_feed(state.agent.id)
+        published = sorted((created for created in posts if posts[created].status == "published"), reverse=True)
+        assert [post.created_at for post in feed] == published  # newest first
+        assert feed[1].is_video and feed[1].poster == "media/clip-poster.jpg"
+        assert sorted(item.name for item in brain.get_items(state.agent.id)) == ["FAQ", "Hero", "Menu"]
+        wrap = brain.get_wrap(state.agent.id)
+        assert (wrap.layout, wrap.greeting, wrap.theme) == ("feed", "Hello!", {"accent": "#336699", "logo": None})
+        assert wrap.model_extra == {"footer": None}  # a member of null is published as one
+        assert brain.get_suggestions(state.agent.id).suggestions == ["What is new?", "When are you open?"]
+
+    before, offset = snapshot(state), log_size(service)
+    again = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert again.empty and (again.uploads, again.upload_bytes, again.writes) == (0, 0, 0)
+    sent = requests_since(service, offset)
+    assert sent and {method for method, _ in sent} == {"GET"}  # no signing, no write
+    assert snapshot(owner.state()) == before
+
+
+def test_one_changed_file_and_post_and_a_dropped_post_are_all_that_is_written(
+    service: LocalService, owner: Owner, bundle_dir: Path
+) -> None:
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    before = owner.state()
+    new_b = made_bytes(FILES["media/b.jpg"][:4], 31_000, 99)
+    changed = [POSTS[0] | {"caption": "Fresh, again"}, *POSTS[1:3], POSTS[4]]  # the text post (POSTS[3]) dropped
+    write_bundle(bundle_dir, posts_json=changed, files={"media/b.jpg": new_b})
+
+    offset = log_size(service)
+    plan = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert [str(change) for change in plan.changes] == [
+        "upload media/b.jpg (31.0 kB)",
+        "update post 2026-01-02T03:04:05.000Z: caption",
+        "unpublish post 2026-01-05T08:00:00.000Z",
+    ]
+    assert (plan.uploads, plan.upload_bytes, plan.writes) == (1, 31_000, 2)
+    writes = sorted(f"{method} {path.split('/')[-1]}" for method, path in requests_since(service, offset)
+                    if method != "GET")  # fmt: skip
+    old, new = by_created(before), by_created(owner.state())
+    updated, unpublished = new["2026-01-02T03:04:05.000Z"], new["2026-01-05T08:00:00.000Z"]
+    assert writes == [f"PATCH {updated.id}", "POST unpublish", "POST uploads"]  # the signing is the one other POST
+
+    after = owner.state()
+    assert updated.caption == "Fresh, again" and unpublished.status == "draft"  # unpublished, never deleted
+    unchanged = set(old) - {"2026-01-02T03:04:05.000Z", "2026-01-05T08:00:00.000Z"}
+    assert all(new[created] == old[created] for created in unchanged)
+    assert after.objects["media/b.jpg"].etag.strip('"') == hashlib.md5(new_b, usedforsecurity=False).hexdigest()
+    assert {p: o for p, o in after.objects.items() if p != "media/b.jpg"} == {
+        p: o for p, o in before.objects.items() if p != "media/b.jpg"
+    }
+    assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
+
+
+def test_a_dry_run_changes_nothing(service: LocalService, owner: Owner, bundle_dir: Path) -> None:
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    before = snapshot(owner.state())
+    extra = {"createdAt": "2026-01-07T00:00:00Z", "kind": "image", "key": "media/new.jpg"}
+    write_bundle(bundle_dir, posts_json=[*POSTS, extra], wrap_json={"layout": "grid"},
+                 files={"media/new.jpg": made_bytes(FILES["media/a.jpg"][:4], 5_000, 7)})  # fmt: skip
+    offset = log_size(service)
+    plan = publish(owner.portal, owner.workspace, bundle_dir, dry_run=True, progress=False)
+    assert [str(change) for change in plan.changes] == [
+        "put wrap", "upload media/new.jpg (5.0 kB)", "create post 2026-01-07T00:00:00.000Z",
+    ]  # fmt: skip
+    assert {method for method, _ in requests_since(service, offset)} == {"GET"}
+    assert snapshot(owner.state()) == before
+
+
+def test_publishing_an_export_changes_nothing(service: LocalService, owner: Owner, bundle_dir: Path, tmp_path: Path):
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    exported = export(owner.portal, owner.workspace, SLUG, tmp_path / "exported", progress=False)
+    for path, data in FILES.items():
+        assert (exported / path).read_bytes() == data
+    original, copy = load_bundle(bundle_dir), load_bundle(exported)
+    assert (copy.agent, copy.posts) == (original.agent, original.posts)
+    assert sorted(copy.items, key=lambda item: item.file) == sorted(original.items, key=lambda item: item.file)
+    assert (copy.wrap, copy.site, copy.suggestions) == (original.wrap, original.site, original.suggestions)
+    offset = log_size(service)
+    assert publish(owner.portal, owner.workspace, exported, progress=False).empty
+    assert {method for method, _ in requests_since(service, offset)} == {"GET"}
+
+
+class Interrupted(Exception):
+    pass
+
+
+def stop_after(kind: type[Change], count: int) -> Any:
+    """An ``on_change`` that raises once ``count`` changes of ``kind`` are done (as a Ctrl-C would stop a run)."""
+    done: list[Change] = []
+
+    def observe(change: Change) -> None:
+        done.append(change)
+        if sum(isinstance(c, kind) for c in done) == count:
+            raise Interrupted
+
+    return observe
+
+
+@pytest.mark.parametrize(("kind", "count"), [(Upload, 2), (CreatePost, 2)], ids=["during-uploads", "during-posts"])
+def test_an_interrupted_publish_run_again_completes_without_duplicates(
+    owner: Owner, bundle_dir: Path, kind: type[Change], count: int
+) -> None:
+    with pytest.raises(Interrupted):
+        publish(owner.portal, owner.workspace, bundle_dir, progress=False, on_change=stop_after(kind, count))
+    halfway = owner.state()
+    assert halfway.agent is not None and 2 <= len(halfway.objects if kind is Upload else halfway.posts) < 7
+    rest = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert rest.uploads == 7 - len(halfway.objects)
+    assert sum(isinstance(change, CreatePost) for change in rest.changes) == 5 - len(halfway.posts)
+    done = owner.state()
+    assert sorted(post.created_at for post in done.posts) == sorted(p.created_at for p in load_bundle(bundle_dir).posts)
+    assert len(done.items) == 3
+    assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
+
+
+def test_a_create_whose_answer_was_lost_is_not_made_twice(owner: Owner, bundle_dir: Path) -> None:
+    """Two runs that listed before either created (a lost answer, or a run still going): the same keys."""
+    write_bundle(bundle_dir, posts_json=POSTS[:4])
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    write_bundle(bundle_dir)  # the fifth post
+    plan = make_plan(owner.portal, owner.workspace, load_bundle(bundle_dir))
+    assert [str(change) for change in plan.changes] == ["create post 2026-01-06T08:00:00.000Z (draft)"]
+    carry_out(owner.portal, plan, progress=False)
+    carry_out(owner.portal, plan, progress=False)  # the second run's create is answered from the first's record
+    assert len(owner.state().posts) == 5
+
+
+def test_a_post_deleted_by_hand_is_created_again(owner: Owner, bundle_dir: Path) -> None:
+    """Its create's Idempotency-Key is answered with the deleted post for 24 hours: it is made again, once."""
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    state = owner.state()
+    assert state.agent is not None
+    deleted = by_created(state)["2026-01-04T12:30:00.500Z"]
+    owner.portal.delete_post(owner.workspace, state.agent.id, deleted.id)
+    plan = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert [str(change) for change in plan.changes] == ["create post 2026-01-04T12:30:00.500Z"]
+    again = by_created(owner.state())
+    assert len(again) == 5 and again["2026-01-04T12:30:00.500Z"].id != deleted.id
+    assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
+
+
+def test_what_the_api_cannot_change_in_place_is_replaced(owner: Owner, bundle_dir: Path) -> None:
+    """A cleared post field (a PATCH's null means absent) and an item whose file changed size (an item reads its
+    object's size and type only when its key is set): both deleted and made again; the agent's name and brand."""
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    events = owner.portal.create_brand(owner.workspace, name="Events", slug="events").brand
+    menu = made_bytes(FILES["docs/menu.pdf"][:9], 26_000, 8)
+    untitled = [{k: v for k, v in POSTS[0].items() if k != "title"}, *POSTS[1:]]
+    write_bundle(bundle_dir, agent_json={"slug": SLUG, "name": "Barista", "brand": "events"}, posts_json=untitled,
+                 items_json=[item for item in load_items() if item["file"] != "notes/faq.md"],
+                 files={"docs/menu.pdf": menu})  # fmt: skip
+    plan = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert [str(change) for change in plan.changes] == [
+        "update agent test-barista: name, brandId",
+        "upload docs/menu.pdf (26.0 kB)",
+        "replace post 2026-01-02T03:04:05.000Z (clears title)",
+        "replace item docs/menu.pdf (its file changed size or type)",
+        "deactivate item notes/faq.md",
+    ]
+    state = owner.state()
+    assert state.agent is not None and (state.agent.name, state.agent.brand_id) == ("Barista", events.id)
+    assert by_created(state)["2026-01-02T03:04:05.000Z"].title is None and len(state.posts) == 5
+    items = {item.r2_key.split("/", 2)[2]: item for item in state.items}
+    assert items["docs/menu.pdf"].size == 26_000 and items["notes/faq.md"].active is False and len(items) == 3
+    assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
+
+
+def load_items() -> list[dict[str, Any]]:
+    from tests.support.bundles import ITEMS
+
+    return [dict(item) for item in ITEMS]
+
+
+def test_a_bigger_bundle_publishes_and_republishes(owner: Owner, tmp_path: Path) -> None:
+    """60 posts and 30 files: the time of a first publish and of an empty second one (printed, for the report)."""
+    files = {f"media/p{n:02}.jpg": made_bytes(FILES["media/a.jpg"][:4], 20_000, 100 + n) for n in range(30)}
+    posts = [{"createdAt": f"2025-12-{1 + n // 2:02}T{10 + n % 2}:00:00Z", "kind": "image",
+              "key": f"media/p{n % 30:02}.jpg", "title": f"Post {n}"} for n in range(60)]  # fmt: skip
+    root = write_bundle(tmp_path / "big", posts_json=posts, items_json=[], files=files)
+    started = time.monotonic()
+    plan = publish(owner.portal, owner.workspace, root, progress=False)
+    first = time.monotonic() - started
+    started = time.monotonic()
+    assert publish(owner.portal, owner.workspace, root, progress=False).empty
+    second = time.monotonic() - started
+    print(f"\n{plan.summary()}: first publish {first:.1f} s, second (empty) {second:.2f} s")
+    assert len(owner.state().posts) == 60
+    shutil.rmtree(root)

@@ -1,0 +1,184 @@
+"""``workspace-client``: help and usage, the session file (owner-only, atomic), and login → publish → export as a
+person runs them: the installed console script in a subprocess, signed in through the runner's outbox with the
+mailed link piped to its stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from workspace_client import Portal
+from workspace_client.bundle import load_bundle
+from workspace_client.bundle.session import Session, SessionError, load, save
+from workspace_client.cli import main
+
+from tests.support import log_scan
+from tests.support.bundles import FILES, POSTS, mailed_link, mails, signed_in, started_service_without_demo
+from tests.support.runner import LocalService
+
+SCRIPT = Path(sys.executable).parent / "workspace-client"
+
+
+def cli(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([SCRIPT, *map(str, args)], capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+def small_bundle(root: Path) -> Path:
+    """One agent, one post, one file: few functions to call, so few cold starts."""
+    (root / "media").mkdir(parents=True)
+    (root / "agent.json").write_text(json.dumps({"slug": "cli-barista", "name": "CLI Barista"}))
+    (root / "posts.json").write_text(json.dumps([POSTS[0] | {"key": "media/a.jpg"}]))
+    (root / "media" / "a.jpg").write_bytes(FILES["media/a.jpg"])
+    return root
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+# --- without a runner
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["login"], ["publish"], ["export"]], ids=["main", "login", "publish", "export"]
+)
+def test_the_help_of_each_command_exits_0(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--help"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: workspace-client {' '.join(command)}".rstrip())
+
+
+def test_the_console_script_is_installed() -> None:
+    done = cli("publish", "--help")
+    assert done.returncode == 0 and "--dry-run" in done.stdout and "--workspace ID" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [["publish", "bundle"], ["frobnicate"], ["export", "--workspace", "ws_1", "out"]])
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2 and "usage: workspace-client" in capsys.readouterr().err
+
+
+def test_without_a_session_a_command_says_to_log_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    assert main(["publish", str(bundle), "--workspace", "ws_1", "--session-file", str(tmp_path / "none.json")]) == 1
+    assert (
+        capsys.readouterr().err
+        == f"workspace-client: not signed in (no {tmp_path / 'none.json'}): run workspace-client login\n"
+    )
+
+
+def test_a_bundle_error_exits_1_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = small_bundle(tmp_path / "b")
+    (bundle / "posts.json").write_text(json.dumps([POSTS[0] | {"key": "media/gone.jpg"}]))
+    assert main(["publish", str(bundle), "--workspace", "ws_1"]) == 1  # refused before a session is even read
+    assert (
+        "posts.json[0] (createdAt 2026-01-02T03:04:05.000Z): key: media/gone.jpg is not a file"
+        in capsys.readouterr().err
+    )
+
+
+def test_the_session_file_is_only_ever_its_owners(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "workspace-client" / "session.json"
+    previous = os.umask(0)  # the loosest umask: the modes must not come from it
+    try:
+        save(path, Session("http://portal.test", "cookie", "jwt", "ava@example.com"))
+    finally:
+        os.umask(previous)
+    assert (mode(path), mode(path.parent)) == (0o600, 0o700)
+    assert load(path) == Session("http://portal.test", "cookie", "jwt", "ava@example.com")
+    path.parent.chmod(0o755)  # the tool's folder, loosened by hand: tightened at the next save
+    save(path, Session("http://portal.test", "cookie", "jwt2"))
+    assert (mode(path), mode(path.parent), load(path).token) == (0o600, 0o700, "jwt2")
+    assert sorted(p.name for p in path.parent.iterdir()) == ["session.json"]  # no temporary file left
+    path.write_text("{")
+    with pytest.raises(SessionError, match=r"is not a session file .*: run workspace-client login"):
+        load(path)
+
+
+# --- against a runner
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
+    yield from started_service_without_demo(tmp_path_factory.mktemp("cli-state"))
+
+
+def wait_for_link(service: LocalService, email: str, before: set[Path]) -> str:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any(json.loads(path.read_text())["to"] == email for path in mails(service) - before):
+            return mailed_link(service, email, before)
+        time.sleep(0.1)
+    raise AssertionError(f"no mail to {email}")
+
+
+@pytest.mark.e2e
+def test_login_with_the_link_on_stdin_then_publish_and_export(service: LocalService, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "WORKSPACE_CLIENT_SESSION"}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    email, before = f"cli-{uuid.uuid4().hex[:12]}@example.com", mails(service)
+    login = subprocess.Popen([SCRIPT, "login", "--portal", service.portal, "--email", email], env=env, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    out, err = login.communicate(wait_for_link(service, email, before) + "\n", timeout=60)
+    session_file = tmp_path / "config" / "workspace-client" / "session.json"
+    assert login.returncode == 0, err
+    assert out == f"Signed in as {email}; the session is kept in {session_file}\n"
+    assert f"A sign-in link was mailed to {email}" in err
+    assert (mode(session_file), mode(session_file.parent)) == (0o600, 0o700)
+    saved = load(session_file)
+    log_scan.register_secret(saved.session or "", saved.token or "")
+    assert (saved.portal_url, saved.email) == (service.portal, email) and saved.session and saved.token
+
+    with Portal(service.portal, session=saved.session) as portal:
+        workspace = portal.create_workspace(name="CLI").workspace.id
+    bundle = small_bundle(tmp_path / "bundle")
+    dry = cli("publish", bundle, "--workspace", workspace, "--dry-run", env=env)
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines() == [
+        "create agent cli-barista (CLI Barista)",
+        "upload media/a.jpg (40.0 kB)",
+        "create post 2026-01-02T03:04:05.000Z",
+        "agent cli-barista: 1 upload (40.0 kB), 2 writes",
+    ]
+    published = cli("publish", bundle, "--workspace", workspace, "--no-progress", env=env)
+    assert published.returncode == 0, published.stderr
+    assert published.stdout == dry.stdout + f"published cli-barista to {workspace}\n"
+    again = cli("publish", bundle, "--workspace", workspace, env=env)
+    assert again.stdout == "agent cli-barista: up to date, nothing to do\n" and again.returncode == 0
+
+    exported = cli("export", "--workspace", workspace, "--agent", "cli-barista", tmp_path / "copy", env=env)
+    assert exported.returncode == 0, exported.stderr
+    assert load_bundle(tmp_path / "copy").posts == load_bundle(bundle).posts
+    assert (tmp_path / "copy" / "media" / "a.jpg").read_bytes() == FILES["media/a.jpg"]
+
+
+@pytest.mark.e2e
+def test_a_renewed_token_is_saved_back_and_refusals_show_the_service_code(
+    service: LocalService, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    portal = signed_in(service, f"cli-{uuid.uuid4().hex[:12]}@example.com")
+    workspace = portal.create_workspace(name="CLI").workspace.id
+    path = tmp_path / "session.json"
+    save(path, Session(service.portal, portal.session_cookie, None))  # the cookie only: a JWT is minted from it
+    bundle = small_bundle(tmp_path / "bundle")
+    assert main(["publish", str(bundle), "--workspace", workspace, "--dry-run", "--session-file", str(path)]) == 0
+    renewed = load(path)
+    assert renewed.token and renewed.session == portal.session_cookie and mode(path) == 0o600
+    log_scan.register_secret(renewed.token)
+
+    assert main(["publish", str(bundle), "--workspace", "ws_unknown", "--session-file", str(path)]) == 1
+    assert (
+        capsys.readouterr().err == "workspace-client: the service refused: Workspace not found (NOT_FOUND, HTTP 404)\n"
+    )
+    portal.close()

@@ -212,3 +212,15 @@ def test_a_retry_replays_even_when_what_the_first_attempt_checked_has_changed(
     again = [studio.call(function, key=f"retry-{n}", **request) for n, (function, request) in enumerate(writes)]
     assert [(a.status, a.json()) for a in again] == [(a.status, a.json()) for a in first]
     assert studio.audit()[2:] == entries  # the two deletions only
+
+
+def test_the_audit_log_outlives_an_agent_and_goes_with_its_workspace(studio: Studio) -> None:
+    agent = studio.agent("Doomed")
+    studio.ok("PortalAgentDeleteFunction", agent_id=agent["id"])
+    studio.purge()
+    assert [(e.action, e.target) for e in studio.audit()] == [("agent.delete", f"agent:{agent['id']}"),
+                                                              ("agent.create", f"agent:{agent['id']}")]  # fmt: skip
+    deleted = studio.call("PortalWorkspaceDeleteFunction")
+    assert deleted.json() == {"deleted": True}
+    studio.purge()
+    assert studio.audit() == [] and studio.partition(f"WS#{studio.workspace_id}") == []

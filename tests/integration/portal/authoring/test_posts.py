@@ -287,3 +287,15 @@ def test_concurrent_writes_leave_the_feed_exact(studio: Studio, agent: dict[str,
     statuses = at_once(12, write)
     assert set(statuses) <= {200, 409} and statuses.count(200) >= 3, statuses
     feed.agent(a)
+
+
+def test_filter_values_with_separators_are_their_own_views(
+    studio: Studio, agent: dict[str, Any], feed: FeedCheck
+) -> None:
+    """A ``#`` or ``%`` in a channel or category never reaches into another value's copies (they are encoded)."""
+    a = agent["id"]
+    studio.post(a, channels=["a#b", "a"], category="b#c", publish=True)
+    studio.post(a, channels=["a%23b", "ünï/çødé"], category="b", publish=True)
+    studio.post(a, channels=["a"], category="b#c%", createdAt="2026-01-01T00:00:00Z", publish=True)
+    published = feed.agent(a)
+    assert len(published) == 3 and [len(feed.feed(a, channel=c)) for c in ("a#b", "a%23b", "a")] == [1, 1, 2]

@@ -1,6 +1,6 @@
-"""The real handlers in-process against moto, with the demo workspace loaded: what the in-process benches share.
+"""The real handlers in-process against moto, with the demo's first agent seeded: what the in-process benches share.
 
-``demo_stack()`` starts moto, creates the template's resources and loads the demo data (168 posts, items,
+``demo_stack()`` starts moto, creates the template's resources and seeds examples/northwind-barista (168 posts, items,
 wrap/site documents; placeholder media bodies, so no ffmpeg) plus two large media objects;
 ``operations()`` names one request per brain endpoint; ``prepare()`` gives a function its environment and
 fresh clients from the default session (so a hook on that session sees every call it makes); ``invoke()``
@@ -55,19 +55,6 @@ class Operation:
     streamed: bool = False
     env: dict[str, str] = field(default_factory=dict)
     runs: int | None = None  # fewer for the large objects
-
-
-def fake_media() -> Any:
-    """The demo's media library with placeholder bodies: records keep their real shape, no ffmpeg needed."""
-    from local.demo.media import Image, MediaLibrary, Video
-
-    images = [Image(f"img-{i:02d}.jpg", b"jpeg", 1080, 1350 if i % 2 else 1080, "image/jpeg") for i in range(8)]
-    videos = [Video(f"video-{i}.mp4", f"video-{i}-poster.jpg", b"mp4", b"jpeg", 640, 360) for i in (1, 2)]
-    videos.append(Video("video-3.mp4", "video-3-poster.jpg", b"mp4", b"jpeg", 360, 640))
-    logos = {n: Image(n, b"png", 256, 256, "image/png") for n in ("logo.png", "logo-old.png")}
-    return MediaLibrary(
-        images=images, videos=videos, card=Image("card.png", b"png", 1080, 1080, "image/png"), logos=logos
-    )
 
 
 def operations(demo: dict[str, Any]) -> list[Operation]:
@@ -159,20 +146,17 @@ def demo_stack() -> Iterator[dict[str, Any]]:
     import boto3
     from moto import mock_aws
 
-    import local.demo as demo_module
+    from bench.seeded_example import seed_example
     from local.emulator import create_resources
 
     with mock_aws():
         db, s3 = boto3.client("dynamodb"), boto3.client("s3")
         create_resources(stack(), db, s3)
         env = stack().functions()["BrainFeedFunction"].environment
-        # the records' shapes, not the bodies; patched where load_demo looks it up (local.demo does not re-export it)
-        demo_module.load_media = lambda cache_dir: fake_media()  # type: ignore[attr-defined]
-        with tempfile.TemporaryDirectory() as cache:
-            demo = demo_module.load_demo(
-                db, s3, main_table=env["MAIN_TABLE"], api_keys_table=env["API_KEYS_TABLE"],
-                ledger_table=env["LEDGER_TABLE"], bucket=env["CONTENT_BUCKET"], cache_dir=Path(cache),
-            )[0]  # fmt: skip
+        demo = seed_example(
+            db, s3, main_table=env["MAIN_TABLE"], api_keys_table=env["API_KEYS_TABLE"],
+            ledger_table=env["LEDGER_TABLE"], bucket=env["CONTENT_BUCKET"],
+        )  # fmt: skip
         prefix = f"workspaces/{demo['id']}/media/"
         s3.put_object(Bucket=env["CONTENT_BUCKET"], Key=prefix + "bench-1mib.bin", Body=os.urandom(MIB))
         s3.put_object(Bucket=env["CONTENT_BUCKET"], Key=prefix + "bench-100mib.bin", Body=os.urandom(100 * MIB))

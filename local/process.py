@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .demo_template import seeded
 from .template import ROOT
 
 STARTUP_TIMEOUT = 120  # a first run encodes the demo videos
@@ -48,7 +49,13 @@ class RunnerProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> dict[str, Any]:
-        """Start it; its ``demo.json`` (URLs, workspaces, keys) once written (the previous run's is removed first)."""
+        """Start it; its ``demo.json`` (URLs, workspaces, keys) once written (the previous run's is removed first).
+
+        With ``LOCAL_DEMO_TEMPLATE=1`` (the test suites), an empty state starts from a copy of a published demo
+        (``local.demo_template``) instead of publishing it again; ``--fresh`` and ``--no-demo`` never do.
+        """
+        if self._env.get("LOCAL_DEMO_TEMPLATE") == "1" and not {"--fresh", "--no-demo"} & set(self.command):
+            seeded(self.state_dir, self._publish_template)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         demo_file = self.state_dir / "demo.json"
         demo_file.unlink(missing_ok=True)
@@ -62,6 +69,13 @@ class RunnerProcess:
                 raise RuntimeError("the local runner did not start:\n" + self.log.read_text()[-4000:])
             time.sleep(0.1)
         return json.loads(demo_file.read_text())
+
+    def _publish_template(self, directory: Path) -> None:
+        """A runner of this kind publishes the demo into ``directory`` from scratch, and stops (its state kept)."""
+        template = RunnerProcess(directory, env={"LOCAL_DEMO_TEMPLATE": "0"})
+        template.start()
+        if template.stop() != 0:
+            raise RuntimeError("the demo template's runner did not stop cleanly:\n" + template.log.read_text()[-4000:])
 
     @property
     def pid(self) -> int:

@@ -8,12 +8,14 @@ import os
 import secrets
 import shutil
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
+from .http_server import drain_together
 from .queues import QueuePoller
 from .s3_post_policy import PostPolicyCheck
 from .schedules import Scheduler
@@ -160,20 +162,28 @@ def start(
         portal_url=f"http://{host}:{portal.server_address[1]}",
         brain_url=f"http://{host}:{brain.server_address[1]}",
         # Closed in reverse: the APIs stop taking requests and drain, then the rest; the journal last.
-        _closers=[store.close, moto.stop, pool.close, queues.close, schedules.close, portal.drain, brain.drain],
+        _closers=[
+            store.close,
+            moto.stop,
+            pool.close,
+            queues.close,
+            schedules.close,
+            partial(drain_together, [portal, brain]),
+        ],
     )
 
-    # Demo data: seeded into an empty state only, so a restart shows the same ids and keys.
+    # Demo data: seeded into an empty state only, so a restart shows the same ids and keys. Its agents are published
+    # through the portal that now answers, signed in with the outbox's mail, as a user publishes a bundle.
     def seed() -> list[dict[str, Any]]:
         from .demo import load_demo
 
         return load_demo(
             dynamodb,
-            s3,
             main_table=stack.physical_name("MainTable"),
             api_keys_table=stack.physical_name("ApiKeysTable"),
             ledger_table=stack.physical_name("LedgerTable"),
-            bucket=stack.physical_name("ContentBucket"),
+            portal_url=runner.portal_url,
+            outbox=Path(local_env["OUTBOX_DIR"]),
             cache_dir=media_cache or state_dir / "media-cache",
         )
 

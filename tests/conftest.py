@@ -6,6 +6,7 @@ intercept fails fast instead of reaching (or retrying against) real AWS.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,10 @@ from tests.support.lambdas import stack
 
 # Every log line the run writes is scanned for secrets; the run fails if one holds any (tests/support/log_scan.py).
 pytest_plugins = ["tests.support.log_scan"]
+
+# Runners the suites start on an empty state begin from a copy of a demo published once through the API
+# (local/demo_template.py), not from a publish of their own: a minute of CPU each, on two cores.
+os.environ.setdefault("LOCAL_DEMO_TEMPLATE", "1")
 
 FAKE_AWS = {
     "AWS_ACCESS_KEY_ID": "testing",

@@ -9,15 +9,13 @@ same key; a new port (or a key gone from a fresh state) gets a new one.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 from core.auth.api_keys import generate, hash_key
+from core.ids import now_iso
 from core.repositories.api_keys import ApiKeyRepository
 from core.services.key_admin import key_record
-
-from .data import iso_ms
 
 # One page view asks for the wrap, the feed, a batch of signed media URLs and every media range it plays.
 PAGE_RATE_LIMIT = 600
@@ -43,7 +41,7 @@ def page_key(dynamodb: Any, api_keys_table: str, kept: Path, workspace_id: str, 
     keys.put(
         key_record(
             raw, workspace_id, f"Demo page ({origin})", rate_limit=PAGE_RATE_LIMIT, allowed_origins=_origins(origin),
-            created_at=iso_ms(int(time.time() * 1000)),
+            created_at=now_iso(),
         )
     )  # fmt: skip
     kept.write_text(json.dumps(known | {origin: raw}, indent=2) + "\n")

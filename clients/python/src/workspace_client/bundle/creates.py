@@ -75,10 +75,10 @@ class Creates:
             if not made:
                 return
             self._made = {id_: entry for id_, entry in self._made.items() if entry[0] != posts}
-            listed = {post.id for post in all_posts(self.portal, self.ws, self.agent_id)} if posts else {
-                item.id for active in ("true", "false")
-                for item in self.portal.list_items(self.ws, self.agent_id, active=active).items
-            }  # fmt: skip
+            if posts:
+                listed = {post.id for post in all_posts(self.portal, self.ws, self.agent_id)}
+            else:
+                listed = {item.id for item in self.portal.list_items(self.ws, self.agent_id).items}
             for id_, (_, spec, key) in made.items():
                 if id_ not in listed:
                     (self.post if posts else self.item)(spec, again(key, id_))

@@ -39,7 +39,7 @@ class AgentState:
 
 
 def read_state(portal: Portal, workspace_id: str, slug: str) -> AgentState:
-    with ThreadPoolExecutor(max_workers=7) as pool:
+    with ThreadPoolExecutor(max_workers=6) as pool:
         agents = pool.submit(portal.list_agents, workspace_id)
         brands = pool.submit(portal.list_brands, workspace_id)
         agent = next((agent for agent in agents.result().agents if agent.slug == slug), None)
@@ -52,11 +52,7 @@ def read_state(portal: Portal, workspace_id: str, slug: str) -> AgentState:
             "suggestions": lambda: _suggestions(portal, workspace_id, agent.active_workflow_id),
             "objects": lambda: all_objects(portal, workspace_id, agent.id),
             "posts": lambda: all_posts(portal, workspace_id, agent.id),
-            # Both halves: GET …/items without ``active`` is refused by the service (an empty key prefix).
-            "items": lambda: [
-                *portal.list_items(workspace_id, agent.id, active="true").items,
-                *portal.list_items(workspace_id, agent.id, active="false").items,
-            ],
+            "items": lambda: portal.list_items(workspace_id, agent.id).items,
         }
         for name, future in [(name, pool.submit(read)) for name, read in reads.items()]:
             setattr(state, name, future.result())

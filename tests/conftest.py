@@ -40,7 +40,8 @@ def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every test runs with the environment template.yaml gives the functions (local resource names)."""
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
-    env = FAKE_AWS | stack().functions()["BrainFeedFunction"].environment
+    # A purge finishes in its pass here; the settle window after a deletion has tests of its own.
+    env = FAKE_AWS | stack().functions()["BrainFeedFunction"].environment | {"PURGE_SETTLE_SECONDS": "0"}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     deps.reset()

@@ -35,8 +35,8 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
         logger.exception("purge pass failed", extra={"messageId": record.message_id})
         raise  # the processor reports the record in batchItemFailures
     logger.info("purge pass", extra={"workspaceId": workspace_id, **result.__dict__})
-    if not result.finished:
-        deps.enqueue_purge(workspace_id, agent_id)
+    if not result.finished:  # out of time (again now), or everything gone but the settle window (again after it)
+        deps.enqueue_purge(workspace_id, agent_id, delay_seconds=result.again_in)
 
 
 @observability.observed("workers", routed=("purge",))

@@ -101,6 +101,9 @@ class Settings(BaseModel):
 
     # --- authoring: uploads go straight to S3 with a presigned POST that lives this long (S3 allows far more)
     upload_url_seconds: int = Field(900, alias="UPLOAD_URL_SECONDS", ge=60, le=900)
+    # A deleted workspace's or agent's tombstone (and its last purge pass) waits this long after the deletion, so an
+    # upload signed just before it that lands later is purged too: the upload URL's lifetime and a minute.
+    purge_settle_seconds: int = Field(960, alias="PURGE_SETTLE_SECONDS", ge=0)
 
     # --- chat
     chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")

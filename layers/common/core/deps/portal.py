@@ -82,9 +82,9 @@ def purge_queue() -> PurgeQueue:
     return PurgeQueue(aws.client("sqs"), get_settings().purge_queue_url)
 
 
-def enqueue_purge(workspace_id: str, agent_id: str | None = None) -> None:
-    """Queue the purge of a deleted workspace, or of one deleted agent of it."""
-    deps.purge_queue().send(workspace_id, agent_id)
+def enqueue_purge(workspace_id: str, agent_id: str | None = None, *, delay_seconds: int = 0) -> None:
+    """Queue the purge of a deleted workspace, or of one deleted agent of it (``delay_seconds``: not before)."""
+    deps.purge_queue().send(workspace_id, agent_id, delay_seconds=delay_seconds)
 
 
 @per_container
@@ -145,4 +145,5 @@ def purge() -> PurgeService:
         PurgeRepository(aws.dynamodb(), settings.main_table),
         deps.api_keys(),
         ObjectVersionsRepository(aws.s3(), settings.content_bucket),
+        settle_seconds=settings.purge_settle_seconds,
     )

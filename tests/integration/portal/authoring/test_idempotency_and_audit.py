@@ -14,7 +14,7 @@ import pytest
 from core.ids import iso
 from core.settings import PLAN_LIMITS
 from tests.integration.portal.authoring.test_who_may_write import WRITES as EVERY_WRITE
-from tests.support.authoring import Studio
+from tests.support.authoring import Studio, at_once
 from tests.support.brain import RFC3339_MS
 from tests.support.portal import Portal, assert_error
 
@@ -224,3 +224,21 @@ def test_the_audit_log_outlives_an_agent_and_goes_with_its_workspace(studio: Stu
     assert deleted.json() == {"deleted": True}
     studio.purge()
     assert studio.audit() == [] and studio.partition(f"WS#{studio.workspace_id}") == []
+
+
+def test_concurrent_retries_with_one_key_write_once(studio: Studio) -> None:
+    agent = studio.agent("Helper")
+    studio.media(agent["id"], "media/a.jpg")
+    entries = studio.audit()
+
+    def create(n: int) -> tuple[int, Any]:
+        answer = studio.call_in_container("PortalPostCreateFunction", key="once", agent_id=agent["id"],
+                                          body={"key": "media/a.jpg", "kind": "image", "publish": True})  # fmt: skip
+        return answer.status, answer.json()
+
+    answers = at_once(6, create)
+    made = [body for status, body in answers if status == 201]
+    assert {status for status, _ in answers} <= {201, 409} and made, answers
+    assert all(body == made[0] for body in made)  # the first answer, replayed
+    assert [p["id"] for p in studio.all_posts(agent["id"])] == [made[0]["post"]["id"]]
+    assert len(studio.audit()) == len(entries) + 1

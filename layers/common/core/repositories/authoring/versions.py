@@ -22,8 +22,14 @@ def versioned[R: BaseModel](seen: int, new: R) -> R:
 
 
 def unchanged_since(seen: int) -> str:
-    """The condition that the item still has the version ``:seen`` (records written before versions count as 0)."""
-    return "(attribute_not_exists(version) OR version = :seen)" if seen == 0 else "version = :seen"
+    """The condition that the item still exists with the version ``:seen`` (records written before versions count
+    as 0). "No version" alone would also hold for an item deleted since it was read: an edit racing a deletion
+    would write it again (a post back in the feed, or a brand, agent or workspace item of the edited fields only)."""
+    return (
+        "(attribute_exists(pk) AND (attribute_not_exists(version) OR version = :seen))"
+        if seen == 0
+        else "version = :seen"
+    )
 
 
 def update_fields(tx: Transaction, key: Mapping[str, str], fields: Mapping[str, Any], seen: int) -> None:

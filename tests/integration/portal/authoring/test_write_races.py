@@ -1,0 +1,102 @@
+"""An edit racing the deletion of what it edits: the deletion lands between the edit's read and its write (made
+there deterministically, by wrapping the store's write), and the edit must then find nothing (404), never write
+the item again: no resurrected post or item (in the feed, off its agent's count), no partial brand, workflow,
+agent or workspace item that no list can read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from core.repositories.authoring.agents import AgentStore
+from core.repositories.authoring.brands import BrandStore
+from core.repositories.authoring.items import ItemStore
+from core.repositories.authoring.posts import PostStore
+from core.repositories.authoring.workflows import WorkflowStore
+from core.repositories.authoring.workspaces import WorkspaceSettingsStore
+from tests.support.authoring import Studio, agent_partitions
+from tests.support.feed_check import FeedCheck, no_feed_cache
+from tests.support.portal import Portal, assert_error
+
+
+@pytest.fixture
+def studio(portal: Portal) -> Studio:
+    return Studio.open(portal)
+
+
+def deleted_first(monkeypatch: pytest.MonkeyPatch, store: type, method: str, delete: Callable[[], Any]) -> list[Any]:
+    """``store.method`` runs ``delete()`` once before it writes; the list records that it did."""
+    real, done = getattr(store, method), []
+
+    def racing(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not done:
+            done.append(delete())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(store, method, racing)
+    return done
+
+
+def test_a_post_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_feed_cache(monkeypatch)
+    feed = FeedCheck.open(studio)
+    agent = studio.agent("Helper")
+    studio.media(agent["id"], "media/a.jpg")
+    for function in ("PortalPostPublishFunction", "PortalPostUpdateFunction"):
+        post = studio.post(agent["id"], channels=["site"], category="news")
+        ids = {"agent_id": agent["id"], "post_id": post["id"]}
+        done = deleted_first(monkeypatch, PostStore, "replace", lambda ids=ids: studio.ok("PortalPostDeleteFunction",
+                                                                                          **ids))  # fmt: skip
+        body = {"body": {"title": "Edited"}} if function == "PortalPostUpdateFunction" else {}
+        assert_error(studio.call(function, **ids, **body), 404, "NOT_FOUND")
+        assert done  # (the next pass wraps this wrapper, which has done its deletion)
+        assert feed.agent(agent["id"]) == [] and agent_partitions(studio.portal, agent["id"])["posts"] == []
+        assert studio.ok("PortalAgentGetFunction", agent_id=agent["id"])["agent"]["postCount"] == 0
+
+
+def test_an_item_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = studio.agent("Helper")
+    item = studio.item(agent["id"])
+    ids = {"agent_id": agent["id"], "item_id": item["id"]}
+    deleted_first(monkeypatch, ItemStore, "replace", lambda: studio.ok("PortalItemDeleteFunction", **ids))
+    assert_error(studio.call("PortalItemUpdateFunction", **ids, body={"name": "Edited"}), 404, "NOT_FOUND")
+    assert studio.ok("PortalItemsListFunction", agent_id=agent["id"])["items"] == []
+    assert studio.ok("PortalAgentGetFunction", agent_id=agent["id"])["agent"]["itemCount"] == 0
+
+
+def test_a_brand_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    brand = studio.brand("Doomed")
+    deleted_first(monkeypatch, BrandStore, "update",
+                  lambda: studio.ok("PortalBrandDeleteFunction", brand_id=brand["id"]))  # fmt: skip
+    assert_error(studio.call("PortalBrandUpdateFunction", brand_id=brand["id"], body={"name": "Edited"}), 404,
+                 "NOT_FOUND")  # fmt: skip
+    assert [b["id"] for b in studio.brands()] == [studio.workspace()["defaultBrandId"]]
+
+
+def test_a_workflow_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    flow = studio.workflow("Doomed")
+    deleted_first(monkeypatch, WorkflowStore, "update",
+                  lambda: studio.ok("PortalWorkflowDeleteFunction", workflow_id=flow["id"]))  # fmt: skip
+    refused = studio.call("PortalWorkflowUpdateFunction", workflow_id=flow["id"], body={"name": "Edited"})
+    assert_error(refused, 404, "NOT_FOUND")
+    assert studio.ok("PortalWorkflowsListFunction")["workflows"] == []
+
+
+def test_an_agent_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = studio.agent("Doomed")
+    deleted_first(monkeypatch, AgentStore, "update",
+                  lambda: studio.ok("PortalAgentDeleteFunction", agent_id=agent["id"]))  # fmt: skip
+    assert_error(studio.call("PortalAgentUpdateFunction", agent_id=agent["id"], body={"name": "Edited"}), 404,
+                 "NOT_FOUND")  # fmt: skip
+    assert studio.ok("PortalAgentsListFunction")["agents"] == []
+    assert studio.partition(f"WS#{studio.workspace_id}").count(f"AGENT#{agent['id']}") == 0
+
+
+def test_a_settings_edit_racing_the_workspaces_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    deleted_first(monkeypatch, WorkspaceSettingsStore, "update",
+                  lambda: studio.ok("PortalWorkspaceDeleteFunction"))  # fmt: skip
+    assert_error(studio.call("PortalWorkspaceUpdateFunction", body={"name": "Edited"}), 404, "NOT_FOUND")
+    studio.purge()
+    assert studio.partition(f"WS#{studio.workspace_id}") == []

@@ -35,13 +35,18 @@ FAKE_AWS = {
 }
 
 
+def function_environment() -> dict[str, str]:
+    """Dummy AWS and the environment template.yaml gives the functions (local resource names). A purge finishes
+    in its pass here: the settle window after a deletion has tests of its own (test_purge_settle.py)."""
+    return FAKE_AWS | stack().functions()["BrainFeedFunction"].environment | {"PURGE_SETTLE_SECONDS": "0"}
+
+
 @pytest.fixture(autouse=True)
 def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every test runs with the environment template.yaml gives the functions (local resource names)."""
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.delenv("AWS_PROFILE", raising=False)
-    # A purge finishes in its pass here; the settle window after a deletion has tests of its own.
-    env = FAKE_AWS | stack().functions()["BrainFeedFunction"].environment | {"PURGE_SETTLE_SECONDS": "0"}
+    env = function_environment()
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     deps.reset()

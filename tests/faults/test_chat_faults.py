@@ -20,7 +20,7 @@ from core import deps
 from core.ids import new_id
 from core.repositories.workspaces import WorkspaceRepository
 from core.services import rate_limit
-from core.services.credits import CreditService
+from core.services.billing import Billing
 from core.settings import get_settings
 from tests.support.fault_harness import World, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
@@ -51,10 +51,9 @@ class Turn:
 
 def sweep_past_expiry(world: World) -> None:
     """The scheduled sweeper, run as if every hold taken so far had expired."""
-    later = CreditService(ledger_repository(world.aws.dynamodb), usd_cents_per_credit=1,
-                          hold_seconds=get_settings().hold_seconds,
-                          clock=lambda: time.time() + get_settings().hold_seconds + 1)  # fmt: skip
-    world.monkeypatch.setattr(deps, "credits", cache(lambda: later))
+    later = Billing(ledger_repository(world.aws.dynamodb), hold_seconds=get_settings().hold_seconds,
+                    clock=lambda: time.time() + get_settings().hold_seconds + 1)  # fmt: skip
+    world.monkeypatch.setattr(deps, "billing", cache(lambda: later))  # the sweeper's
     context = LambdaContext(function_name="CreditHoldSweeperFunction")
     handler_module("CreditHoldSweeperFunction").lambda_handler({"source": "aws.scheduler"}, context)
 

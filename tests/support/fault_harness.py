@@ -22,7 +22,7 @@ import pytest
 
 from core import deps
 from core.services import together
-from tests.conftest import FAKE_AWS, Aws
+from tests.conftest import Aws, function_environment
 from tests.support.fault_injection import Call, Fault, Injector, Plan, attach_to_core_clients, faults_for
 from tests.support.lambdas import HttpResult, StreamedResult, stack
 from tests.support.portal import Portal
@@ -33,7 +33,7 @@ JSON = "application/json; charset=utf-8"
 
 def environment() -> dict[str, str]:
     """What tests/conftest.py's ``lambda_environment`` sets: dummy AWS and the template's function environment."""
-    return FAKE_AWS | stack().functions()["BrainFeedFunction"].environment
+    return function_environment()
 
 
 @dataclass

@@ -28,7 +28,7 @@ def studio(portal: Portal) -> Studio:
 
 def deleted_first(monkeypatch: pytest.MonkeyPatch, store: type, method: str, delete: Callable[[], Any]) -> list[Any]:
     """``store.method`` runs ``delete()`` once before it writes; the list records that it did."""
-    real, done = getattr(store, method), []
+    real, done = getattr(store, method), list[Any]()
 
     def racing(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not done:
@@ -39,6 +39,10 @@ def deleted_first(monkeypatch: pytest.MonkeyPatch, store: type, method: str, del
     return done
 
 
+def deletion(studio: Studio, function: str, ids: dict[str, Any]) -> Callable[[], Any]:
+    return lambda: studio.ok(function, **ids)
+
+
 def test_a_post_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
     no_feed_cache(monkeypatch)
     feed = FeedCheck.open(studio)
@@ -47,8 +51,7 @@ def test_a_post_edit_racing_its_deletion(studio: Studio, monkeypatch: pytest.Mon
     for function in ("PortalPostPublishFunction", "PortalPostUpdateFunction"):
         post = studio.post(agent["id"], channels=["site"], category="news")
         ids = {"agent_id": agent["id"], "post_id": post["id"]}
-        done = deleted_first(monkeypatch, PostStore, "replace", lambda ids=ids: studio.ok("PortalPostDeleteFunction",
-                                                                                          **ids))  # fmt: skip
+        done = deleted_first(monkeypatch, PostStore, "replace", deletion(studio, "PortalPostDeleteFunction", ids))
         body = {"body": {"title": "Edited"}} if function == "PortalPostUpdateFunction" else {}
         assert_error(studio.call(function, **ids, **body), 404, "NOT_FOUND")
         assert done  # (the next pass wraps this wrapper, which has done its deletion)
@@ -100,3 +103,34 @@ def test_a_settings_edit_racing_the_workspaces_deletion(studio: Studio, monkeypa
     assert_error(studio.call("PortalWorkspaceUpdateFunction", body={"name": "Edited"}), 404, "NOT_FOUND")
     studio.purge()
     assert studio.partition(f"WS#{studio.workspace_id}") == []
+
+
+# --- a deletion racing an edit: it must not undo what it did not read (counters, slug claims)
+
+
+def test_an_agent_deletion_racing_its_edit(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deletion read the agent before an edit moved its brand, workflow and slug: what it frees must be what the
+    agent names when it is deleted, or the new brand and workflow stay "in use" and the new slug taken forever."""
+    agent = studio.agent("Doomed")
+    brand, flow = studio.brand("Moved to"), studio.workflow("Moved to")
+    moved = {"brandId": brand["id"], "activeWorkflowId": flow["id"], "slug": "moved"}
+    deleted_first(monkeypatch, AgentStore, "delete",
+                  lambda: studio.ok("PortalAgentUpdateFunction", agent_id=agent["id"], body=moved))  # fmt: skip
+    assert studio.ok("PortalAgentDeleteFunction", agent_id=agent["id"]) == {"deleted": True}
+    assert studio.ok("PortalAgentsListFunction")["agents"] == []
+    assert studio.ok("PortalBrandDeleteFunction", brand_id=brand["id"]) == {}
+    for workflow_id in (flow["id"], agent["activeWorkflowId"]):
+        assert studio.ok("PortalWorkflowDeleteFunction", workflow_id=workflow_id) == {}
+    assert studio.agent("Again", slug="moved")["slug"] == "moved"
+    assert studio.agent("Doomed")["slug"] == "doomed"
+
+
+def test_a_brand_deletion_racing_its_edit(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    brand = studio.brand("Doomed")
+    moved = {"slug": "moved"}
+    deleted_first(monkeypatch, BrandStore, "delete",
+                  lambda: studio.ok("PortalBrandUpdateFunction", brand_id=brand["id"], body=moved))  # fmt: skip
+    assert studio.ok("PortalBrandDeleteFunction", brand_id=brand["id"]) == {}
+    assert [b["id"] for b in studio.brands()] == [studio.workspace()["defaultBrandId"]]
+    assert studio.brand("Again", slug="moved")["slug"] == "moved"
+    assert studio.brand("Doomed")["slug"] == "doomed"

@@ -14,7 +14,7 @@ from ...models.records import AgentRecord, PurgeRecord, WorkflowRecord
 from .. import main_table as keys
 from ..dynamo import get_item, query_all, to_item
 from ..transactions import EXISTS, NEW, Also, Changed, Transaction
-from .versions import update_fields, versioned
+from .versions import unchanged_since, update_fields, versioned
 
 SLUG_TAKEN = Conflict("slug: another agent of this workspace has it")
 CHANGED = Changed("The agent changed while this request was applied; read it again")
@@ -91,17 +91,19 @@ class AgentStore:
         ).carry(also).commit_or_raise(self._db, {"agent": NotFound("Agent not found")})  # fmt: skip
 
     def delete(self, agent: AgentRecord, tombstone: PurgeRecord, *, also: Also) -> None:
-        """Gone for every reader at once; its tombstone (outside the workspace's partition) names the purge's work."""
+        """Gone for every reader at once; its tombstone (outside the workspace's partition) names the purge's work.
+        Only if the agent is still as read (``Changed`` otherwise): the slug and counters it frees are the ones read."""
         ws, minus = agent.workspace_id, {":minus": -1}
         tx = Transaction(self._table)
-        tx.delete(keys.agent(ws, agent.id), condition=EXISTS, name="agent")
+        tx.delete(keys.agent(ws, agent.id), condition=unchanged_since(agent.version), values={":seen": agent.version},
+                  name="changed")  # fmt: skip
         tx.delete(keys.agent_slug_claim(ws, agent.slug))
         tx.update(keys.workspace(ws), "ADD agentCount :minus", condition=EXISTS, values=minus, name="agent")
         for key in (keys.brand(ws, agent.brand_id), keys.workflow(ws, agent.active_workflow_id)):
             # They cannot be deleted while the agent names them; the condition keeps an update from making one.
             tx.update(key, "ADD agentCount :minus", condition=EXISTS, values=minus)
         tx.put(keys.agent_purge(ws, agent.id) | tombstone.attributes() | {"agentId": agent.id})
-        tx.carry(also).commit_or_raise(self._db, {"agent": NotFound("Agent not found")})
+        tx.carry(also).commit_or_raise(self._db, {"changed": CHANGED, "agent": NotFound("Agent not found")})
 
     def tombstone(self, workspace_id: str, agent_id: str) -> PurgeRecord | None:
         found = get_item(self._db, self._table, keys.agent_purge(workspace_id, agent_id), consistent=True)

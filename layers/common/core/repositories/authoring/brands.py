@@ -14,8 +14,8 @@ from ...errors import Conflict
 from ...models.records import BrandRecord
 from .. import main_table as keys
 from ..dynamo import get_item
-from ..transactions import EXISTS, NEW, Also, Changed, Transaction
-from .versions import update_fields, versioned
+from ..transactions import EXISTS, IN_PROGRESS, NEW, Also, Changed, Transaction
+from .versions import unchanged_since, update_fields, versioned
 
 DEFAULT_MOVED = Conflict("The workspace's default brand changed while this request was applied; try again")
 NOT_IN_USE = "attribute_not_exists(agentCount) OR agentCount = :zero"  # brands and workflows alike
@@ -87,13 +87,20 @@ class BrandStore:
         return stored
 
     def delete(self, brand: BrandRecord, *, also: Also) -> None:
+        """Only if the brand is still as read (``Changed`` otherwise: the slug claim it frees is the one read) and no
+        agent uses it; one step says both, so a refusal is told apart by reading the brand again."""
         ws = brand.workspace_id
         tx = Transaction(self._table)
-        tx.delete(keys.brand(ws, brand.id), condition=f"{EXISTS} AND ({NOT_IN_USE})", values={":zero": 0},
-                  name="in-use")  # fmt: skip
+        tx.delete(keys.brand(ws, brand.id), condition=f"{unchanged_since(brand.version)} AND ({NOT_IN_USE})",
+                  values={":zero": 0, ":seen": brand.version}, name="in-use")  # fmt: skip
         tx.delete(keys.brand_slug_claim(ws, brand.slug))
         tx.check(keys.workspace(ws), "defaultBrandId <> :id", values={":id": brand.id}, name="default")
-        tx.carry(also).commit_or_raise(self._db, {
-            "in-use": Conflict("An agent uses this brand: point its agents at another brand first"),
-            "default": Conflict("This is the workspace's default brand: make another brand the default first"),
-        })  # fmt: skip
+        failed = tx.carry(also).commit(self._db)
+        if failed == "in-use" and (now := self.get(ws, brand.id)) is not None and now.version == brand.version:
+            raise Conflict("An agent uses this brand: point its agents at another brand first")
+        if failed is not None:
+            raise {
+                "in-use": Changed("The brand changed while this request was applied; read it again"),
+                "default": Conflict("This is the workspace's default brand: make another brand the default first"),
+                "completion": Conflict(IN_PROGRESS),
+            }[failed]

@@ -146,14 +146,18 @@ class AgentService:
 
         def work(write: Write) -> tuple[int, Any]:
             body = {"deleted": True}
-            agent = self._agents.get(workspace_id, agent_id)
-            if agent is None:  # gone: a retry after a lost answer (or a failed enqueue) queues the purge again
-                if self._tombstones.agent_tombstone(workspace_id, agent_id) is None:
-                    raise NotFound("Agent not found")
-            else:
+
+            def attempt() -> None:  # again while an edit moves the agent first: it frees what the agent names
+                agent = self._agents.get(workspace_id, agent_id)
+                if agent is None:  # gone: a retry after a lost answer (or a failed enqueue) queues the purge again
+                    if self._tombstones.agent_tombstone(workspace_id, agent_id) is None:
+                        raise NotFound("Agent not found")
+                    return
                 tombstone = PurgeRecord(workspace_id=workspace_id, owner_id=access.workspace.owner_id,
                                         deleted_at=now_iso())  # fmt: skip
                 self._agents.delete(agent, tombstone, also=write.also(f"agent:{agent_id}", 200, body))
+
+            until_unchanged(attempt)
             self._enqueue_purge(workspace_id, agent_id)
             return 200, body
 

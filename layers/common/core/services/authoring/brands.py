@@ -75,8 +75,11 @@ class BrandService:
         self._access.writer(author.user_id, workspace_id)
 
         def work(write: Write) -> tuple[int, Any]:
-            brand = self._found(workspace_id, brand_id)
-            self._brands.delete(brand, also=write.also(f"brand:{brand_id}", 200, {}))
+            def attempt() -> None:  # again while an edit changes the brand first (its slug claim, its flag)
+                brand = self._found(workspace_id, brand_id)
+                self._brands.delete(brand, also=write.also(f"brand:{brand_id}", 200, {}))
+
+            until_unchanged(attempt)
             return 200, {}
 
         return self._writes.run(author, workspace_id, "brand.delete", on=brand_id, request=None,

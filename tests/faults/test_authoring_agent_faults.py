@@ -251,15 +251,7 @@ class UploadScenario:
         assert not orphaned, f"the signing answered {first.result.status} and holds a reservation all the same"
 
     def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
-        if calls[position].operation == "TransactWriteItems" and fault.name == "read-timeout-applied":
-            return (
-                "the reservation's TransactWriteItems applied and its reply was lost: the signing answers 500 "
-                "INTERNAL_ERROR, yet its UPLOAD# reservation stays, so the workspace's storage counts bytes for a "
-                "ticket the client never got until the reservation's TTL (the URL's 15 minutes); only a retry mends "
-                "it (with the key it replays that ticket, without one it replaces the reservation). "
-                "UploadService.sign could read the reservation back on an in-doubt failure and answer its ticket"
-            )
-        return None
+        return None  # a lost reply of the reservation's write is read back and answered (repositories/.../uploads)
 
 
 SCENARIOS: list[Any] = [

@@ -34,7 +34,7 @@ def test_create_answers_201_with_the_whole_workspace(portal: Portal) -> None:
         "id": ws["id"], "name": "Acme Shop", "slug": "acme-shop", "type": "team", "origin": "portal",
         "ownerId": owner.user_id, "createdAt": ws["createdAt"],
         "storageConfig": {"type": "s3", "bucket": "local-contentbucket", "prefix": f"workspaces/{ws['id']}/"},
-        "wrapConfig": {}, "defaultWorkflowId": "", "defaultBrandId": ws["defaultBrandId"], "listed": False,
+        "wrapConfig": {}, "defaultWorkflowId": None, "defaultBrandId": ws["defaultBrandId"], "listed": False,
         "storeConversations": False, "updatedAt": ws["createdAt"],
     }  # fmt: skip
     assert ws["id"].startswith("ws_") and ws["defaultBrandId"].startswith("brd_")

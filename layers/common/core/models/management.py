@@ -36,7 +36,7 @@ class Workspace(ApiModel):
     created_at: str
     storage_config: StorageConfig
     wrap_config: dict[str, Any] = Field(default_factory=dict)
-    default_workflow_id: str
+    default_workflow_id: str | None  # null until the owner picks one (decisions.md: null, never "")
     default_brand_id: str
     listed: bool
     store_conversations: bool

@@ -126,7 +126,8 @@ class WorkspaceService:
 
     def to_workspace(self, ws: WorkspaceRecord) -> Workspace:
         storage = StorageConfig(type="s3", bucket=self._bucket, prefix=f"workspaces/{ws.id}/")
-        return Workspace.from_record(ws, storage_config=storage)
+        # A workspace has no default workflow until one is chosen (agents get their own): null, not "".
+        return Workspace.from_record(ws, storage_config=storage, default_workflow_id=ws.default_workflow_id or None)
 
     def delete(self, user_id: str, workspace_id: str) -> None:
         """Owner only. Gone at once for every API; content and records are purged in the background.

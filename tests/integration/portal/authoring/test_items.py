@@ -103,6 +103,18 @@ def test_an_edit_changes_what_it_names_and_reads_a_new_object(studio: Studio, ag
     assert listed(studio, agent["id"]) == [moved]
 
 
+def test_naming_the_same_object_again_reads_it_again(studio: Studio, agent: dict[str, Any]) -> None:
+    """An object replaced at its path (a new upload of the menu) is read again when an edit names its key."""
+    key = f"projects/{agent['id']}/docs/menu.md"
+    item = studio.item(agent["id"], "Menu", r2Key=key, kind="text")
+    studio.put_object(key, b"%PDF-1.7 a new menu", "application/pdf")
+    renamed = studio.ok("PortalItemUpdateFunction", agent_id=agent["id"], item_id=item["id"], body={"name": "Menu"})
+    assert (renamed["item"]["mimeType"], renamed["item"]["size"]) == ("text/markdown", len(MARKDOWN))  # not named
+    again = studio.ok("PortalItemUpdateFunction", agent_id=agent["id"], item_id=item["id"], body={"r2Key": key})
+    assert (again["item"]["mimeType"], again["item"]["size"]) == ("application/pdf", len(b"%PDF-1.7 a new menu"))
+    assert listed(studio, agent["id"]) == [again["item"]]
+
+
 def test_the_object_must_be_in_the_agents_folder_and_exist(studio: Studio, agent: dict[str, Any]) -> None:
     other = studio.agent("Other")
     studio.put_object(f"projects/{other['id']}/docs/theirs.pdf")

@@ -13,7 +13,8 @@ from typing import Any
 from ...errors import Conflict
 from ...models.records import UploadRecord
 from .. import main_table as keys
-from ..dynamo import query_all, to_item
+from ..dynamo import StorageUnavailable, get_item, query_all, to_item
+from ..idempotency import known_not_applied
 from ..transactions import IN_PROGRESS, Also, Transaction
 
 
@@ -41,8 +42,21 @@ class UploadLedger:
         lock = keys.storage_lock(workspace_id)
         tx.update(lock, "SET seq = :next", condition="attribute_not_exists(seq) OR seq = :seen" if seen == 0
                   else "seq = :seen", values={":seen": seen, ":next": seen + 1}, name="moved")  # fmt: skip
-        tx.put(keys.upload_reservation(workspace_id, upload.path) | upload.attributes())
-        failed = tx.carry(also).commit(self._db)
+        reservation = keys.upload_reservation(workspace_id, upload.path)
+        tx.put(reservation | upload.attributes())
+        try:
+            failed = tx.carry(also).commit(self._db)
+        except StorageUnavailable as error:
+            # A lost reply may hide an applied write (a read timeout): the record is this signing's own (its
+            # signing time and expiry are to the millisecond), so finding it says the transaction happened, and
+            # the caller answers the ticket it stands for instead of leaving bytes counted for no ticket.
+            if known_not_applied(error) or self._stored(reservation) != upload:
+                raise
+            return True
         if failed == "completion":
             raise Conflict(IN_PROGRESS)
         return failed is None
+
+    def _stored(self, key: dict[str, str]) -> UploadRecord | None:
+        found = get_item(self._db, self._table, key, consistent=True)
+        return UploadRecord.model_validate(found) if found else None

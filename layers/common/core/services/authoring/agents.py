@@ -114,7 +114,7 @@ class AgentService:
                     raise NotFound("Agent not found")
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    return old
+                    return write.unchanged(f"agent:{agent_id}", {"agent": agent_view(old).wire()}, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
                 body = {"agent": agent_view(new).wire()}
                 return self._agents.update(old, new, also=write.also(f"agent:{agent_id}", 200, body))

@@ -59,7 +59,7 @@ class BrandService:
                     raise Conflict(KEEP_ONE_DEFAULT)
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    return old
+                    return write.unchanged(f"brand:{brand_id}", {"brand": Brand.from_record(old).wire()}, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
                 default_was = workspace.default_brand_id if new.is_default and not old.is_default else None
                 body = {"brand": Brand.from_record(new).wire()}

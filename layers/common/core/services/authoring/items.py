@@ -74,10 +74,10 @@ class ItemService:
             def attempt() -> ItemRecord:
                 old = next(reads, None) or self._found(agent_id, item_id)
                 new = old.model_copy(update=wanted)
-                if new == old:
-                    return old
-                if new.r2_key != old.r2_key:
+                if "r2_key" in wanted:  # named again: the object may have been replaced since (its type, its size)
                     new = self._with_object(workspace_id, new)
+                if new == old:
+                    return write.unchanged(f"item:{item_id}", {"item": item_view(old).wire()}, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
                 body = {"item": item_view(new).wire()}
                 return self._items.replace(workspace_id, old, new, also=write.also(f"item:{item_id}", 200, body))

@@ -117,7 +117,7 @@ class PostService:
                 old = next(reads, None) or self._found(agent_id, post_id)
                 new = change(old)
                 if new == old:
-                    return old
+                    return write.unchanged(f"post:{post_id}", {"post": post_view(old).wire()}, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
                 # Publishing checks every key; a published post's edit, the keys it changes.
                 fresh = media_keys(new).items() - (media_keys(old).items() if old.published else set())

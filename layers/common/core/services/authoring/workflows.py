@@ -64,7 +64,7 @@ class WorkflowService:
                 old = self._found(workspace_id, workflow_id)
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    return old
+                    return write.unchanged(f"workflow:{workflow_id}", {"workflow": workflow_view(old).wire()}, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
                 body = {"workflow": workflow_view(new).wire()}
                 return self._workflows.update(old, new, also=write.also(f"workflow:{workflow_id}", 200, body))

@@ -33,7 +33,8 @@ class WorkspaceSettingsService:
                 old = next(reads, None) or self._access.writer(author.user_id, workspace_id).workspace
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    return old
+                    body = {"workspace": self._workspaces.to_workspace(old).wire()}
+                    return write.unchanged(f"workspace:{workspace_id}", body, old)
                 new = new.model_copy(update={"updated_at": now_iso(), "version": old.version + 1})
                 changed = {
                     name: value for name, value in new.attributes().items() if value != old.attributes().get(name)

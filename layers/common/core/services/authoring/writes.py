@@ -2,7 +2,8 @@
 the same transaction as its effect (``Also``), so a retry replays the first answer and the audit log holds an
 entry exactly for each write that happened.
 
-A write that found nothing to change answers without writing (no entry): the log records changes, not requests.
+A write that found nothing to change (a PATCH of equal values, publishing a published post) writes its entry alone:
+authoring.md's "every write appends an audit entry" counts requests that succeeded, not changes.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class Write:
     def record(self, target: str, status: int, body: Any) -> None:
         """For a write outside DynamoDB (an object's deletion): its entry and record, right after it."""
         self._audit.commit(self.also(target, status, body))
+
+    def unchanged[R](self, target: str, body: Any, record: R) -> R:
+        """A write that found ``record`` already as asked: its entry (and record) alone, then ``record``."""
+        self.record(target, 200, body)
+        return record
 
 
 class Writes:

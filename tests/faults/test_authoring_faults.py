@@ -150,6 +150,9 @@ def post_writes(action: str, before: dict[str, int], after: dict[str, int]) -> C
     return +made
 
 
+EDITS = ("post.publish", "post.unpublish", "post.update")  # a create always makes a post, a delete's retry is 404
+
+
 @dataclass(frozen=True)
 class PostScenario:
     name: str
@@ -175,7 +178,7 @@ class PostScenario:
         content = observed(world, desk)
         self.check_answer(content, first.result, fault)
         after = versions(content)
-        assert audited(world, desk, first.request_id) == post_writes(self.action, desk.versions, after), "audit"
+        assert audited(world, desk, first.request_id) == self.entries(first.result, desk.versions, after), "audit"
         retry = retried(world, lambda: self.request(world, desk))
         content = observed(world, desk)
         if self.action == "post.delete" and "post_00001" not in after:
@@ -184,12 +187,20 @@ class PostScenario:
         else:
             self.check_answer(content, retry.result, None)
         final = versions(content)
-        assert audited(world, desk, retry.request_id) == post_writes(self.action, after, final), "audit of the retry"
+        assert audited(world, desk, retry.request_id) == self.entries(retry.result, after, final), "audit of the retry"
         new = final.keys() - desk.versions.keys()
         if self.idempotent:
             assert len(new) == 1, f"a retried keyed create made {len(new)} posts"
             made = [a.result.json()["post"]["id"] for a in (first, retry) if a.result.status == 201]
             assert set(made) == new, f"answered {made}, stored {new}"
+
+    def entries(self, result: HttpResult, before: dict[str, int], after: dict[str, int]) -> Counter[tuple[str, str]]:
+        """The audit entries a request wrote: one per version it moved, or, for an edit answered with nothing left
+        to change (the retry of one that applied), its entry alone (writes.py)."""
+        made = post_writes(self.action, before, after)
+        if not made and result.status == self.status and self.action in EDITS:
+            made[(self.action, "post:post_00001")] = 1
+        return made
 
     def check_answer(self, content: AgentContent, result: HttpResult, fault: Fault | None) -> None:
         """The clean answer, saying what is stored; else a framed 5xx or 409."""

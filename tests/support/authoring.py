@@ -6,10 +6,8 @@ would (in process there is no HTTP for a presigned POST: the runner's tests uplo
 
 Every call gets a request id of its own (API Gateway's ``requestContext.requestId``), kept in ``request_ids``, so
 a test can match an audit entry with the request that wrote it. ``call_in_container`` invokes a fresh import of
-the handler (a container of its own), for calls made from several threads at once. A fresh import alone is not
-enough (``tests.support.portal.invoke_isolated``): Powertools keeps the current event on its ``BaseRouter`` class,
-shared by every resolver of the process, so two threads read each other's event (body, path, headers); the
-container's own resolver is given the event as an instance attribute, which shadows the class's.
+the handler (a container of its own: ``tests.support.portal.invoke_isolated``), for calls made from several threads
+at once.
 """
 
 from __future__ import annotations
@@ -24,8 +22,16 @@ from core.models.records import AuditRecord
 from core.repositories import main_table
 from core.repositories.authoring.audit import AuditLog
 from core.settings import get_settings
-from tests.support.lambdas import HttpResult, LambdaContext, handler_module, invoke, load_handler_module
-from tests.support.portal import Portal, Session, WorkerContext, event_for, sqs_event, take_purge_messages
+from tests.support.lambdas import HttpResult, handler_module, invoke
+from tests.support.portal import (
+    Portal,
+    Session,
+    WorkerContext,
+    event_for,
+    invoke_isolated,
+    sqs_event,
+    take_purge_messages,
+)
 
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
 
@@ -82,7 +88,7 @@ class Studio:
 
     def call_in_container(self, function: str, **request: Any) -> HttpResult:
         """``call`` in a container of its own (a fresh import of the handler): safe from several threads."""
-        return invoke_in_container(function, self.event(function, **request))
+        return invoke_isolated(function, self.event(function, **request))
 
     def ok(self, function: str, status: int = 200, **request: Any) -> Any:
         result = self.call(function, **request)
@@ -173,19 +179,6 @@ class Studio:
             answer = handler_module("WorkspacePurgeFunction").lambda_handler(sqs_event(messages), WorkerContext())
             assert answer == {"batchItemFailures": []}, answer
         return messages
-
-
-def invoke_in_container(function: str, event: dict[str, Any]) -> HttpResult:
-    """The handler in a fresh import (its own resolver), with the event its own: see the module's docstring."""
-    module = load_handler_module(function, f"handler_{function}_{uuid.uuid4().hex}")
-    app, context = module.app, LambdaContext(function_name=function)
-    app.__dict__["current_event"] = app._to_proxy_event(event)  # shadows BaseRouter.current_event (class-wide)
-    app.__dict__["lambda_context"] = context
-    raw = module.lambda_handler(event, context)
-    headers = dict(raw.get("headers") or {}) | {
-        k: ", ".join(v) for k, v in (raw.get("multiValueHeaders") or {}).items()
-    }
-    return HttpResult(status=raw["statusCode"], headers=headers, body=raw.get("body") or "")
 
 
 def partition_keys(portal: Portal, pk: str) -> list[str]:

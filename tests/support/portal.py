@@ -18,7 +18,7 @@ from core.models.records import MembershipRecord, UserRecord, WorkspaceRecord
 from core.repositories.users import UserRepository
 from core.repositories.workspaces import WorkspaceRepository
 from core.settings import get_settings
-from tests.support.lambdas import HttpResult, invoke, load_handler_module, sample_event, with_request
+from tests.support.lambdas import HttpResult, LambdaContext, invoke, load_handler_module, sample_event, with_request
 
 JSON = "application/json; charset=utf-8"
 
@@ -53,9 +53,18 @@ def event_for(
 
 
 def invoke_isolated(function: str, event: dict[str, Any]) -> HttpResult:
-    """``invoke`` in a fresh import of the handler: a container of its own (the resolver is per-container state)."""
+    """``invoke`` in a fresh import of the handler, a container of its own, safe from several threads at once.
+
+    A fresh import alone is not enough: Powertools keeps the current event on its ``BaseRouter`` class, shared by
+    every resolver of the process, so two threads would read each other's event (body, path, headers). The
+    container's own resolver is given the event as an instance attribute, which shadows the class's. (A Lambda
+    container, and each of the runner's, serves one request at a time: only threads in one process meet this.)
+    """
     module = load_handler_module(function, f"handler_{function}_{new_id('c')}")
-    raw = module.lambda_handler(event, None)
+    app, context = module.app, LambdaContext(function_name=function)
+    app.__dict__["current_event"] = app._to_proxy_event(event)
+    app.__dict__["lambda_context"] = context
+    raw = module.lambda_handler(event, context)
     headers = dict(raw.get("headers") or {}) | {
         k: ", ".join(v) for k, v in (raw.get("multiValueHeaders") or {}).items()
     }

@@ -36,7 +36,8 @@ HEADERS: dict[str, dict[str, Any]] = {
 
 REQUEST_HEADERS: dict[str, dict[str, Any]] = {
     "Idempotency-Key": {
-        "description": "Retry safely: the same key and body replay the first answer for 24 hours.",
+        "description": "Retry safely: the same key and body replay the first answer for 24 hours. 1-255 printable "
+        "characters (else 400 VALIDATION_ERROR).",
         "schema": {"type": "string", "minLength": 1, "maxLength": 255},
     },
     "Range": {
@@ -81,11 +82,23 @@ SECURITY: dict[tuple[str, str], list[dict[str, list[str]]]] = {
 }
 
 
-def plane_errors(plane: str, auth: str, has_body: bool) -> list[type[DomainError]]:
+def gateway_limits() -> dict[int, str]:
+    """What API Gateway refuses before any function runs, whatever the operation: a URL over its quota (414), a
+    request line and headers over theirs (431); ``{status: code}`` as the local runner answers them
+    (``local/refusals.py``). A query or path can reach 414 within its own schema (a 2,048-character cursor of
+    non-ASCII characters is more than 8 KiB once percent-encoded)."""
+    from local.refusals import CODES
+
+    return {status: CODES[status][1] for status in (414, 431)}
+
+
+def plane_errors(
+    plane: str, auth: str, has_body: bool, request_headers: tuple[str, ...] = ()
+) -> list[type[DomainError]]:
     """The errors every operation of the plane can answer, mirroring ``core.http``'s boundary: 413
     before anything, 415 for a body not declared JSON, 401 for two ``Authorization`` headers or a bad
     credential, the read plane's key limit (429) and a restricted key's origins (403), and 500 for anything
-    unexpected."""
+    unexpected; 400 for a body, or an ``Idempotency-Key`` (``core.services.idempotency``), that is refused."""
     from core import errors
 
     found: list[type[DomainError]] = [
@@ -95,6 +108,6 @@ def plane_errors(plane: str, auth: str, has_body: bool) -> list[type[DomainError
         found += [errors.RateLimited, errors.OriginNotAllowed]  # a key restricted to origins refuses the others
     if plane == "portal" and auth in ("plane", "session-or-bearer"):
         found.append(errors.TokenExpired)
-    if has_body:
+    if has_body or "Idempotency-Key" in request_headers:
         found.append(errors.ValidationFailed)
     return found

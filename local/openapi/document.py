@@ -5,8 +5,17 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from .catalog import HEADERS, RATE_HEADERS, REQUEST_HEADERS, SECURITY, SECURITY_SCHEMES, plane_errors
+from .catalog import (
+    HEADERS,
+    RATE_HEADERS,
+    REQUEST_HEADERS,
+    SECURITY,
+    SECURITY_SCHEMES,
+    gateway_limits,
+    plane_errors,
+)
 from .contracts import PLANES, Operation, operations, stack
+from .links import add_links
 from .schemas import Refs, SchemaSet, error_schema, gateway_codes, query_parameters, resolve, schema_of
 
 TITLES = {
@@ -46,8 +55,11 @@ def _responses(op: Operation, refs: Refs) -> dict[str, Any]:
             out[str(status)] |= _content(op, body)
     codes: dict[int, set[str]] = defaultdict(set)
     own = {cls.status for cls in contract.errors}
-    for cls in (*contract.errors, *plane_errors(op.plane, contract.auth, contract.body is not None)):
+    plane = plane_errors(op.plane, contract.auth, contract.body is not None, contract.request_headers)
+    for cls in (*contract.errors, *plane):
         codes[cls.status].add(cls.code)
+    for status, code in gateway_limits().items():
+        codes[status].add(code)
     for status in sorted(codes):
         schema = {"allOf": [ERROR_REF, {"properties": {"code": {"enum": sorted(codes[status])}}}]}
         headers = _header_refs(contract.headers_for(status))
@@ -128,7 +140,8 @@ def build(plane: str) -> dict[str, Any]:
     for op in ops:
         paths[op.path][op.method.lower()] = _operation(op, refs)
     title, description = TITLES[plane]
-    codes = gateway_codes(stack().api_properties(PLANES[plane]))
+    codes = gateway_codes(stack().api_properties(PLANES[plane])) | set(gateway_limits().values())
+    add_links(paths, defs)  # derived from the paths and answers: links.py
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": "1.0.0", "description": f"{description}\n\n{FALLBACK}"},

@@ -90,12 +90,14 @@ class Error(ApiModel):
         "PREFIX_NOT_ALLOWED",
         "RANGE_NOT_SATISFIABLE",
         "RATE_LIMITED",
+        "REQUEST_HEADER_FIELDS_TOO_LARGE",
         "SIGNED_URL_EXPIRED",
         "SIGNED_URL_INVALID",
         "STORAGE_LIMIT_REACHED",
         "TOKEN_EXPIRED",
         "UNAUTHORIZED",
         "UNSUPPORTED_MEDIA_TYPE",
+        "URI_TOO_LONG",
         "VALIDATION_ERROR",
     ] = Field(alias="code")
 

@@ -176,12 +176,14 @@ class Error(ApiModel):
         "PREFIX_NOT_ALLOWED",
         "RANGE_NOT_SATISFIABLE",
         "RATE_LIMITED",
+        "REQUEST_HEADER_FIELDS_TOO_LARGE",
         "SIGNED_URL_EXPIRED",
         "SIGNED_URL_INVALID",
         "STORAGE_LIMIT_REACHED",
         "TOKEN_EXPIRED",
         "UNAUTHORIZED",
         "UNSUPPORTED_MEDIA_TYPE",
+        "URI_TOO_LONG",
         "VALIDATION_ERROR",
     ] = Field(alias="code")
 
@@ -451,7 +453,7 @@ class Workspace(ApiModel):
     created_at: str = Field(alias="createdAt")
     storage_config: StorageConfig = Field(alias="storageConfig")
     wrap_config: dict[str, Any] = Field(alias="wrapConfig")
-    default_workflow_id: str = Field(alias="defaultWorkflowId")
+    default_workflow_id: str | None = Field(alias="defaultWorkflowId")
     default_brand_id: str = Field(alias="defaultBrandId")
     listed: bool = Field(alias="listed")
     store_conversations: bool = Field(alias="storeConversations")

@@ -1,4 +1,5 @@
-"""Helpers of the load suite: timed requests, bounded concurrent bursts, and owners with a plan, workspace and key."""
+"""Helpers of the load suite: timed requests, bounded concurrent bursts, owners with a plan, workspace and key, and
+an author's agents, objects and posts (through the portal, as a client writes them)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
 from ops.__main__ import main as ops_main
 from tests.support import log_scan
 from tests.support.runner import LocalService, portal, sign_in
+from tests.support.s3_post import post_form
 
 MAX_CLIENTS = 32  # the runner's bound: it answers every one (queued, or shed with Retry-After)
 DROPPED = 0  # the status recorded when the connection failed before any HTTP status arrived
@@ -192,3 +194,48 @@ def mint_key(service: LocalService, owner: Owner, workspace_id: str, rate_limit:
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
+
+
+# --- the writer: agents, objects and posts of a workspace, through the portal's API as an author calls it
+
+
+def new_agent(service: LocalService, owner: Owner, workspace_id: str, name: str) -> str:
+    created = portal(service, "POST", f"/api/workspaces/{workspace_id}/agents", owner.jwt, {"name": name})
+    assert created.status == 201, created.body
+    return created.json()["agent"]["id"]
+
+
+def upload_object(
+    service: LocalService, jwt: str, workspace_id: str, path: str, body: bytes, *, content_type: str = "image/jpeg"
+) -> None:
+    """An object stored as a client stores one: the portal signs a POST (``…/uploads``), the form goes to S3."""
+    signed = portal(service, "POST", f"/api/workspaces/{workspace_id}/uploads", jwt,
+                    {"path": path, "contentType": content_type, "size": len(body)})  # fmt: skip
+    assert signed.status == 201, signed.body
+    ticket = signed.json()
+    sent = post_form(ticket["url"], ticket["fields"], body)
+    assert sent.status_code in (200, 201, 204), sent.text[:300]
+
+
+def listed_posts(
+    service: LocalService, jwt: str, workspace_id: str, agent_id: str, status: str | None = None
+) -> list[dict[str, Any]]:
+    """Every post the portal lists (every page, ``limit`` 200), newest first; ``status`` as the query's."""
+    path = f"/api/workspaces/{workspace_id}/agents/{agent_id}/posts"
+    query: dict[str, str] = {"limit": "200"} | ({"status": status} if status else {})
+    posts: list[dict[str, Any]] = []
+    for _ in range(100):
+        page = portal(service, "GET", f"{path}?{urlencode(query)}", jwt)
+        assert page.status == 200, page.body
+        posts += page.json()["posts"]
+        if not page.json()["nextCursor"]:
+            return posts
+        query["cursor"] = page.json()["nextCursor"]
+    raise AssertionError(f"{path}: more than 100 pages")
+
+
+def write(base_url: str, method: str, path: str, jwt: str, body: Any = None, **headers: str) -> Shot:
+    """One JSON request of an author (fresh connection), sent again while the runner sheds it (``admitted``)."""
+    data = json.dumps(body).encode() if body is not None else None
+    sent = bearer(jwt) | ({"Content-Type": "application/json"} if data is not None else {}) | headers
+    return admitted(partial(shoot, base_url, method, path, headers=sent, body=data))

@@ -4,7 +4,8 @@
  *   <script src="https://cdn.example/brand-widget.js" async
  *           data-brain-url="https://brain.example" data-key="sk_ws_…" data-agent="prj_…"></script>
  *
- * Optional: data-target="#css-selector" (render there, else right after the tag), data-limit (feed tiles, 12).
+ * Optional: data-target="#css-selector" (render there, else right after the tag, or atop the body for a tag in
+ * <head>), data-limit (feed tiles, 12).
  * Plain JS, no build step. Every API string reaches the DOM through textContent or a URL attribute,
  * never innerHTML. No globals: each tag mounts its own instance, so two on one page work side by side.
  * See clients/web/README.md for the key to use (restricted origins, low rate limit) and the CSP.
@@ -365,6 +366,7 @@
         show(status, "brand-widget: no element matches data-target " + script.dataset.target, "error");
       }
       if (target) target.append(root);
+      else if (script.closest("head")) inBody(root);
       else script.after(root);
       if (!brainUrl || !agent || !script.dataset.key) {
         show(status, "brand-widget: data-brain-url, data-key and data-agent are required.", "error");
@@ -372,6 +374,13 @@
       }
       load();
     };
+  }
+
+  // A tag in <head> (a file holding only the tag is parsed so) renders at the top of the body: after the tag it
+  // would sit in <head>, loaded and working but never shown.
+  function inBody(root) {
+    if (document.body) document.body.prepend(root);
+    else document.addEventListener("DOMContentLoaded", function () { document.body.prepend(root); });
   }
 
   // The stylesheet next to this script, linked once per page (a <link>, so a CSP needs no 'unsafe-inline').

@@ -88,3 +88,22 @@ def test_two_widgets_on_one_page_work_side_by_side(driver: Any, page: Page) -> N
     chat(driver, "Hi!", index=1)
     wait_for(driver, "const r = document.querySelector('#second .bw-reply'); return r && r.dataset.state === 'done'")
     assert driver.execute_script("return document.querySelectorAll('.bw')[0].querySelectorAll('.bw-reply').length") == 0
+
+
+def test_a_tag_in_the_head_renders_at_the_top_of_the_body(driver: Any, page: Page) -> None:
+    """A file holding only the tag is parsed into <head>: after the tag, the widget would load and never show."""
+    open_page(driver, page)
+    loaded(driver)
+    driver.execute_script("""
+        const first = document.querySelector('script[data-key]');
+        const tag = document.createElement('script');
+        for (const name of ['brainUrl', 'key', 'agent']) tag.dataset[name] = first.dataset[name];
+        tag.src = first.src; tag.id = 'in-head'; document.head.append(tag);
+    """)
+    wait_for(driver, "return document.querySelectorAll('.bw').length === 2")
+    placed = driver.execute_script("""
+        const widget = document.body.firstElementChild, box = widget.getBoundingClientRect();
+        return [widget.matches('.bw'), document.head.querySelectorAll('.bw').length, box.width > 0 && box.height > 0];
+    """)
+    assert placed == [True, 0, True]
+    wait_for(driver, "return document.body.firstElementChild.querySelectorAll('.bw-grid .bw-tile').length > 0")

@@ -1,0 +1,195 @@
+"""The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
+
+``ROUTES`` is each of the writer's 31 routes (every method and path of authoring.md the service has, with the
+three reads decisions.md adds) once, with a valid body; a ``World`` is the ids a route names (a workspace, its
+agent, post, item, brand, workflow and an object path), so one route can be aimed at any mix of tenants' ids.
+``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
+the bucket) straight from the runner's moto, to prove an attack changed nothing. ``started_service_with`` is a
+runner with settings of its own (a short upload URL lifetime); ``sign_upload`` asks for a presigned POST.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from string import Formatter
+from typing import Any
+from urllib.parse import quote
+
+from local.process import running
+from local.template import Stack, load
+from tests.support.attack import portal
+from tests.support.runner import GENEROUS_SIGN_IN, LocalService, Reply
+
+
+@dataclass(frozen=True)
+class World:
+    """The ids a writer's route can name; ``path`` is a workspace-relative object path."""
+
+    workspace: str
+    agent: str
+    post: str
+    item: str
+    brand: str
+    workflow: str
+    path: str
+
+    def but(self, **ids: str) -> World:
+        return replace(self, **ids)
+
+
+# Well-formed ids of nothing (the shapes the service mints), for "as unknown as a missing one" comparisons.
+UNKNOWN = World(
+    workspace="ws_01AAAAAAAAAAAAAAAAAAAAAAAA", agent="prj_01AAAAAAAAAAAAAAAAAAAAAAAA",
+    post="post_01AAAAAAAAAAAAAAAAAAAAAAAA", item="item_01AAAAAAAAAAAAAAAAAAAAAAAA",
+    brand="brd_01AAAAAAAAAAAAAAAAAAAAAAAA", workflow="wf_01AAAAAAAAAAAAAAAAAAAAAAAA",
+    path="assets/no-such-object.png",
+)  # fmt: skip
+ID_NAMES = tuple(f.name for f in fields(World) if f.name != "workspace")
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    template: str  # after /api/workspaces/{workspace}
+    body: Callable[[World], Any] | None = None
+
+    @property
+    def write(self) -> bool:
+        return self.method != "GET"
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The ids (besides the workspace) the path names."""
+        return frozenset(name for _, name, _, _ in Formatter().parse(self.template) if name)
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} {self.template or '/'}"
+
+    def path(self, world: World) -> str:
+        ids = {name: getattr(world, name) for name in ID_NAMES} | {"path": quote(world.path, safe="/")}
+        return f"/api/workspaces/{quote(world.workspace, safe='')}" + self.template.format(**ids)
+
+    def call(self, service: LocalService, world: World, jwt: str, **headers: str) -> Reply:
+        body = self.body(world) if self.body else None
+        return portal(service, self.method, self.path(world), jwt, body, **headers)
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("PATCH", "", lambda w: {"name": "Taken over"}),
+    Route("POST", "/brands", lambda w: {"name": "Planted brand"}),
+    Route("PATCH", "/brands/{brand}", lambda w: {"name": "Renamed brand"}),
+    Route("DELETE", "/brands/{brand}"),
+    Route("GET", "/workflows"),
+    Route("POST", "/workflows", lambda w: {"name": "Planted flow"}),
+    Route("PATCH", "/workflows/{workflow}", lambda w: {"suggestions": ["planted"]}),
+    Route("DELETE", "/workflows/{workflow}"),
+    Route("GET", "/agents"),
+    Route("POST", "/agents", lambda w: {"name": "Planted agent"}),
+    Route("GET", "/agents/{agent}"),
+    Route("PATCH", "/agents/{agent}", lambda w: {"name": "Renamed agent"}),
+    Route("DELETE", "/agents/{agent}"),
+    Route("PUT", "/agents/{agent}/wrap", lambda w: {"greeting": "Planted greeting"}),
+    Route("GET", "/agents/{agent}/wrap"),
+    Route("PUT", "/agents/{agent}/site", lambda w: {"pages": [{"id": "planted"}]}),
+    Route("GET", "/agents/{agent}/site"),
+    Route("GET", "/agents/{agent}/posts"),
+    Route("POST", "/agents/{agent}/posts", lambda w: {"key": "media/img-01.jpg", "kind": "image", "title": "Planted"}),
+    Route("PATCH", "/agents/{agent}/posts/{post}", lambda w: {"title": "Rewritten"}),
+    Route("POST", "/agents/{agent}/posts/{post}/publish"),
+    Route("POST", "/agents/{agent}/posts/{post}/unpublish"),
+    Route("DELETE", "/agents/{agent}/posts/{post}"),
+    Route("GET", "/agents/{agent}/items"),
+    Route("POST", "/agents/{agent}/items",
+          lambda w: {"name": "Planted item", "kind": "image", "r2Key": f"projects/{w.agent}/media/img-01.jpg"}),
+    Route("PATCH", "/agents/{agent}/items/{item}", lambda w: {"name": "Renamed item", "active": False}),
+    Route("DELETE", "/agents/{agent}/items/{item}"),
+    Route("POST", "/uploads", lambda w: {"path": "public/planted.png", "contentType": "image/png", "size": 10}),
+    Route("GET", "/objects"),
+    Route("GET", "/objects/{path}"),
+    Route("DELETE", "/objects/{path}"),
+)  # fmt: skip
+WRITES = tuple(route for route in ROUTES if route.write)
+READS = tuple(route for route in ROUTES if not route.write)
+
+
+def world_of(service: LocalService, jwt: str, workspace: str, agent: str, path: str) -> World:
+    """The ids of ``workspace`` as its owner (``jwt``) sees them: ``agent``'s newest post and first item, the
+    default brand, the agent's active workflow, and ``path``."""
+    ws = f"/api/workspaces/{workspace}"
+    agent_record = portal(service, "GET", f"{ws}/agents/{agent}", jwt).json()["agent"]
+    posts = portal(service, "GET", f"{ws}/agents/{agent}/posts?limit=1", jwt).json()["posts"]
+    items = portal(service, "GET", f"{ws}/agents/{agent}/items", jwt).json()["items"]
+    brand = portal(service, "GET", ws, jwt).json()["workspace"]["defaultBrandId"]
+    return World(workspace, agent, posts[0]["id"], items[0]["id"], brand, agent_record["activeWorkflowId"], path)
+
+
+# --- what the service stores
+
+
+@dataclass(frozen=True)
+class Stored:
+    """Every main-table item (by key) and every object version and delete marker of the content bucket."""
+
+    items: dict[tuple[str, str], dict[str, Any]]
+    versions: frozenset[tuple[str, str, str, int]]  # (key, version id, etag, size)
+    markers: frozenset[tuple[str, str]]
+
+    def changes(self, after: Stored) -> list[str]:
+        """What ``after`` holds that differs from this (empty when nothing changed), for an assertion message."""
+        found = [f"item {key} {'added' if key not in self.items else 'changed'}" for key, item in after.items.items()
+                 if self.items.get(key) != item]  # fmt: skip
+        found += [f"item {key} removed" for key in self.items.keys() - after.items.keys()]
+        found += [f"object version {v[:2]} added" for v in after.versions - self.versions]
+        found += [f"object version {v[:2]} removed" for v in self.versions - after.versions]
+        found += [f"delete marker {m} added" for m in after.markers - self.markers]
+        return found + [f"delete marker {m} removed" for m in self.markers - after.markers]
+
+    def objects(self) -> set[str]:
+        return {key for key, _, _, _ in self.versions}
+
+
+def names(service: LocalService) -> tuple[str, str]:
+    stack = Stack(load())
+    return stack.physical_name("MainTable"), stack.physical_name("ContentBucket")
+
+
+def stored(service: LocalService) -> Stored:
+    table, bucket = names(service)
+    items: dict[tuple[str, str], dict[str, Any]] = {}
+    for page in service.aws("dynamodb").get_paginator("scan").paginate(TableName=table):
+        items |= {(item["pk"]["S"], item["sk"]["S"]): item for item in page["Items"]}
+    versions, markers = set(), set()
+    for page in service.aws("s3").get_paginator("list_object_versions").paginate(Bucket=bucket):
+        versions |= {(v["Key"], v["VersionId"], v["ETag"], v["Size"]) for v in page.get("Versions", [])}
+        markers |= {(m["Key"], m["VersionId"]) for m in page.get("DeleteMarkers", [])}
+    return Stored(items, frozenset(versions), frozenset(markers))
+
+
+def object_body(service: LocalService, key: str) -> bytes:
+    return service.aws("s3").get_object(Bucket=names(service)[1], Key=key)["Body"].read()
+
+
+# --- uploads
+
+
+def sign_upload(
+    service: LocalService, jwt: str, workspace: str, path: str, *, content_type: str = "image/png", size: int = 10,
+    headers: dict[str, str] | None = None,
+) -> Reply:  # fmt: skip
+    body = {"path": path, "contentType": content_type, "size": size}
+    return portal(service, "POST", f"/api/workspaces/{workspace}/uploads", jwt, body, **(headers or {}))
+
+
+def started_service_with(state_dir: Path, function_env: dict[str, str]) -> Iterator[LocalService]:
+    """``runner.started_service`` with settings of its own over every function's (``--function-env``)."""
+    with running(state_dir, function_env=GENEROUS_SIGN_IN | function_env) as demo:
+        yield LocalService(demo, state_dir)
+
+
+def compact_size(document: Any) -> int:
+    """A document's size as the service measures it (compact JSON, UTF-8)."""
+    return len(json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode())

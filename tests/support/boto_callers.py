@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 LAYER = str(Path(__file__).resolve().parents[2] / "layers" / "common" / "core") + "/"
@@ -22,7 +23,7 @@ ADAPTERS = ("repositories/", "chat/bedrock.py", "mail.py", "deps/secrets.py")
 
 
 def innermost_layer_frame() -> str | None:
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_filename.startswith(LAYER):
             return frame.f_code.co_filename[len(LAYER) :]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from .errors import InvalidPath, PrefixNotAllowed
+from .errors import DomainError, InvalidPath, PrefixNotAllowed
 from .settings import ALLOWED_R2_PREFIXES
 
 MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
@@ -35,14 +35,21 @@ def path_problem(path: str) -> str | None:
     return None
 
 
-def checked_path(path: str, field: str = "path") -> str:
-    """A decoded workspace-relative key, refused (``INVALID_PATH``) or off the allowlist (``PREFIX_NOT_ALLOWED``)
-    exactly as ``/v1/r2`` refuses it; ``field`` names it in the message."""
+def path_refusal(path: str, field: str = "path") -> DomainError | None:
+    """Why ``/v1/r2`` refuses ``path`` (``INVALID_PATH``, or ``PREFIX_NOT_ALLOWED`` off the allowlist), or None;
+    ``field`` names it in the message."""
     problem = path_problem(path)
     if problem:
-        raise InvalidPath(f"{field}: {problem}")
+        return InvalidPath(f"{field}: {problem}")
     if not path.startswith(ALLOWED_R2_PREFIXES):
-        raise PrefixNotAllowed(f"{field}: must start with one of {', '.join(ALLOWED_R2_PREFIXES)}")
+        return PrefixNotAllowed(f"{field}: must start with one of {', '.join(ALLOWED_R2_PREFIXES)}")
+    return None
+
+
+def checked_path(path: str, field: str = "path") -> str:
+    """A decoded workspace-relative key, refused exactly as ``/v1/r2`` refuses it (``path_refusal``)."""
+    if refusal := path_refusal(path, field):
+        raise refusal
     return path
 
 

@@ -63,15 +63,14 @@ class IdempotencyRepository:
                     ExpressionAttributeNames={"#s": "state"},
                     ExpressionAttributeValues=to_item(values),
                     ReturnValues="ALL_NEW",
+                    # A refusal answers with the record that refused it (as it stood then): no second read.
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
                 )
                 return from_item(claimed["Attributes"])["attempt"], None
-            except self._db.exceptions.ConditionalCheckFailedException:
-                pass
-            found = self._db.get_item(
-                TableName=self._table, Key=to_item(keys.idempotency(key_hash)), ConsistentRead=True
-            ).get("Item")
+            except self._db.exceptions.ConditionalCheckFailedException as refused:
+                found = refused.response.get("Item")
         record = from_item(found) if found else None
-        if record is None:  # expired between the two calls: let the client retry
+        if record is None:  # only an existing record refuses the claim; stay safe if an answer lacks it
             raise Conflict("A request with this Idempotency-Key is in progress; retry shortly")
         if record["requestHash"] != request_hash:
             raise Conflict("This Idempotency-Key was used with a different request")

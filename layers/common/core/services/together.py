@@ -6,6 +6,8 @@ in the order its answers must be decided (``future.result()`` re-raises the call
 an unknown agent is still a 404 however the other reads went. Each call runs in a copy of the
 caller's context, so context variables (logging, tracing) carry over.
 
+``checked_then_read`` is the writer's shape of it: an access check and the record a write starts from.
+
 ``in_order`` runs the same calls one after another: the fault suite uses it to number the AWS
 calls of an operation deterministically (tests/support/fault_harness.py); both answer the same.
 """
@@ -22,7 +24,10 @@ _POOL = ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="together
 
 
 def concurrently(*calls: Callable[[], Any]) -> list[Future[Any]]:
-    """Every call started at once; returns when all have finished (their futures, in argument order)."""
+    """Every call started at once; returns when all have finished (their futures, in argument order). A lone
+    call runs here: nothing to overlap it with."""
+    if len(calls) == 1:
+        return in_order(*calls)
     futures = [_POOL.submit(contextvars.copy_context().run, call) for call in calls]
     wait(futures)
     return futures
@@ -42,3 +47,14 @@ def in_order(*calls: Callable[[], Any]) -> list[Future[Any]]:
 
 
 run: Callable[..., list[Future[Any]]] = concurrently
+
+
+def checked_then_read[A, T](check: Callable[[], A], read: Callable[[], T]) -> tuple[A, Callable[[], T]]:
+    """``check()`` (a tenant check) and ``read()`` issued together; the read's answer is used only once the check
+    has passed, so an unknown workspace is still a 404 however the read went. Returns the check's result and a
+    reader that answers that first read, then reads again on each later call (a write's attempt after a lost race).
+    """
+    checked, first = run(check, read)
+    result: A = checked.result()
+    kept = [first]
+    return result, lambda: kept.pop().result() if kept else read()

@@ -142,13 +142,15 @@ class AgentService:
                                 work=work)  # fmt: skip
 
     def delete(self, author: Author, workspace_id: str, agent_id: str) -> tuple[int, Any]:
-        access = self._access.writer(author.user_id, workspace_id)
+        access, read = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id), lambda: self._agents.get(workspace_id, agent_id)
+        )
 
         def work(write: Write) -> tuple[int, Any]:
             body = {"deleted": True}
 
             def attempt() -> None:  # again while an edit moves the agent first: it frees what the agent names
-                agent = self._agents.get(workspace_id, agent_id)
+                agent = read()
                 if agent is None:  # gone: a retry after a lost answer (or a failed enqueue) queues the purge again
                     if self._tombstones.agent_tombstone(workspace_id, agent_id) is None:
                         raise NotFound("Agent not found")

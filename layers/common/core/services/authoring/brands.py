@@ -47,14 +47,14 @@ class BrandService:
                                 work=work)  # fmt: skip
 
     def update(self, author: Author, workspace_id: str, brand_id: str, request: BrandUpdate) -> tuple[int, Any]:
-        access, first = together.run(
+        access, read = together.checked_then_read(
             lambda: self._access.writer(author.user_id, workspace_id), lambda: self._brands.get(workspace_id, brand_id)
         )
-        workspace, wanted, reads = access.result().workspace, changes(request), iter([first.result()])
+        workspace, wanted = access.workspace, changes(request)
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> BrandRecord:
-                old = next(reads, None) or self._found(workspace_id, brand_id)
+                old = found(read())
                 if old.is_default and wanted.get("is_default") is False:
                     raise Conflict(KEEP_ONE_DEFAULT)
                 new = old.model_copy(update=wanted)
@@ -72,11 +72,13 @@ class BrandService:
                                 work=work)  # fmt: skip
 
     def delete(self, author: Author, workspace_id: str, brand_id: str) -> tuple[int, Any]:
-        self._access.writer(author.user_id, workspace_id)
+        _, read = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id), lambda: self._brands.get(workspace_id, brand_id)
+        )
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> None:  # again while an edit changes the brand first (its slug claim, its flag)
-                brand = self._found(workspace_id, brand_id)
+                brand = found(read())
                 self._brands.delete(brand, also=write.also(f"brand:{brand_id}", 200, {}))
 
             until_unchanged(attempt)
@@ -85,8 +87,8 @@ class BrandService:
         return self._writes.run(author, workspace_id, "brand.delete", on=brand_id, request=None,
                                 work=work)  # fmt: skip
 
-    def _found(self, workspace_id: str, brand_id: str) -> BrandRecord:
-        brand = self._brands.get(workspace_id, brand_id)
-        if brand is None:
-            raise NotFound("Brand not found")
-        return brand
+
+def found(brand: BrandRecord | None) -> BrandRecord:
+    if brand is None:
+        raise NotFound("Brand not found")
+    return brand

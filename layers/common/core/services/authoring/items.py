@@ -13,6 +13,7 @@ from ...ids import new_id, now_iso
 from ...models.authoring.requests import ItemCreate, ItemQuery, ItemUpdate, changes
 from ...models.authoring.resources import AgentItem
 from ...models.records import ItemRecord
+from ...repositories.authoring.objects import ObjectHead
 from .. import together
 from . import ports
 from .access import AuthoringAccess
@@ -45,14 +46,18 @@ class ItemService:
         return [item_view(i) for i in sorted(found.result(), key=lambda i: (i.folder, i.order, i.id))]
 
     def create(self, author: Author, workspace_id: str, agent_id: str, request: ItemCreate) -> tuple[int, Any]:
-        self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        access, head = together.run(  # the object beside the access check, used only once it passed
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            lambda: self._head(workspace_id, agent_id, request.r2_key),
+        )
+        access.result()
         fields = {"folder": "", "order": 0, "origin": "upload", "active": True} | changes(request)
         blank = ItemRecord.model_validate(
             {"id": new_id("item"), "agent_id": agent_id, "mime_type": "", "size": 0, "updated_at": now_iso()} | fields
         )
 
         def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
-            item = self._with_object(workspace_id, blank)
+            item = with_object(blank, head.result())
             body = {"item": item_view(item).wire()}
             self._items.create(workspace_id, item, also=write.also(f"item:{item.id}", 201, body))
             return 201, body
@@ -63,19 +68,18 @@ class ItemService:
     def update(
         self, author: Author, workspace_id: str, agent_id: str, item_id: str, request: ItemUpdate
     ) -> tuple[int, Any]:
-        access, first = together.run(
+        _, read = together.checked_then_read(
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._items.get(agent_id, item_id),
         )
-        access.result()
-        wanted, reads = changes(request), iter([first.result()])
+        wanted = changes(request)
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> ItemRecord:
-                old = next(reads, None) or self._found(agent_id, item_id)
+                old = found(read())
                 new = old.model_copy(update=wanted)
                 if "r2_key" in wanted:  # named again: the object may have been replaced since (its type, its size)
-                    new = self._with_object(workspace_id, new)
+                    new = with_object(new, self._head(workspace_id, agent_id, new.r2_key))
                 if new == old:
                     return write.unchanged(f"item:{item_id}", {"item": item_view(old).wire()}, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
@@ -88,11 +92,14 @@ class ItemService:
                                 work=work)  # fmt: skip
 
     def delete(self, author: Author, workspace_id: str, agent_id: str, item_id: str) -> tuple[int, Any]:
-        self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        _, read = together.checked_then_read(
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            lambda: self._items.get(agent_id, item_id),
+        )
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> None:
-                item = self._found(agent_id, item_id)
+                item = found(read())
                 self._items.delete(workspace_id, item, also=write.also(f"item:{item_id}", 200, {}))
 
             until_unchanged(attempt)
@@ -101,18 +108,24 @@ class ItemService:
         return self._writes.run(author, workspace_id, "item.delete", on=item_id, request=None,
                                 work=work)  # fmt: skip
 
-    def _found(self, agent_id: str, item_id: str) -> ItemRecord:
-        item = self._items.get(agent_id, item_id)
-        if item is None:
-            raise NotFound("Item not found")
-        return item
+    def _head(self, workspace_id: str, agent_id: str, r2_key: str) -> ObjectHead | None:
+        """The object ``r2_key`` names if it is in the agent's folder (``with_object`` refuses any other key)."""
+        if not r2_key.startswith(f"projects/{agent_id}/"):
+            return None
+        return self._objects.head(f"workspaces/{workspace_id}/{r2_key}")
 
-    def _with_object(self, workspace_id: str, item: ItemRecord) -> ItemRecord:
-        """The item with its object's type and size; 400 unless ``r2Key`` is an object of the agent's folder."""
-        folder = f"projects/{item.agent_id}/"
-        if not item.r2_key.startswith(folder):
-            raise ValidationFailed(f"r2Key: must be under {folder} (the agent's folder)")
-        head = self._objects.head(f"workspaces/{workspace_id}/{item.r2_key}")
-        if head is None:
-            raise ValidationFailed(f"r2Key: no object {item.r2_key} (upload it first)")
-        return item.model_copy(update={"mime_type": media_essence(head.content_type), "size": head.size})
+
+def found(item: ItemRecord | None) -> ItemRecord:
+    if item is None:
+        raise NotFound("Item not found")
+    return item
+
+
+def with_object(item: ItemRecord, head: ObjectHead | None) -> ItemRecord:
+    """The item with its object's type and size; 400 unless ``r2Key`` is an object of the agent's folder."""
+    folder = f"projects/{item.agent_id}/"
+    if not item.r2_key.startswith(folder):
+        raise ValidationFailed(f"r2Key: must be under {folder} (the agent's folder)")
+    if head is None:
+        raise ValidationFailed(f"r2Key: no object {item.r2_key} (upload it first)")
+    return item.model_copy(update={"mime_type": media_essence(head.content_type), "size": head.size})

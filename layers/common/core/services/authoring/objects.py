@@ -21,7 +21,7 @@ from ...errors import DomainError, NotFound, ValidationFailed
 from ...ids import iso
 from ...models.authoring.requests import ObjectQuery
 from ...models.authoring.resources import ObjectDownload, ObjectPage, StoredObject
-from ...object_paths import checked_path, path_problem
+from ...object_paths import checked_path, path_problem, path_refusal
 from ...repositories.authoring.objects import ObjectHead
 from ...settings import ALLOWED_R2_PREFIXES
 from .. import together
@@ -106,12 +106,17 @@ class ObjectService:
         return ObjectDownload(object=object_view(head, path), url=url, expires_at=iso(expires))
 
     def delete(self, author: Author, workspace_id: str, path: str) -> tuple[int, Any]:
-        self._access.writer(author.user_id, workspace_id)
-        path = checked_path(path)
-        key = f"workspaces/{workspace_id}/{path}"
+        key, refusal = f"workspaces/{workspace_id}/{path}", path_refusal(path)
+        access, head = together.run(  # the object beside the access check, used only once it and the path passed
+            lambda: self._access.writer(author.user_id, workspace_id),
+            lambda: None if refusal else self._objects.head(key),
+        )
+        access.result()
+        if refusal:
+            raise refusal
 
         def work(write: Write) -> tuple[int, Any]:
-            if self._objects.head(key) is None:
+            if head.result() is None:
                 raise NotFound("Object not found")
             self._objects.delete(key)
             write.record(f"object:{path}", 200, {})

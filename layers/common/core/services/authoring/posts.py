@@ -9,9 +9,11 @@ transaction (``repositories.authoring.posts``), so the feed and its filtered vie
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from datetime import UTC, datetime
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from ...errors import NotFound, ValidationFailed
 from ...ids import iso, new_id, now_iso
@@ -32,10 +34,28 @@ def post_view(record: PostRecord) -> Post:
     return Post.from_record(to_feed_post(record), status=status, updated_at=record.updated_at or record.created_at)
 
 
-def media_keys(post: PostRecord) -> dict[str, str]:
+class _Page(Protocol):
+    @property
+    def key(self) -> str: ...
+
+
+class _NamesMedia(Protocol):
+    """A stored post or a request's fields: what names objects."""
+
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def poster(self) -> str | None: ...
+    @property
+    def playable(self) -> str | None: ...
+    @property
+    def pages(self) -> Sequence[_Page] | None: ...
+
+
+def media_keys(post: _NamesMedia) -> dict[str, str]:
     """Every object a post names, by the field that names it (``pages.2.key``); empty ones name nothing."""
     named = {"key": post.key, "poster": post.poster, "playable": post.playable}
-    named |= {f"pages.{n}.key": page.key for n, page in enumerate(post.pages)}
+    named |= {f"pages.{n}.key": page.key for n, page in enumerate(post.pages or [])}
     return {field: key for field, key in named.items() if key}
 
 
@@ -56,15 +76,20 @@ class PostService:
         )  # fmt: skip
 
     def create(self, author: Author, workspace_id: str, agent_id: str, request: PostCreate) -> tuple[int, Any]:
-        self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        # The objects a published post names are looked up beside the access check, used only once it passed.
+        named = media_keys(request) if request.publish else {}
+        access, *heads = together.run(
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            *self._lookups(workspace_id, agent_id, named),
+        )
+        access.result()
         now = now_iso()
         blank = PostRecord(id=new_id("post"), agent_id=agent_id, key=request.key, kind=request.kind,
                            published=bool(request.publish), created_at=now, updated_at=now)  # fmt: skip
         post = _applied(blank, request)
 
         def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
-            if post.published:
-                self._check_media(workspace_id, post, media_keys(post))
+            _refuse_missing(agent_id, named, heads)
             body = {"post": post_view(post).wire()}
             self._posts.create(workspace_id, post, also=write.also(f"post:{post.id}", 201, body))
             return 201, body
@@ -81,17 +106,20 @@ class PostService:
     def set_published(
         self, author: Author, workspace_id: str, agent_id: str, post_id: str, *, published: bool
     ) -> tuple[int, Any]:
-        """Publish or unpublish; a post already so is answered as it is, with nothing written (idempotent)."""
+        """Publish or unpublish; a post already so is answered as it is, only its audit entry written."""
         action = "post.publish" if published else "post.unpublish"
         return self._change(author, workspace_id, agent_id, post_id, action=action, request=None,
                             change=lambda old: old.model_copy(update={"published": published}))  # fmt: skip
 
     def delete(self, author: Author, workspace_id: str, agent_id: str, post_id: str) -> tuple[int, Any]:
-        self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        _, read = together.checked_then_read(
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            lambda: self._posts.get(agent_id, post_id),
+        )
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> None:
-                post = self._found(agent_id, post_id)
+                post = found(read())
                 self._posts.delete(workspace_id, post, also=write.also(f"post:{post_id}", 200, {}))
 
             until_unchanged(attempt)
@@ -105,16 +133,14 @@ class PostService:
         request: PostUpdate | None, change: Callable[[PostRecord], PostRecord],
     ) -> tuple[int, Any]:  # fmt: skip
         """Apply ``change`` to the post as read (again, while another write moves it first) and store it."""
-        access, first = together.run(
+        _, read = together.checked_then_read(
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._posts.get(agent_id, post_id),
         )
-        access.result()
-        reads = iter([first.result()])
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> PostRecord:
-                old = next(reads, None) or self._found(agent_id, post_id)
+                old = found(read())
                 new = change(old)
                 if new == old:
                     return write.unchanged(f"post:{post_id}", {"post": post_view(old).wire()}, old)
@@ -131,20 +157,28 @@ class PostService:
         return self._writes.run(author, workspace_id, action, on=post_id, request=request,
                                 work=work)  # fmt: skip
 
-    def _found(self, agent_id: str, post_id: str) -> PostRecord:
-        post = self._posts.get(agent_id, post_id)
-        if post is None:
-            raise NotFound("Post not found")
-        return post
-
     def _check_media(self, workspace_id: str, post: PostRecord, named: dict[str, str]) -> None:
         """400 naming the first field whose key is no object under ``projects/<agentId>/`` (looked up together)."""
-        folder = f"projects/{post.agent_id}/"
-        fields, keys = list(named), list(named.values())
-        heads = together.run(*[lambda k=k: self._objects.head(f"workspaces/{workspace_id}/{folder}{k}") for k in keys])
-        for field, key, head in zip(fields, keys, heads, strict=True):
-            if head.result() is None:
-                raise ValidationFailed(f"{field}: no object {folder}{key} (upload it before publishing)")
+        _refuse_missing(post.agent_id, named, together.run(*self._lookups(workspace_id, post.agent_id, named)))
+
+    def _lookups(self, workspace_id: str, agent_id: str, named: dict[str, str]) -> Sequence[Callable[[], Any]]:
+        """One HeadObject per distinct key (a video's ``key`` and ``playable`` may be one object)."""
+        root = f"workspaces/{workspace_id}/projects/{agent_id}/"
+        return [partial(self._objects.head, root + key) for key in dict.fromkeys(named.values())]
+
+
+def _refuse_missing(agent_id: str, named: dict[str, str], heads: Sequence[Future[Any]]) -> None:
+    """400 naming the first field whose key ``_lookups`` found no object for."""
+    found = {key: head.result() is not None for key, head in zip(dict.fromkeys(named.values()), heads, strict=True)}
+    for field, key in named.items():
+        if not found[key]:
+            raise ValidationFailed(f"{field}: no object projects/{agent_id}/{key} (upload it before publishing)")
+
+
+def found(post: PostRecord | None) -> PostRecord:
+    if post is None:
+        raise NotFound("Post not found")
+    return post
 
 
 def _applied(post: PostRecord, request: PostFields) -> PostRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ...errors import NotFound
@@ -54,14 +55,14 @@ class WorkflowService:
                                 work=work)  # fmt: skip
 
     def update(self, author: Author, workspace_id: str, workflow_id: str, request: WorkflowUpdate) -> tuple[int, Any]:
-        self._access.writer(author.user_id, workspace_id)
+        read = self._checked_then_read(author, workspace_id, workflow_id)
         wanted = changes(request)
         if "suggestions" in wanted:
             wanted["suggestions_json"] = suggestions_text(wanted.pop("suggestions"))
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> WorkflowRecord:
-                old = self._found(workspace_id, workflow_id)
+                old = found(read())
                 new = old.model_copy(update=wanted)
                 if new == old:
                     return write.unchanged(f"workflow:{workflow_id}", {"workflow": workflow_view(old).wire()}, old)
@@ -75,18 +76,28 @@ class WorkflowService:
                                 work=work)  # fmt: skip
 
     def delete(self, author: Author, workspace_id: str, workflow_id: str) -> tuple[int, Any]:
-        self._access.writer(author.user_id, workspace_id)
+        read = self._checked_then_read(author, workspace_id, workflow_id)
 
         def work(write: Write) -> tuple[int, Any]:
-            workflow = self._found(workspace_id, workflow_id)
+            workflow = found(read())
             self._workflows.delete(workflow, also=write.also(f"workflow:{workflow_id}", 200, {}))
             return 200, {}
 
         return self._writes.run(author, workspace_id, "workflow.delete", on=workflow_id, request=None,
                                 work=work)  # fmt: skip
 
-    def _found(self, workspace_id: str, workflow_id: str) -> WorkflowRecord:
-        workflow = self._workflows.get(workspace_id, workflow_id)
-        if workflow is None:
-            raise NotFound("Workflow not found")
-        return workflow
+    def _checked_then_read(
+        self, author: Author, workspace_id: str, workflow_id: str
+    ) -> Callable[[], WorkflowRecord | None]:
+        """The writer's access check and the workflow, read together (the reader: that read, then fresh ones)."""
+        _, read = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id),
+            lambda: self._workflows.get(workspace_id, workflow_id),
+        )
+        return read
+
+
+def found(workflow: WorkflowRecord | None) -> WorkflowRecord:
+    if workflow is None:
+        raise NotFound("Workflow not found")
+    return workflow

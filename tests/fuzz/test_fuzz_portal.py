@@ -1,23 +1,36 @@
 """Schema fuzzing of the management plane with schemathesis: every operation, with and without a portal JWT.
 
 Zero 5xx, and every response conforms to ``docs/openapi/portal.json`` as the runner serves it.
-The signed-in run leaves out the two operations that end what it runs on (sign-out and deleting
+The signed-in run works in a workspace of its own holding one of each resource the writer's routes name (an
+agent, a post, an item, a brand, a workflow, an object: ``fuzzing_ground``), so their ids resolve; each DELETE
+is given a second one to delete. It leaves out the two operations that end what it runs on (sign-out and deleting
 its workspace); the anonymous run covers them like every other operation.
+
+With ``FUZZ_PHASES`` holding ``stateful`` (``make fuzz``), a third run chains requests along the document's links
+(create → get → patch → delete of agents, posts, items, brands, workflows, with the ids the service answered) and
+checks, besides the rest, that what was created can be read and what was deleted cannot.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.fuzz import fuzz
+from tests.support.fuzz import STATEFUL, STATEFUL_EXCLUDED_CHECKS, STATELESS, Ground, fuzz, fuzzing_ground
+from tests.support.load import ops
 from tests.support.runner import LocalService, portal, sign_in, started_service
 
-pytestmark = pytest.mark.fuzz
-OPERATIONS = 18
+_DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "openapi" / "portal.json"
+_METHODS = {"get", "put", "post", "delete", "patch", "head", "options"}
+# Every operation the document publishes is fuzzed: a new route is covered without editing this file.
+OPERATIONS = sum(m in _METHODS for item in json.loads(_DOCUMENT.read_text())["paths"].values() for m in item)
 ENDS_THE_RUN = ("POST /api/auth/logout", "DELETE /api/workspaces/{workspaceId}")
+
+pytestmark = pytest.mark.fuzz
+stateless = pytest.mark.skipif(not STATELESS, reason="FUZZ_PHASES has no stateless phase")
 
 
 @pytest.fixture(scope="module")
@@ -31,19 +44,26 @@ def signed_in(service: LocalService) -> dict[str, str]:
     cookie, jwt = sign_in(service, service.demo["workspaces"][0]["ownerEmail"])
     created = portal(service, "POST", "/api/workspaces", jwt, {"name": "Fuzzing ground"})
     assert created.status == 201, created.body
-    workspace = created.json()["workspace"]["id"] if "workspace" in created.json() else created.json()["id"]
+    workspace = created.json()["workspace"]["id"]
     minted = portal(service, "POST", f"/api/workspaces/{workspace}/keys", jwt, {"name": "fuzzed"})
     assert minted.status == 201, minted.body
     return {"jwt": jwt, "cookie": cookie, "workspace": workspace, "key": minted.json()["key"]["id"]}
 
 
+@pytest.fixture(scope="module")
+def ground(service: LocalService, signed_in: dict[str, str]) -> Ground:
+    return fuzzing_ground(service, signed_in["jwt"], signed_in["workspace"])
+
+
+@stateless
 def test_every_portal_operation_conforms_signed_in(
-    service: LocalService, signed_in: dict[str, str], tmp_path: Path
+    service: LocalService, signed_in: dict[str, str], ground: Ground, tmp_path: Path
 ) -> None:
     run = fuzz(
         "portal-signed-in", service.portal, tmp_path,
         headers={"Authorization": f"Bearer {signed_in['jwt']}"},  # no cookie: negative cases must be able to drop it
-        parameters={"path.workspaceId": signed_in["workspace"], "path.keyId": signed_in["key"]},
+        parameters=ground.parameters | {"path.keyId": signed_in["key"]},
+        operation_parameters=ground.deletions,
         exclude_operations=ENDS_THE_RUN,
     )  # fmt: skip
     print(run.summary())
@@ -51,8 +71,45 @@ def test_every_portal_operation_conforms_signed_in(
     assert run.failures == [], run.output[-6000:]
 
 
+@stateless
 def test_every_portal_operation_conforms_without_credentials(service: LocalService, tmp_path: Path) -> None:
-    run = fuzz("portal-anonymous", service.portal, tmp_path, max_time=30)
+    run = fuzz("portal-anonymous", service.portal, tmp_path, max_time=45)
     print(run.summary())
     assert run.operations == OPERATIONS and run.cases > 0
     assert run.failures == [], run.output[-6000:]
+
+
+@pytest.mark.skipif(not STATEFUL, reason="the stateful phase runs in `make fuzz` (FUZZ_PHASES=...,stateful)")
+def test_portal_resources_chain_along_the_links(
+    service: LocalService, signed_in: dict[str, str], ground: Ground, tmp_path: Path
+) -> None:
+    """The writer's operations in the fuzzing workspace (the only id fixed, so nothing is written elsewhere): each
+    other id comes along a link, but a post's and an item's agent, which is the ground's (its object is what a post
+    and an item must name to be created), and the owner on the business plan (200 agents, not 25)."""
+    assert ops(service, "set-plan", "--email", service.demo["workspaces"][0]["ownerEmail"], "--plan", "business")
+    agent = "/api/workspaces/{workspaceId}/agents/{agentId}"
+    in_ground = {"path.agentId": ground.agent}
+    under = ("GET posts", "PATCH posts/{postId}", "DELETE posts/{postId}", "POST posts/{postId}/publish",
+             "POST posts/{postId}/unpublish", "GET items", "PATCH items/{itemId}", "DELETE items/{itemId}")  # fmt: skip
+    operations = {f"{method} {agent}/{path}": in_ground for method, path in (o.split() for o in under)}
+    operations[f"POST {agent}/posts"] = in_ground | {"body.key": ground.media}
+    operations[f"POST {agent}/items"] = in_ground | {"body.r2Key": ground.object}
+    run = fuzz(
+        "portal-stateful", service.portal, tmp_path,
+        headers={"Authorization": f"Bearer {signed_in['jwt']}"},
+        parameters={"path.workspaceId": signed_in["workspace"]}, operation_parameters=operations,
+        include_path_regex=r"^/api/workspaces/\{workspaceId\}/(agents|brands|workflows|keys)",
+        phases="stateful", excluded_checks=STATEFUL_EXCLUDED_CHECKS,
+        infer_links=False,  # the document's links, the ones its clients are told about
+    )  # fmt: skip
+    print(run.summary())
+    reached = run.succeeded("stateful")
+    print(f"2xx along the links from {len(reached)} operations: {sorted(reached)}")
+    assert run.cases > 0
+    assert run.failures == [], run.output[-6000:]
+    # An id nothing fixed (a new agent's, brand's, workflow's, post's, item's) was used while it was alive: the
+    # links are followed, not just declared.
+    workspace = "/api/workspaces/{workspaceId}"
+    paths = [agent, f"{agent}/posts/{{postId}}", f"{agent}/items/{{itemId}}", f"{workspace}/brands/{{brandId}}",
+             f"{workspace}/workflows/{{workflowId}}"]  # fmt: skip
+    assert reached & {f"{method} {path}" for method in ("PATCH", "DELETE") for path in paths}, sorted(reached)

@@ -3,6 +3,12 @@
 Each run is bounded: ``FUZZ_MAX_EXAMPLES`` cases per operation and phase, ``FUZZ_MAX_TIME`` seconds
 in all (short in ``make test``; ``make fuzz`` raises both). The seed is fixed unless ``FUZZ_SEED`` is
 set, so a failure found in CI is found again by the same command.
+
+``FUZZ_PHASES`` picks the phases. The stateless ones (examples, coverage, fuzzing) run with every path parameter
+fixed to a resource that exists (``fuzzing_ground``), so cases reach the handlers' logic instead of a 404; the
+stateful one (``make fuzz`` only) runs on its own, with hardly anything fixed: its requests take their ids from the
+answers before them, along the documents' OpenAPI links (``local/openapi/links.py``), which a fixed value would
+override. Every call's phase, operation and status is kept (``FuzzRun.calls``, from ``fuzz_hooks``).
 """
 
 from __future__ import annotations
@@ -16,14 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from local.template import ROOT
+from tests.support.load import upload_object
+from tests.support.runner import LocalService, portal
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "12"))
 MAX_TIME = int(os.environ.get("FUZZ_MAX_TIME", "60"))
 SEED = os.environ.get("FUZZ_SEED", "20261123")
 PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage,fuzzing")
-# Every check schemathesis has, less the stateful ones that need links between operations the
-# document does not declare (created resources are not addressable by a follow-up request's
-# parameters here: ids come from the runner's demo data instead).
+STATELESS = ",".join(p for p in PHASES.split(",") if p and p != "stateful")
+STATEFUL = "stateful" in PHASES.split(",")
+# Every check schemathesis has, less the two that need a chain of requests (the stateful run has them:
+# ``STATEFUL_EXCLUDED_CHECKS``): a stateless case's ids are fixed, so a DELETE's next case finds nothing.
 #
 # positive_data_acceptance ("a schema-valid request is accepted") is left out of the short run: some
 # refusals are business state or rules JSON Schema cannot state (402 at a plan's workspace limit, lone
@@ -32,6 +41,17 @@ PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage,fuzzing")
 EXCLUDED_CHECKS = os.environ.get(
     "FUZZ_EXCLUDED_CHECKS", "use_after_free,ensure_resource_availability,positive_data_acceptance"
 )
+# Along the links: a resource just created is there (ensure_resource_availability), one just deleted is not
+# (use_after_free).
+STATEFUL_EXCLUDED_CHECKS = os.environ.get("FUZZ_STATEFUL_EXCLUDED_CHECKS", "positive_data_acceptance")
+# A request the schema forbids must be refused: schemathesis's list of refusals, and API Gateway's own (a body, a URL,
+# a head over its quotas: 413, 414, 431), which every operation documents. A query string of 2,048 non-ASCII
+# characters is a refusal all the same when it is 414 rather than 400.
+REFUSALS = """
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "414", "415", "422", "428", "429", "431",
+                     "5xx"]
+"""
 # Operations that accept no valid request by design, so "a schema-valid request is accepted" cannot
 # hold: bare ``/v1/r2`` (no object key) exists only to answer 400 INVALID_PATH, as documented.
 NO_VALID_REQUEST = """
@@ -47,6 +67,7 @@ class FuzzRun:
     exit_code: int
     report: dict[str, Any]
     output: str
+    calls: list[dict[str, Any]]  # every call's phase, operation and status (fuzz_hooks.after_call)
 
     @property
     def operations(self) -> int:
@@ -59,6 +80,10 @@ class FuzzRun:
     @property
     def failures(self) -> list[dict[str, Any]]:
         return list(self.report["failures"]) + list(self.report["errors"])
+
+    def succeeded(self, phase: str) -> set[str]:
+        """The operations that answered a 2xx in ``phase``."""
+        return {c["operation"] for c in self.calls if c["phase"] == phase and 200 <= c["status"] < 300}
 
     def summary(self) -> str:
         return f"{self.label}: {self.operations} operations, {self.cases} cases, {len(self.failures)} failures"
@@ -73,17 +98,32 @@ def fuzz(
     parameters: dict[str, str] | None = None,
     exclude_operations: tuple[str, ...] = (),
     max_time: int = MAX_TIME,
+    operation_parameters: dict[str, dict[str, str]] | None = None,
+    phases: str = STATELESS,
+    excluded_checks: str = EXCLUDED_CHECKS,
+    infer_links: bool = True,
+    include_path_regex: str | None = None,
 ) -> FuzzRun:
-    """One ``st run`` against ``base_url``'s own ``/openapi.json``; its JSON report and console output."""
+    """One ``st run`` against ``base_url``'s own ``/openapi.json``; its JSON report and console output.
+
+    ``parameters`` are fixed for every operation; ``operation_parameters`` (by operation, ``"DELETE /path"``) for
+    one operation, over them. Without ``infer_links`` the stateful phase follows the document's links only, not
+    the ones schemathesis guesses besides.
+    """
     report_dir.mkdir(parents=True, exist_ok=True)
     config = report_dir / f"{label}.toml"
-    values = "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in (parameters or {}).items())
-    config.write_text(f"[parameters]\n{values}{NO_VALID_REQUEST}")
+    per_operation = "".join(
+        f"\n[[operations]]\ninclude-name = {json.dumps(name)}\n[operations.parameters]\n{_values(values)}"
+        for name, values in (operation_parameters or {}).items()
+    )
+    inference = "" if infer_links else "\n[phases.stateful.inference]\nalgorithms = []\n"
+    values = _values(parameters or {})
+    config.write_text(f"[parameters]\n{values}{REFUSALS}{NO_VALID_REQUEST}{per_operation}{inference}")
     report = report_dir / f"{label}.json"
     st = Path(sys.executable).with_name("st")
     command = [
         str(st), "--config-file", str(config), "run", f"{base_url}/openapi.json",
-        "--checks", "all", "--exclude-checks", EXCLUDED_CHECKS, "--phases", PHASES,
+        "--checks", "all", "--exclude-checks", excluded_checks, "--phases", phases,
         "--max-examples", str(MAX_EXAMPLES), "--max-time", str(max_time), "--seed", SEED,
         "--workers", "2", "--request-timeout", "30", "--warnings", "off", "--no-color",
         "--report", "json", "--report-json-path", str(report), "--output-truncate", "true",
@@ -92,10 +132,72 @@ def fuzz(
         command += ["--header", f"{name}: {value}"]
     for operation in exclude_operations:
         command += ["--exclude-name", operation]
-    env = os.environ | {"SCHEMATHESIS_HOOKS": "tests.support.fuzz_hooks", "PYTHONPATH": str(ROOT)}
+    if include_path_regex:
+        command += ["--include-path-regex", include_path_regex]
+    calls = report_dir / f"{label}.calls.jsonl"
+    calls.unlink(missing_ok=True)
+    env = os.environ | {"SCHEMATHESIS_HOOKS": "tests.support.fuzz_hooks", "PYTHONPATH": str(ROOT),
+                        "FUZZ_CALL_LOG": str(calls)}  # fmt: skip
     limit = max_time * 4 + 120  # a hung run fails the test instead of CI
     done = subprocess.run(command, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=limit)
     output = done.stdout + done.stderr
+    (report_dir / f"{label}.log").write_text(output)  # the console's account (the stateful phase's links, too)
     if not report.exists():
         raise AssertionError(f"schemathesis wrote no report ({done.returncode}):\n{output[-4000:]}")
-    return FuzzRun(label, done.returncode, json.loads(report.read_text()), output)
+    made = [json.loads(line) for line in calls.read_text().splitlines()] if calls.exists() else []
+    return FuzzRun(label, done.returncode, json.loads(report.read_text()), output, made)
+
+
+def _values(values: dict[str, str]) -> str:
+    return "".join(f"{json.dumps(k)} = {json.dumps(v)}\n" for k, v in values.items())
+
+
+@dataclass(frozen=True)
+class Ground:
+    """What a workspace holds for the fuzzer: path parameters naming live resources, and, for each DELETE, another
+    resource of the kind (a DELETE's first case deletes it: the other operations keep theirs)."""
+
+    parameters: dict[str, str]
+    deletions: dict[str, dict[str, str]]
+    agent: str
+    media: str  # an object of the agent's folder, as a post names it (agent-relative)
+    object: str  # the same object, as an item and /objects name it (workspace-relative)
+
+
+JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
+
+
+def fuzzing_ground(service: LocalService, jwt: str, workspace_id: str) -> Ground:
+    """An agent, a post, an item, a brand, a workflow and an object in ``workspace_id`` (twice: the second of each
+    for its DELETE), through the portal's API."""
+    base = f"/api/workspaces/{workspace_id}"
+
+    def made(path: str, body: dict[str, Any], kind: str) -> str:
+        created = portal(service, "POST", base + path, jwt, body)
+        assert created.status == 201, (path, created.body)
+        return str(created.json()[kind]["id"])
+
+    agent, spare_agent = (made("/agents", {"name": name}, "agent") for name in ("Fuzzed agent", "Fuzzed spare"))
+    media = [f"media/fuzzed-{n}.jpg" for n in range(2)]  # agent-relative, as a post names its media
+    objects = [f"projects/{agent}/{key}" for key in media]  # workspace-relative, as an item and /objects do
+    for path in objects:
+        upload_object(service, jwt, workspace_id, path, JPEG)
+    post = {"key": media[0], "kind": "image", "channels": ["web"], "category": "fuzz"}
+    posts = [made(f"/agents/{agent}/posts", post | {"publish": n == 0}, "post") for n in range(2)]
+    item = {"kind": "image", "r2Key": objects[0]}
+    items = [made(f"/agents/{agent}/items", item | {"name": f"Item {n}"}, "item") for n in range(2)]
+    brands = [made("/brands", {"name": f"Fuzzed brand {n}"}, "brand") for n in range(2)]
+    workflows = [made("/workflows", {"name": f"Fuzzed workflow {n}"}, "workflow") for n in range(2)]
+    parameters = {"path.workspaceId": workspace_id, "path.agentId": agent, "path.postId": posts[0],
+                  "path.itemId": items[0], "path.brandId": brands[0], "path.workflowId": workflows[0],
+                  "path.path": objects[0]}  # fmt: skip
+    workspace = "DELETE /api/workspaces/{workspaceId}"
+    deletions = {
+        f"{workspace}/agents/{{agentId}}": {"path.agentId": spare_agent},
+        f"{workspace}/agents/{{agentId}}/posts/{{postId}}": {"path.postId": posts[1]},
+        f"{workspace}/agents/{{agentId}}/items/{{itemId}}": {"path.itemId": items[1]},
+        f"{workspace}/brands/{{brandId}}": {"path.brandId": brands[1]},
+        f"{workspace}/workflows/{{workflowId}}": {"path.workflowId": workflows[1]},
+        f"{workspace}/objects/{{path}}": {"path.path": objects[1]},
+    }
+    return Ground(parameters, deletions, agent, media[0], objects[0])

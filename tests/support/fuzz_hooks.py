@@ -3,17 +3,32 @@
 Schemathesis validates JSON bodies against the document by itself, but has no deserializer
 for the chat's ``application/x-ndjson`` stream. This check validates every line of it
 against the document's event schema instead of one whole body.
+
+With ``FUZZ_CALL_LOG`` set, every call's phase, operation and status is appended to that file (one JSON line
+each): what a run reached, e.g. which operations the stateful phase got a 2xx from with the ids of a chain.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 from typing import Any
 
 import jsonschema_rs
 import schemathesis
 
 NDJSON = "application/x-ndjson"
+CALL_LOG = os.environ.get("FUZZ_CALL_LOG")
+_written = threading.Lock()  # the run's workers are threads
+
+
+@schemathesis.hook
+def after_call(context: Any, case: schemathesis.Case, response: schemathesis.Response) -> None:
+    if CALL_LOG and case.meta is not None:
+        line = {"phase": case.meta.phase.name.value, "operation": case.operation.label, "status": response.status_code}
+        with _written, open(CALL_LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps(line) + "\n")
 
 
 def _event_schema(case: schemathesis.Case, status: int) -> dict[str, Any] | None:

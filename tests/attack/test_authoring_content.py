@@ -317,10 +317,6 @@ def test_markup_in_every_text_field_is_stored_and_served_as_the_same_text(studio
         assert field_of(studio.call(method, path, body)) == "slug", route
 
 
-@pytest.mark.xfail(strict=True, reason="free text (models/authoring/fields.py _TEXT_CONTROLS) refuses C0 and DEL "
-                   "only: C1 controls (U+0080-U+009F, such as NEL and the 8-bit CSI) are stored, though its own "
-                   "message says 'no control characters other than newlines and tabs' and names refuse "
-                   "them")  # fmt: skip
 def test_c1_control_characters_in_free_text_are_refused(studio: Studio) -> None:
     before = stored(studio.service)
     found = {}

@@ -175,9 +175,6 @@ def test_percent_encodings_in_a_json_path_are_literal_names_in_the_workspace(run
         assert len(added) == 1 and added[0].startswith(f"object version ('{signed.key}', "), added
 
 
-@pytest.mark.xfail(strict=True, reason="C1 control characters (U+0080-U+009F) pass the path rules: "
-                   "core/object_paths.py refuses only [\\x00-\\x1f\\x7f], decisions.md says 'a control "
-                   "character'")  # fmt: skip
 def test_a_c1_control_character_in_a_path_is_refused(runner: LocalService, cast: Cast) -> None:
     before = stored(runner)
     found = {path: sign_upload(runner, cast.owner_a.jwt, cast.a["id"], path).status
@@ -186,9 +183,6 @@ def test_a_c1_control_character_in_a_path_is_refused(runner: LocalService, cast:
     assert before.changes(stored(runner)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="a control character at either end of a path is trimmed (RequestModel's "
-                   "str_strip_whitespace) and the trimmed path signed, instead of the 400 INVALID_PATH a control "
-                   "character gets anywhere else")  # fmt: skip
 def test_a_control_character_at_either_end_of_a_path_is_refused(runner: LocalService, cast: Cast) -> None:
     before = stored(runner)
     found = {path: sign_upload(runner, cast.owner_a.jwt, cast.a["id"], path).status
@@ -289,9 +283,6 @@ def test_a_ticket_used_twice_overwrites_its_own_key_and_nothing_else(runner: Loc
     assert object_body(runner, signed.key) == b"second-one"
 
 
-@pytest.mark.xfail(strict=True, reason="a path ending in ${filename} is signed: boto3's generate_presigned_post "
-                   "then writes the key condition as starts-with the path's folder (botocore/signers.py), so one "
-                   "ticket stores any number of objects, of any name, under that folder")  # fmt: skip
 def test_a_filename_variable_in_a_path_cannot_widen_the_ticket(runner: LocalService, cast: Cast) -> None:
     """A ticket must pin one key. Signed for ``public/${filename}``, it takes any key under ``public/``: the
     file's own name (S3 puts it in place of ``${filename}``) or a key field the client rewrote. The storage counted

@@ -14,7 +14,7 @@ from .errors import DomainError, InvalidPath, PrefixNotAllowed
 from .settings import ALLOWED_R2_PREFIXES
 
 MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: every control character
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
 from ...ids import iso
 from ...object_paths import path_problem
@@ -25,7 +25,7 @@ ResourceId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-
 
 # Free text (titles, captions): any character a person types, newlines and tabs included, but no other control
 # character. HTML is text like any other: stored as sent, and every client shows it as text.
-_TEXT_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TEXT_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but \t \n \r, DEL, C1
 
 
 def _no_controls(value: str) -> str:
@@ -46,7 +46,10 @@ def _object_key(value: str) -> str:
 
 
 # A key relative to a folder (an agent's, for a post's media; the workspace's, for an item): the r2 path rules.
-ObjectKey = Annotated[str, Field(min_length=1, max_length=900), AfterValidator(_object_key)]
+# Taken exactly as sent: a newline at either end is refused with the rest, not trimmed (RequestModel trims strings).
+ObjectKey = Annotated[
+    str, StringConstraints(strip_whitespace=False), Field(min_length=1, max_length=900), AfterValidator(_object_key)
+]
 
 
 def _optional_key(value: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from ..base import ApiModel, RequestModel
 from ..fields import QueryInt, name_rules, whole_number_rules
@@ -161,7 +161,8 @@ class ItemUpdate(ItemFields):
 
 
 class UploadRequest(RequestModel):
-    path: Annotated[str, Field(min_length=1, max_length=900)]  # the r2 rules are checked by the service (as r2)
+    # Exactly as sent (never trimmed); the r2 rules are checked by the service, with r2's answers.
+    path: Annotated[str, StringConstraints(strip_whitespace=False), Field(min_length=1, max_length=900)]
     content_type: UploadType
     size: Annotated[int, *whole_number_rules(0, 5 * 1024**3)]
 

@@ -76,9 +76,12 @@ class ObjectStore:
     def presign_post(self, key: str, content_type: str, size: int, seconds: int) -> tuple[str, dict[str, str]]:
         """(url, form fields) of a browser-style POST that can store exactly ``key``, of exactly this type and size,
         for ``seconds`` (and never past the signing credentials' own expiry)."""
+        # The exact key is a condition of its own: boto3 turns a key ending in "${filename}" into a starts-with
+        # (S3 puts the file's name there), which would make one ticket store any name under its folder.
         post = self._s3.generate_presigned_post(
             Bucket=self._bucket, Key=key, Fields={"Content-Type": content_type},
-            Conditions=[{"Content-Type": content_type}, ["content-length-range", size, size]], ExpiresIn=seconds,
+            Conditions=[{"key": key}, {"Content-Type": content_type}, ["content-length-range", size, size]],
+            ExpiresIn=seconds,
         )  # fmt: skip
         return post["url"], dict(post["fields"])
 

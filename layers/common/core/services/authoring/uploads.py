@@ -14,7 +14,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ...errors import Conflict, StorageLimitReached, ValidationFailed
+from ...errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
 from ...ids import iso
 from ...models.authoring.requests import UploadRequest
 from ...models.authoring.resources import UploadTicket
@@ -63,6 +63,8 @@ class UploadService:
         folder = parts[1] if parts[0] == "projects" and len(parts) > 2 and AGENT_ID.fullmatch(parts[1]) else None
         access = self._access.writer(author.user_id, workspace_id, with_user=True, agent_id=folder or None)
         path = checked_path(request.path)
+        if "${" in path:  # S3 fills a POST's ${filename} in: a ticket must name one key, not a pattern of them
+            raise InvalidPath("path: must not contain '${' (S3's form variables)")
         key, now = f"workspaces/{workspace_id}/{path}", datetime.now(UTC)
         url, fields = self._objects.presign_post(key, request.content_type, request.size, self._seconds)
         expires = now + timedelta(seconds=self._seconds)

@@ -81,6 +81,8 @@ class Demo:
             LedgerRepository(self.db, self.ledger_table).grant(owner.id, spec.credits, "topup", new_id("top"),
                                                                "Demo top-up")  # fmt: skip
         portal = owner_portal(self.portal_url, self.outbox, owner.email)
+        if spec.store_conversations:
+            portal.update_workspace(ws.id, store_conversations=True)
         for path, (body, content_type) in workspace_files(spec, ws.id, ws.default_brand_id, created, logo).items():
             upload(portal, ws.id, path, body, content_type)
         from workspace_client.bundle import publish  # the command line's code (clients/python), as users run it

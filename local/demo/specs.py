@@ -29,6 +29,7 @@ class Spec:
     bundles: tuple[str, ...]  # folders of examples/, one agent each; the first is the one the demo page shows
     member: tuple[str, str] | None = None
     rate_limit: int | None = None
+    store_conversations: bool = False  # switched on through the API, as an owner would
 
 
 SPECS = [
@@ -43,6 +44,7 @@ SPECS = [
         ("northwind-barista", "northwind-events-helper"),  # the second has nothing published but a few posts
         member=("sam@northwind.example", "Sam Okafor"),
         rate_limit=600,
+        store_conversations=True,  # the demo's chats leave threads to resume and to read
     ),
     Spec(
         "Lumen Yoga Studio",

@@ -52,6 +52,7 @@ BENCHES = (
     Bench("cost_inputs.py", ("--runs", "5"), 180),
     Bench("cold_observability.py", ("--runs", "5"), 120),
     Bench("purge.py", ("--objects", "2000"), 120),
+    Bench("publish_bundle.py", ("--reads", "20"), 420),
 )
 
 

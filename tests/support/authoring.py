@@ -27,6 +27,7 @@ from tests.support.portal import (
     Portal,
     Session,
     WorkerContext,
+    assert_error,
     event_for,
     invoke_isolated,
     sqs_event,
@@ -206,6 +207,22 @@ def at_once[T](count: int, attempt: Callable[[int], T]) -> list[T]:
     """``attempt(0..count-1)`` from ``count`` threads at once (each should call ``Studio.call_in_container``)."""
     with ThreadPoolExecutor(count) as pool:
         return list(pool.map(attempt, range(count)))
+
+
+def fields_named_by_refusals(
+    studio: Studio, create: str, update: str, refused: list[tuple[dict[str, Any], str]], **target: str
+) -> dict[str, str]:
+    """Each body of ``refused`` sent to ``create`` and (when not empty) to ``update`` of ``target``: every answer a
+    400 ``VALIDATION_ERROR``; the field each message names, by case (``{"create name": "create name", …}``)."""
+    named: dict[str, str] = {}
+    for body, field_name in refused:
+        for verb, function, ids in (("create", create, {}), ("update", update, target)):
+            if verb == "update" and not body:
+                continue
+            answer = studio.call(function, **ids, body=body)
+            assert_error(answer, 400, "VALIDATION_ERROR")
+            named[f"{verb} {field_name}"] = f"{verb} " + answer.json()["error"].split(": ", 1)[0]
+    return named
 
 
 def _camel(name: str) -> str:

@@ -16,7 +16,7 @@ from core.repositories import main_table
 from core.services import feed_cache
 from core.settings import get_settings
 from tests.support import brain
-from tests.support.authoring import Studio, agent_partitions, at_once
+from tests.support.authoring import Studio, agent_partitions, at_once, fields_named_by_refusals
 from tests.support.feed_check import no_feed_cache
 from tests.support.portal import Portal, assert_error
 from tests.support.r2 import get as r2_get
@@ -118,15 +118,7 @@ REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
 
 def test_a_bad_agent_is_refused_naming_the_field(studio: Studio) -> None:
     agent, entries = studio.agent("Target"), studio.audit()
-    named: dict[str, str] = {}
-    for body, field in REFUSED:
-        refused = studio.call(CREATE, body=body)
-        assert_error(refused, 400, "VALIDATION_ERROR")
-        named[f"create {field}"] = "create " + refused.json()["error"].split(": ", 1)[0]
-        if body:
-            refused = studio.call(UPDATE, agent_id=agent["id"], body=body)
-            assert_error(refused, 400, "VALIDATION_ERROR")
-            named[f"update {field}"] = "update " + refused.json()["error"].split(": ", 1)[0]
+    named = fields_named_by_refusals(studio, CREATE, UPDATE, REFUSED, agent_id=agent["id"])
     assert named == {name: name for name in named}
     assert studio.audit() == entries and listed(studio) == [agent]
 

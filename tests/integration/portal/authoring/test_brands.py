@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.repositories.authoring.brands import BrandStore
-from tests.support.authoring import Studio, at_once
+from tests.support.authoring import Studio, at_once, fields_named_by_refusals
 from tests.support.portal import Portal, assert_error
 
 CREATE, UPDATE, DELETE = "PortalBrandCreateFunction", "PortalBrandUpdateFunction", "PortalBrandDeleteFunction"
@@ -143,15 +143,7 @@ REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
 
 def test_a_bad_brand_is_refused_naming_the_field(studio: Studio) -> None:
     brand, entries = studio.brand("Target"), studio.audit()
-    named: dict[str, str] = {}
-    for body, field in REFUSED:
-        refused = studio.call(CREATE, body=body)
-        assert_error(refused, 400, "VALIDATION_ERROR")
-        named[f"create {field}"] = "create " + refused.json()["error"].split(": ", 1)[0]
-        if body:
-            refused = studio.call(UPDATE, brand_id=brand["id"], body=body)
-            assert_error(refused, 400, "VALIDATION_ERROR")
-            named[f"update {field}"] = "update " + refused.json()["error"].split(": ", 1)[0]
+    named = fields_named_by_refusals(studio, CREATE, UPDATE, REFUSED, brand_id=brand["id"])
     assert named == {name: name for name in named}
     assert studio.audit() == entries and studio.brands()[1:] == [brand]
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support import brain
-from tests.support.authoring import Studio
+from tests.support.authoring import Studio, fields_named_by_refusals
 from tests.support.portal import Portal, assert_error
 
 LIST, CREATE = "PortalWorkflowsListFunction", "PortalWorkflowCreateFunction"
@@ -95,15 +95,7 @@ REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
 
 def test_a_bad_workflow_is_refused_naming_the_field(studio: Studio) -> None:
     flow, entries = studio.workflow("Flow"), studio.audit()
-    named: dict[str, str] = {}
-    for body, field in REFUSED:
-        refused = studio.call(CREATE, body=body)
-        assert_error(refused, 400, "VALIDATION_ERROR")
-        named[f"create {field}"] = "create " + refused.json()["error"].split(": ", 1)[0]
-        if body:
-            refused = studio.call(UPDATE, workflow_id=flow["id"], body=body)
-            assert_error(refused, 400, "VALIDATION_ERROR")
-            named[f"update {field}"] = "update " + refused.json()["error"].split(": ", 1)[0]
+    named = fields_named_by_refusals(studio, CREATE, UPDATE, REFUSED, workflow_id=flow["id"])
     assert named == {name: name for name in named}
     assert studio.audit() == entries and listed(studio) == [flow]
 

@@ -2,8 +2,9 @@
 
 For each operation the real handler (loaded by the template's CodeUri/Handler, with that
 function's environment) runs in-process against moto, with the demo workspace loaded
-(168 posts, items, wrap/site documents; placeholder media bodies). A botocore hook on the
-session the handlers' clients come from records, per request:
+(168 posts, items, wrap/site documents; placeholder media bodies): the read plane's requests, then the writer's
+(bench/writer_ops.py: the demo's owner signed in through the portal, every request a real write answering
+201/200, asserted). A botocore hook on the session the handlers' clients come from records, per request:
 
 - every AWS call by operation name;
 - DynamoDB capacity as on-demand bills it, from the items' sizes (bench/dynamo_meter.py);
@@ -59,14 +60,21 @@ def measure(op: Operation, meter: Meter, runs: int) -> Result:
     meter.attach(prepare(op))  # the handlers' clients come from this session: hook it
     configure_logging()
     with captured_output():
-        invoke(op, op.event({}))  # the container's first request (clients, settings, the minute's lastUsedAt)
+        if op.setup:
+            op.setup()
+        first = invoke(op, op.event({}))  # the container's first request (clients, settings, the minute's lastUsedAt)
+    assert op.expect in (None, first[0]), f"{op.label}: {first[0]}, not {op.expect}"
     durations, own, logs, usages, status, size = [], [], [], [], 0, 0
     for _ in range(op.runs or runs):
+        if op.setup:
+            with captured_output():
+                op.setup()  # the state this request changes, neither metered nor timed
         meter.reset()
         with captured_output() as out:
             start = time.perf_counter()
             status, size = invoke(op, op.event({}))
             elapsed = (time.perf_counter() - start) * 1000
+        assert op.expect in (None, status), f"{op.label}: {status}, not {op.expect}"
         logs.append(out[0])
         usages.append(meter.reset())
         durations.append(elapsed - usages[-1].meter_ms)
@@ -78,12 +86,20 @@ def measure(op: Operation, meter: Meter, runs: int) -> Result:
 
 
 def load(runs: int, only: set[str] | None = None) -> list[Result]:
-    """Every operation (or those whose label is in ``only``) measured against the demo workspace."""
+    """Every operation (or those whose label is in ``only``) measured against the demo workspace: the read plane's,
+    then the writer's (bench/writer_ops.py; built after, so the posts they add are not in the feed measured)."""
     import boto3
 
+    from bench.writer_ops import writer_operations
+    from local.emulator import make_moto_dynamodb_as_in_the_runner
+
+    # As the tests' and the runner's moto: a transaction saves the items it touches, not every table (moto's own
+    # copies the tables: hundreds of ms per write here, none of it DynamoDB's).
+    make_moto_dynamodb_as_in_the_runner()
     with demo_stack() as demo:
         meter = Meter(boto3.Session().client("dynamodb"))
-        return [measure(op, meter, runs) for op in operations(demo) if only is None or op.label in only]
+        found = [measure(op, meter, runs) for op in operations(demo) if only is None or op.label in only]
+        return found + [measure(op, meter, runs) for op in writer_operations(demo) if only is None or op.label in only]
 
 
 def report(results: list[Result]) -> str:

@@ -55,6 +55,8 @@ class Operation:
     streamed: bool = False
     env: dict[str, str] = field(default_factory=dict)
     runs: int | None = None  # fewer for the large objects
+    expect: int | None = None  # the status every request must answer (a write's bench measures no refusal)
+    setup: Callable[[], None] | None = None  # run before each request, unmetered (a state for it to change)
 
 
 def operations(demo: dict[str, Any]) -> list[Operation]:
@@ -151,7 +153,8 @@ def demo_stack() -> Iterator[dict[str, Any]]:
 
     with mock_aws():
         db, s3 = boto3.client("dynamodb"), boto3.client("s3")
-        create_resources(stack(), db, s3)
+        # The secrets and queues too: the writer's benches sign in (the portal JWT's secret) through the portal.
+        create_resources(stack(), db, s3, secrets=boto3.client("secretsmanager"), sqs=boto3.client("sqs"))
         env = stack().functions()["BrainFeedFunction"].environment
         demo = seed_example(
             db, s3, main_table=env["MAIN_TABLE"], api_keys_table=env["API_KEYS_TABLE"],

@@ -86,4 +86,4 @@ def seed_example(db: Any, s3: Any, *, main_table: str, api_keys_table: str, ledg
     for path in sorted(named):
         body, content_type = _object(path)
         s3.put_object(Bucket=bucket, Key=folder + path, Body=body, ContentType=content_type)
-    return {"id": ws.id, "key": raw, "agents": [{"id": agent.id, "slug": agent.slug}]}
+    return {"id": ws.id, "key": raw, "owner": owner.email, "agents": [{"id": agent.id, "slug": agent.slug}]}

@@ -11,7 +11,7 @@ export SAM_CLI_TELEMETRY := 0
 export PYTHONDONTWRITEBYTECODE := 1
 
 # Two workers (CI has two cores); a test file stays on one worker, so its module fixtures are shared.
-PYTEST_ARGS ?= -n 2 --dist loadfile
+PYTEST_ARGS ?= -n 2 --dist loadfile --durations=25
 VENV     := .venv
 VENV_SAM := .venv-sam
 VENV_CHECKOV := .venv-checkov

@@ -1,0 +1,367 @@
+"""Evaluating the template's IAM policies ourselves (tests/support/iam_policies.py, iam_eval.py).
+
+moto checks DynamoDB, Secrets Manager and SES against ``*`` and a transaction as one action; these tests pin the
+evaluator that will judge each function's calls instead: IAM's wildcard and Deny rules, the per-item and per-key
+requests AWS authorizes, and, against the real template as SAM expands it, what a few functions may and may not do.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from functools import cache
+from typing import Any
+
+import pytest
+
+from local.template import ACCOUNT_ID, TEMPLATE, Stack, load
+from tests.support import iam_policies
+from tests.support.iam_eval import Statement, UnknownOperation, allowed, granting, matches, requests_of
+from tests.support.iam_policies import emulated_resources, function_policies
+
+REGION = "us-east-1"
+NAMES = emulated_resources()
+MAIN, LEDGER, KEYS, RATES = (NAMES[t] for t in ("MainTable", "LedgerTable", "ApiKeysTable", "RateLimitsTable"))
+BUCKET = NAMES["ContentBucket"]
+QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/{NAMES['PurgeQueue']}"
+
+
+def allow(actions: Any, resources: Any, effect: str = "Allow", **more: Any) -> Statement:
+    return Statement.parse({"Effect": effect, "Action": actions, "Resource": resources} | more)
+
+
+def table(name: str) -> str:
+    return f"arn:aws:dynamodb:{REGION}:{ACCOUNT_ID}:table/{name}"
+
+
+def permitted(statements: list[Statement], service: str, operation: str, **params: Any) -> bool:
+    """Whether every request AWS authorizes for this call is allowed."""
+    requests = requests_of(service, operation, params, REGION, ACCOUNT_ID)
+    return all(allowed(statements, action, resource) for action, resource in requests)
+
+
+# --- IAM's matching and evaluation ---
+
+
+def test_wildcards_span_arn_separators_and_actions_ignore_case() -> None:
+    assert matches("arn:aws:s3:::b/workspaces/*", "arn:aws:s3:::b/workspaces/w1/projects/p.json")
+    assert matches("s3:Get*", "s3:getobject", ignore_case=True)
+    assert not matches("s3:Get*", "s3:getobject")  # resources and values are case-sensitive unless told
+    assert (
+        matches("table/t?", "table/t1") and not matches("table/t?", "table/t12") and not matches("table/t?", "table/t")
+    )
+    assert not matches("arn:aws:s3:::b", "arn:aws:s3:::b/key")  # no implicit prefix match
+    assert matches("a.b+c", "a.b+c") and not matches("a.b+c", "axb+c")  # regex characters are literal
+
+
+def test_an_action_pattern_is_case_insensitive_but_an_arn_is_not() -> None:
+    statements = [allow("DynamoDB:get*", table("Main"))]
+    assert allowed(statements, "dynamodb:GetItem", table("Main"))
+    assert not allowed(statements, "dynamodb:GetItem", table("main"))
+    assert not allowed(statements, "dynamodb:PutItem", table("Main"))
+
+
+def test_an_explicit_deny_wins_over_any_allow() -> None:
+    statements = [allow("s3:*", "*"), allow("s3:DeleteObject", "arn:aws:s3:::b/locked/*", effect="Deny")]
+    assert allowed(statements, "s3:DeleteObject", "arn:aws:s3:::b/open/x")
+    assert not allowed(statements, "s3:DeleteObject", "arn:aws:s3:::b/locked/x")
+    assert granting(statements, "s3:DeleteObject", "arn:aws:s3:::b/locked/x") == []
+    assert not allowed([], "s3:GetObject", "arn:aws:s3:::b/x")  # nothing allows: the implicit deny
+
+
+def test_not_action_and_not_resource_invert_their_match() -> None:
+    everything_but = Statement.parse({"Effect": "Allow", "NotAction": "iam:*", "NotResource": "arn:aws:s3:::secret/*"})
+    assert allowed([everything_but], "s3:GetObject", "arn:aws:s3:::b/x")
+    assert not allowed([everything_but], "iam:CreateUser", "*")
+    assert not allowed([everything_but], "s3:GetObject", "arn:aws:s3:::secret/x")
+
+
+def test_a_condition_is_kept_but_not_evaluated() -> None:
+    listing = allow("s3:ListBucket", "arn:aws:s3:::b", Condition={"StringLike": {"s3:prefix": "workspaces/*"}})
+    assert listing.condition == '{"StringLike": {"s3:prefix": "workspaces/*"}}'
+    # Any prefix passes: conditions are taken to apply (documented as not judged).
+    assert permitted([listing], "s3", "ListObjectsV2", Bucket="b", Prefix="elsewhere/")
+
+
+# --- the requests AWS authorizes per call ---
+
+
+def test_a_transaction_is_authorized_item_by_item_with_its_own_actions() -> None:
+    items = [
+        {"Put": {"TableName": "A", "Item": {}}},
+        {"ConditionCheck": {"TableName": "A", "Key": {}, "ConditionExpression": "attribute_exists(pk)"}},
+        {"Update": {"TableName": "B", "Key": {}, "UpdateExpression": "SET n = :n"}},
+        {"Delete": {"TableName": "B", "Key": {}}},
+    ]
+    assert requests_of("dynamodb", "TransactWriteItems", {"TransactItems": items}, REGION, ACCOUNT_ID) == [
+        ("dynamodb:PutItem", table("A")),
+        ("dynamodb:ConditionCheckItem", table("A")),
+        ("dynamodb:UpdateItem", table("B")),
+        ("dynamodb:DeleteItem", table("B")),
+    ]
+    writer = [allow(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"], [table("A"), table("B")])]
+    assert not permitted(writer, "dynamodb", "TransactWriteItems", TransactItems=items)  # no ConditionCheckItem
+    assert permitted(writer, "dynamodb", "TransactWriteItems", TransactItems=items[:1] + items[2:])
+    checker = [*writer, allow("dynamodb:ConditionCheckItem", table("A"))]
+    assert permitted(checker, "dynamodb", "TransactWriteItems", TransactItems=items)
+
+
+def test_batches_are_authorized_once_per_table_and_queries_on_their_index() -> None:
+    requests = requests_of(
+        "dynamodb", "BatchWriteItem", {"RequestItems": {"A": [{}] * 3, "B": [{}]}}, REGION, ACCOUNT_ID
+    )
+    assert requests == [("dynamodb:BatchWriteItem", table("A")), ("dynamodb:BatchWriteItem", table("B"))]
+    assert requests_of("dynamodb", "Query", {"TableName": "A", "IndexName": "byId"}, REGION, ACCOUNT_ID) == [
+        ("dynamodb:Query", table("A") + "/index/byId")
+    ]
+    gets = {"TransactItems": [{"Get": {"TableName": "A", "Key": {}}}]}
+    assert requests_of("dynamodb", "TransactGetItems", gets, REGION, ACCOUNT_ID) == [("dynamodb:GetItem", table("A"))]
+
+
+def test_s3_is_authorized_per_key_and_per_version() -> None:
+    projects = [allow(["s3:GetObject", "s3:DeleteObject"], "arn:aws:s3:::b/workspaces/*/projects/*")]
+    assert permitted(projects, "s3", "GetObject", Bucket="b", Key="workspaces/w1/projects/p/a.json", Range="bytes=0-9")
+    assert permitted(projects, "s3", "HeadObject", Bucket="b", Key="workspaces/w1/projects/a.json")
+    assert not permitted(projects, "s3", "GetObject", Bucket="b", Key="workspaces/w1/conversations/t.json")
+    assert not permitted(projects, "s3", "GetObject", Bucket="other", Key="workspaces/w1/projects/a.json")
+    assert not permitted(projects, "s3", "GetObject", Bucket="b", Key="workspaces/w1/projects/a", VersionId="v1")
+    assert not permitted(projects, "s3", "ListObjectsV2", Bucket="b", Prefix="workspaces/w1/projects/")
+    assert not permitted(projects, "s3", "PutObject", Bucket="b", Key="workspaces/w1/projects/a.json")
+    deleting = {"Objects": [{"Key": "workspaces/w1/projects/a"}, {"Key": "workspaces/w1/projects/b", "VersionId": "v"}]}
+    assert requests_of("s3", "DeleteObjects", {"Bucket": "b", "Delete": deleting}, REGION, ACCOUNT_ID) == [
+        ("s3:DeleteObject", "arn:aws:s3:::b/workspaces/w1/projects/a"),
+        ("s3:DeleteObjectVersion", "arn:aws:s3:::b/workspaces/w1/projects/b"),
+    ]
+    copy = {"Bucket": "b", "Key": "to/k", "CopySource": "src/from%20here/k?versionId=v2"}
+    assert requests_of("s3", "CopyObject", copy, REGION, ACCOUNT_ID) == [
+        ("s3:PutObject", "arn:aws:s3:::b/to/k"),
+        ("s3:GetObjectVersion", "arn:aws:s3:::src/from here/k"),
+    ]
+    versions = requests_of("s3", "ListObjectVersions", {"Bucket": "b", "Prefix": "w/"}, REGION, ACCOUNT_ID)
+    assert versions == [("s3:ListBucketVersions", "arn:aws:s3:::b")]
+
+
+def test_a_secret_is_matched_by_its_name_and_the_six_character_suffix() -> None:
+    arn = f"arn:aws:secretsmanager:{REGION}:{ACCOUNT_ID}:secret:"
+    statements = [allow("secretsmanager:GetSecretValue", arn + "local-mediaurlsecret-??????")]
+    assert permitted(statements, "secretsmanager", "GetSecretValue", SecretId="local-mediaurlsecret")
+    assert permitted(statements, "secretsmanager", "GetSecretValue", SecretId=arn + "local-mediaurlsecret-AbC123")
+    assert not permitted(statements, "secretsmanager", "GetSecretValue", SecretId="local-portaljwtsecret")
+    assert not permitted(statements, "secretsmanager", "GetSecretValue", SecretId="local-mediaurlsecret-old")
+    assert not permitted(statements, "secretsmanager", "GetSecretValue", SecretId=arn + "local-mediaurlsecret-AbC12")
+    # Given moto's real ARN instead of the name, the policy resolves to the same pattern.
+    with_arn = NAMES | {"MediaUrlSecret": arn + "local-mediaurlsecret-Zy9x8W"}
+    assert function_policies(TEMPLATE, with_arn)["BrainR2Function"] == real_policies()["BrainR2Function"]
+
+
+def test_queues_identities_models_and_metrics_name_their_resources() -> None:
+    def one(service: str, operation: str, **params: Any) -> tuple[str, str]:
+        (request,) = requests_of(service, operation, params, REGION, ACCOUNT_ID)
+        return request
+
+    queue = f"arn:aws:sqs:{REGION}:{ACCOUNT_ID}:q"
+    assert one("sqs", "SendMessage", QueueUrl=f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/q") == (
+        "sqs:SendMessage", queue)  # fmt: skip
+    assert one("sqs", "DeleteMessageBatch", QueueUrl=f"http://127.0.0.1:5000/{ACCOUNT_ID}/q", Entries=[]) == (
+        "sqs:DeleteMessage", queue)  # fmt: skip
+    assert one("ses", "SendEmail", Source="Portal <no-reply@example.com>", Destination={}, Message={}) == (
+        "ses:SendEmail", f"arn:aws:ses:{REGION}:{ACCOUNT_ID}:identity/no-reply@example.com")  # fmt: skip
+    raw = {"Data": b"From: a@example.org\r\nTo: b@example.org\r\n\r\nhi"}
+    assert one("ses", "SendRawEmail", RawMessage=raw)[1].endswith(":identity/a@example.org")
+    model = f"arn:aws:bedrock:{REGION}::foundation-model/amazon.nova-lite-v1:0"
+    streamed = one("bedrock-runtime", "ConverseStream", modelId="amazon.nova-lite-v1:0", messages=[])
+    assert streamed == ("bedrock:InvokeModelWithResponseStream", model)
+    assert one("cloudwatch", "PutMetricData", Namespace="n", MetricData=[]) == ("cloudwatch:PutMetricData", "*")
+
+
+UNKNOWN = [("dynamodb", "ExecuteStatement"), ("s3", "PutBucketPolicy"), ("s3", "ListBuckets"), ("sqs", "PurgeQueue"),
+           ("kms", "Decrypt")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("service", "operation"), UNKNOWN)
+def test_an_operation_not_known_raises_instead_of_passing(service: str, operation: str) -> None:
+    params = {"Bucket": "b", "QueueUrl": "https://x/1/q"} if operation != "ListBuckets" else {}
+    with pytest.raises(UnknownOperation, match=operation):
+        requests_of(service, operation, params, REGION, ACCOUNT_ID)
+
+
+# --- SAM's expansion: policy templates, on a template of our own ---
+
+OWN_TEMPLATE = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  TableA:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: pk, AttributeType: S}]
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+      BillingMode: PAY_PER_REQUEST
+  TableB:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: pk, AttributeType: S}]
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+      BillingMode: PAY_PER_REQUEST
+  Media:
+    Type: AWS::S3::Bucket
+  Work:
+    Type: AWS::SQS::Queue
+  Writer:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/x
+      Handler: handler.handler
+      Runtime: python3.13
+      Policies:
+        - DynamoDBCrudPolicy: {TableName: !Ref TableA}
+        - S3ReadPolicy: {BucketName: !Ref Media}
+        - SQSSendMessagePolicy: {QueueName: !GetAtt Work.QueueName}
+        - Statement:
+            - Effect: Deny
+              Action: dynamodb:DeleteItem
+              Resource: !Join ["", [!GetAtt TableA.Arn]]
+"""
+
+
+@pytest.fixture(scope="module")
+def own_policies(tmp_path_factory: pytest.TempPathFactory) -> list[Statement]:
+    path = tmp_path_factory.mktemp("sam") / "template.yaml"
+    path.write_text(OWN_TEMPLATE)
+    names = {"TableA": "a", "TableB": "b", "Media": "media", "Work": "work"}
+    return function_policies(path, names)["Writer"]
+
+
+def test_a_crud_policy_on_one_table_allows_neither_another_table_nor_its_index(own_policies: list[Statement]) -> None:
+    for action in ("GetItem", "PutItem", "UpdateItem", "Query", "BatchWriteItem", "ConditionCheckItem"):
+        assert allowed(own_policies, f"dynamodb:{action}", table("a")), action
+        assert not allowed(own_policies, f"dynamodb:{action}", table("b")), action
+    assert allowed(own_policies, "dynamodb:Query", table("a") + "/index/byOwner")
+    assert not allowed(own_policies, "dynamodb:Query", table("b") + "/index/byOwner")
+    assert not allowed(own_policies, "dynamodb:DeleteItem", table("a"))  # the inline Deny (a Fn::Join) wins
+    assert permitted(own_policies, "s3", "GetObject", Bucket="media", Key="any/key")
+    assert not permitted(own_policies, "s3", "PutObject", Bucket="media", Key="any/key")
+    assert permitted(
+        own_policies, "sqs", "SendMessage", QueueUrl=f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/work"
+    )
+    assert not permitted(
+        own_policies, "sqs", "SendMessage", QueueUrl=f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/b"
+    )
+    assert {s.policy for s in own_policies} >= {"AWSLambdaBasicExecutionRole", "WriterRolePolicy0"}
+
+
+def test_the_expansion_is_cached_on_disk_by_the_templates_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_policies()  # expanded (or read) once
+    iam_policies._transformed.cache_clear()
+
+    def no_translation(*_: Any, **__: Any) -> Any:
+        raise AssertionError("translated again: the cache in .local/iam/ was not used")
+
+    monkeypatch.setattr(subprocess, "run", no_translation)
+    assert function_policies(TEMPLATE, NAMES) == real_policies()
+
+
+# --- the real template ---
+
+
+@cache
+def real_policies() -> dict[str, list[Statement]]:
+    return function_policies(TEMPLATE, NAMES)
+
+
+def can(function: str, service: str, operation: str, **params: Any) -> bool:
+    return permitted(real_policies()[function], service, operation, **params)
+
+
+def test_every_function_of_the_template_has_its_policies() -> None:
+    assert set(real_policies()) == set(Stack(load()).functions())
+    for function, statements in real_policies().items():
+        assert any(s.policy == "AWSLambdaBasicExecutionRole" for s in statements), function
+        assert all("{" not in r and "Ref" not in r for s in statements for r in s.resources), function  # all resolved
+
+
+def test_the_feed_reads_the_main_table_and_checks_keys_but_writes_nothing_and_never_sees_the_ledger() -> None:
+    feed = "BrainFeedFunction"
+    assert can(feed, "dynamodb", "GetItem", TableName=KEYS, Key={})
+    assert can(feed, "dynamodb", "UpdateItem", TableName=RATES, Key={})
+    assert can(feed, "dynamodb", "Query", TableName=MAIN, KeyConditionExpression="pk = :pk")
+    assert can(feed, "dynamodb", "Query", TableName=MAIN, IndexName="gsi1", KeyConditionExpression="pk = :pk")
+    assert can(feed, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}})
+    assert not can(feed, "dynamodb", "PutItem", TableName=MAIN, Item={})
+    assert not can(feed, "dynamodb", "UpdateItem", TableName=MAIN, Key={})
+    assert not can(feed, "dynamodb", "GetItem", TableName=LEDGER, Key={})
+    assert not can(feed, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}, LEDGER: {"Keys": []}})
+    assert not can(feed, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/projects/p.json")
+
+
+def test_r2_reads_workspace_objects_with_the_media_secret_and_nothing_else() -> None:
+    r2 = "BrainR2Function"
+    assert can(r2, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/public/a.png", Range="bytes=0-")
+    assert can(r2, "s3", "HeadObject", Bucket=BUCKET, Key="workspaces/w1/media/v.mp4", IfNoneMatch='"e"')
+    assert can(r2, "secretsmanager", "GetSecretValue", SecretId=NAMES["MediaUrlSecret"])
+    assert can(r2, "dynamodb", "Query", TableName=KEYS, IndexName="byId", KeyConditionExpression="id = :id")
+    assert not can(r2, "secretsmanager", "GetSecretValue", SecretId=NAMES["PortalJwtSecret"])
+    assert not can(r2, "s3", "GetObject", Bucket=BUCKET, Key="outside/a.png")
+    assert not can(r2, "s3", "PutObject", Bucket=BUCKET, Key="workspaces/w1/public/a.png")
+    assert not can(r2, "s3", "ListObjectsV2", Bucket=BUCKET, Prefix="workspaces/")
+    assert not can(r2, "dynamodb", "Query", TableName=KEYS, KeyConditionExpression="pk = :pk")  # the table itself
+
+
+def _write(kind: str, table_name: str) -> dict[str, Any]:
+    return {kind: {"TableName": table_name, "Key" if kind != "Put" else "Item": {}}}
+
+
+def test_post_create_writes_its_transaction_but_a_condition_check_needs_what_post_update_has() -> None:
+    create, update = "PortalPostCreateFunction", "PortalPostUpdateFunction"
+    writes = [_write("Put", MAIN), _write("Put", MAIN), _write("Update", MAIN), _write("Delete", MAIN)]
+    assert can(create, "secretsmanager", "GetSecretValue", SecretId=NAMES["PortalJwtSecret"])
+    assert can(create, "dynamodb", "GetItem", TableName=MAIN, Key={})
+    assert can(create, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}})
+    assert can(create, "dynamodb", "TransactWriteItems", TransactItems=writes)
+    assert can(create, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/projects/p/cover.png")
+    checked = [*writes, _write("ConditionCheck", MAIN)]
+    assert not can(create, "dynamodb", "TransactWriteItems", TransactItems=checked)
+    assert can(update, "dynamodb", "TransactWriteItems", TransactItems=checked)
+    assert not can(create, "dynamodb", "TransactWriteItems", TransactItems=[_write("Put", LEDGER)])
+    assert not can(create, "s3", "PutObject", Bucket=BUCKET, Key="workspaces/w1/projects/p/cover.png")
+    assert not can(create, "secretsmanager", "GetSecretValue", SecretId=NAMES["MediaUrlSecret"])
+
+
+def test_the_purge_worker_deletes_a_workspaces_records_and_versions_and_nothing_it_should_not() -> None:
+    purge = "WorkspacePurgeFunction"
+    prefix = "workspaces/w1/"
+    versions = {
+        "Objects": [{"Key": prefix + "projects/a", "VersionId": "v1"}, {"Key": prefix + "x", "VersionId": "v2"}]
+    }
+    assert can(purge, "dynamodb", "Query", TableName=MAIN, KeyConditionExpression="pk = :pk")
+    assert can(purge, "dynamodb", "BatchWriteItem", RequestItems={MAIN: [{}], KEYS: [{}]})
+    assert can(purge, "dynamodb", "Query", TableName=KEYS, IndexName="byWorkspace", KeyConditionExpression="w = :w")
+    assert can(purge, "s3", "ListObjectVersions", Bucket=BUCKET, Prefix=prefix, MaxKeys=1000)
+    assert can(purge, "s3", "DeleteObjects", Bucket=BUCKET, Delete=versions)
+    assert can(purge, "sqs", "SendMessage", QueueUrl=QUEUE_URL, MessageBody="{}", DelaySeconds=900)
+    assert can(purge, "sqs", "DeleteMessage", QueueUrl=QUEUE_URL, ReceiptHandle="r")  # Lambda's poller, by its role
+    assert not can(purge, "dynamodb", "DeleteItem", TableName=MAIN, Key={})
+    assert not can(purge, "dynamodb", "TransactWriteItems", TransactItems=[_write("Delete", MAIN)])
+    assert not can(purge, "dynamodb", "BatchWriteItem", RequestItems={LEDGER: [{}]})
+    assert not can(purge, "s3", "DeleteObjects", Bucket=BUCKET, Delete={"Objects": [{"Key": "elsewhere/a"}]})
+    assert not can(purge, "s3", "GetObject", Bucket=BUCKET, Key=prefix + "projects/a")
+
+
+def test_chat_may_invoke_only_its_parameters_model() -> None:
+    chat = "BrainChatFunction"
+    model = load()["Parameters"]["ChatModelId"]["Default"]
+    assert can(chat, "bedrock-runtime", "ConverseStream", modelId=model, messages=[])
+    assert not can(chat, "bedrock-runtime", "ConverseStream", modelId="anthropic.claude-3-opus-20240229-v1:0")
+    assert not can(chat, "bedrock-runtime", "Converse", modelId=model, messages=[])  # InvokeModel: not granted
+    key = "workspaces/w1/conversations/a1/c/t1.json"
+    assert can(chat, "s3", "PutObject", Bucket=BUCKET, Key=key) and can(chat, "s3", "GetObject", Bucket=BUCKET, Key=key)
+    assert not can(chat, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/projects/p.json")
+
+
+def test_a_parameter_given_in_resources_overrides_its_default() -> None:
+    other = "amazon.nova-pro-v1:0"
+    chat = function_policies(TEMPLATE, NAMES | {"ChatModelId": other})["BrainChatFunction"]
+    assert permitted(chat, "bedrock-runtime", "ConverseStream", modelId=other, messages=[])
+
+
+def test_an_unresolvable_resource_is_an_error_not_a_wildcard() -> None:
+    with pytest.raises(KeyError, match="MainTable"):
+        function_policies(TEMPLATE, {k: v for k, v in NAMES.items() if k != "MainTable"})

@@ -365,3 +365,27 @@ def test_a_parameter_given_in_resources_overrides_its_default() -> None:
 def test_an_unresolvable_resource_is_an_error_not_a_wildcard() -> None:
     with pytest.raises(KeyError, match="MainTable"):
         function_policies(TEMPLATE, {k: v for k, v in NAMES.items() if k != "MainTable"})
+
+
+def _portal_routes() -> dict[str, list[str]]:
+    """Each portal function's paths on the portal API (template.yaml's events)."""
+    routes: dict[str, list[str]] = {}
+    for name, resource in load()["Resources"].items():
+        for event in (resource.get("Properties", {}).get("Events") or {}).values():
+            props = event.get("Properties", {})
+            if event.get("Type") == "Api" and props.get("RestApiId") == {"Ref": "PortalApi"}:
+                routes.setdefault(name, []).append(props["Path"])
+    return routes
+
+
+def test_every_function_of_a_workspace_route_may_run_the_access_check() -> None:
+    """WorkspaceRepository.access reads the membership, the workspace (and the user, the agent) in one BatchGetItem:
+    a function of a ``{workspaceId}`` route without it answers AccessDenied on its first request in AWS. Found by
+    running the integration suite through this evaluator: six such functions (workspace get and delete, keys list,
+    mint and revoke, brands list) had only the session policy's GetItem. (The fallback function, on every path,
+    answers without reading.)"""
+    routes = _portal_routes()
+    scoped = sorted(f for f, paths in routes.items() if any("{workspaceId}" in p for p in paths) and len(paths) == 1)
+    assert len(scoped) > 30, scoped
+    denied = [f for f in scoped if not can(f, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}})]
+    assert denied == []

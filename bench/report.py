@@ -62,7 +62,7 @@ def machine() -> dict[str, str]:
     cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "unknown")
     mem_kb = next((int(line.split()[1]) for line in meminfo if line.startswith("MemTotal")), 0)
     commit = _git("rev-parse", "--short", "HEAD")
-    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    dirty = _git("status", "--porcelain", "--untracked-files=no", default="")
     return {
         "CPU": cpu,
         "cores": str(os.cpu_count()),
@@ -81,9 +81,9 @@ def _read(path: str) -> str:
         return ""
 
 
-def _git(*args: str) -> str:
+def _git(*args: str, default: str = "unknown") -> str:
     done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-    return done.stdout.strip() or "unknown"
+    return done.stdout.strip() or default
 
 
 def run(bench: Bench, bench_dir: Path = BENCH_DIR) -> dict[str, str]:

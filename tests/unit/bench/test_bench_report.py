@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench import report
 from bench.aws_calls import documented_minimum
 from bench.benchkit import command, table
@@ -79,3 +81,17 @@ def test_the_documented_minimum_is_read_from_the_data_model_table(tmp_path: Path
     )
     assert documented_minimum(doc) == {"feed": 4, "whoami": 2, "chat": 9}
     assert documented_minimum(tmp_path / "absent.md") == {}
+
+
+def test_a_clean_tree_is_not_called_dirty(monkeypatch: pytest.MonkeyPatch) -> None:
+    """git status prints nothing for a clean tree: the page named every run "with uncommitted changes" before."""
+    answers = {"rev-parse": "abc1234\n", "status": ""}
+    monkeypatch.setattr("bench.report.subprocess.run", lambda argv, **_: _Done(answers[argv[1]]))
+    assert report.machine()["commit"] == "abc1234"
+    answers["status"] = " M bench/report.py\n"
+    assert report.machine()["commit"] == "abc1234 (with uncommitted changes)"
+
+
+class _Done:
+    def __init__(self, stdout: str) -> None:
+        self.stdout = stdout

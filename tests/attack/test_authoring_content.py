@@ -25,8 +25,9 @@ from urllib.parse import quote
 import pytest
 
 from tests.support.attack import Cast, Person, add_member, demo, portal, sign_in
+from tests.support.load import upload_object
 from tests.support.runner import LocalService, Reply
-from tests.support.s3_post import post_form
+from tests.support.s3_post import JPEG
 from tests.support.writer_attack import compact_size, sign_upload, stored
 
 pytestmark = pytest.mark.attack
@@ -34,7 +35,6 @@ pytestmark = pytest.mark.attack
 # Three classic payloads in one string (77 characters: it fits every text field, names included).
 HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>"><svg onload=alert(3)>'
 DOCUMENT_BYTES, BODY_BYTES = 64 * 1024, 256 * 1024
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
 
 
 @dataclass(frozen=True)
@@ -64,12 +64,6 @@ class Studio:
         return portal(self.service, method, path, (who or self.owner).jwt, body, **headers)
 
 
-def upload(service: LocalService, owner: Person, workspace: str, path: str, *, body: bytes, content_type: str) -> None:
-    signed = sign_upload(service, owner.jwt, workspace, path, content_type=content_type, size=len(body))
-    assert signed.status == 201, signed.body
-    assert post_form(signed.json()["url"], signed.json()["fields"], body).status_code == 204
-
-
 @pytest.fixture(scope="module")
 def studio(service: LocalService, cast: Cast) -> Iterator[Studio]:
     owner = cast.owner_a
@@ -79,7 +73,7 @@ def studio(service: LocalService, cast: Cast) -> Iterator[Studio]:
     agent = portal(service, "POST", f"/api/workspaces/{workspace}/agents", owner.jwt, {"name": "X"})
     assert agent.status == 201, agent.body
     agent_id = agent.json()["agent"]["id"]
-    upload(service, owner, workspace, f"projects/{agent_id}/media/own.jpg", body=JPEG, content_type="image/jpeg")
+    upload_object(service, owner.jwt, workspace, f"projects/{agent_id}/media/own.jpg", JPEG)
     minted = portal(service, "POST", f"/api/workspaces/{workspace}/keys", owner.jwt, {"name": "content attack"})
     assert minted.status == 201, minted.body
     yield Studio(service, owner, workspace, agent_id, minted.json()["key"]["key"], demo(service)[1])

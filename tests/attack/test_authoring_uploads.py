@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from tests.support.attack import Person, demo, sign_in
-from tests.support.runner import LocalService
+from tests.support.runner import LocalService, started_service
 from tests.support.s3_post import error, post_form, presign, s3_client
-from tests.support.writer_attack import names, object_body, sign_upload, started_service_with, stored
+from tests.support.writer_attack import names, object_body, sign_upload, stored
 
 pytestmark = pytest.mark.attack
 
@@ -62,8 +62,9 @@ class Ticket:
 
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
-    yield from started_service_with(tmp_path_factory.mktemp("upload-attack-state"),
-                                    {"UPLOAD_URL_SECONDS": str(URL_SECONDS)})  # fmt: skip
+    yield from started_service(
+        tmp_path_factory.mktemp("upload-attack-state"), function_env={"UPLOAD_URL_SECONDS": str(URL_SECONDS)}
+    )
 
 
 @pytest.fixture(scope="module")

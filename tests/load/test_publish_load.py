@@ -32,6 +32,7 @@ from urllib.parse import urlencode
 import pytest
 
 from core.services.feed_cache import FEED_CACHE_SECONDS
+from tests.support.feed_check import as_feed_post
 from tests.support.feed_checks import assert_agent_content
 from tests.support.load import (
     DROPPED,
@@ -50,6 +51,7 @@ from tests.support.load import (
     xfail_if_dropped,
 )
 from tests.support.runner import LocalService, portal
+from tests.support.s3_post import JPEG
 
 pytestmark = pytest.mark.load
 
@@ -63,7 +65,6 @@ DOOMED = 3  # posts created beforehand and deleted during the run (by one reques
 READS = 24
 RUN_BUDGET = 60.0
 
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
 MEDIA = "media/shared.jpg"
 CHANNELS = ("instagram", "tiktok", "web", "news#1", "50%")  # a # or % is a view of its own (percent-encoded keys)
 CATEGORIES = ("events", "menu", "offers#x", "a%b")
@@ -138,11 +139,6 @@ def _in_view(post: dict[str, Any], view: dict[str, str]) -> bool:
     return ("channel" not in view or view["channel"] in post["channels"]) and (
         "category" not in view or view["category"] == post["category"]
     )
-
-
-def _as_feed_post(post: dict[str, Any]) -> dict[str, Any]:
-    """A portal Post is a FeedPost plus ``status`` and ``updatedAt``."""
-    return {name: value for name, value in post.items() if name not in ("status", "updatedAt")}
 
 
 def _newest_first(feed: list[dict[str, Any]]) -> bool:
@@ -312,7 +308,7 @@ def test_concurrent_authors_leave_the_feed_and_its_views_exact(service: LocalSer
     for view in _views():
         feed = service.brain_get(desk.feed_path(view), desk.key)
         assert feed.status == 200, (view, feed.body)
-        assert feed.json() == [_as_feed_post(p) for p in published if _in_view(p, view)], view
+        assert feed.json() == [as_feed_post(p) for p in published if _in_view(p, view)], view
         assert _newest_first(feed.json()), view
     content = assert_agent_content(service.aws("dynamodb"), desk.agent_id, workspace_id=desk.workspace_id)
     assert set(content.canonical) == set(ids)

@@ -33,8 +33,7 @@ from tests.support.portal import (
     sqs_event,
     take_purge_messages,
 )
-
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
+from tests.support.s3_post import JPEG
 
 
 @dataclass

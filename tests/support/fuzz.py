@@ -24,6 +24,7 @@ from typing import Any
 from local.template import ROOT
 from tests.support.load import upload_object
 from tests.support.runner import LocalService, portal
+from tests.support.s3_post import JPEG
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "12"))
 MAX_TIME = int(os.environ.get("FUZZ_MAX_TIME", "60"))
@@ -162,9 +163,6 @@ class Ground:
     agent: str
     media: str  # an object of the agent's folder, as a post names it (agent-relative)
     object: str  # the same object, as an item and /objects name it (workspace-relative)
-
-
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
 
 
 def fuzzing_ground(service: LocalService, jwt: str, workspace_id: str) -> Ground:

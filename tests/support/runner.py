@@ -85,10 +85,13 @@ class LocalService:
 GENEROUS_SIGN_IN = {"MAGIC_LINK_PER_IP": "10000", "MAGIC_LINK_PER_ADDRESS": "1000"}
 
 
-def started_service(state_dir: Path, *, sign_in_limits: dict[str, str] | None = None) -> Iterator[LocalService]:
-    """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts."""
+def started_service(
+    state_dir: Path, *, sign_in_limits: dict[str, str] | None = None, function_env: dict[str, str] | None = None
+) -> Iterator[LocalService]:
+    """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts; ``function_env``
+    sets settings of every function over the template's (``--function-env``)."""
     limits = GENEROUS_SIGN_IN if sign_in_limits is None else sign_in_limits
-    with running(state_dir, function_env=limits) as demo:
+    with running(state_dir, function_env=limits | (function_env or {})) as demo:
         yield LocalService(demo, state_dir)
 
 

@@ -16,6 +16,9 @@ import httpx
 from botocore.config import Config
 from urllib3 import encode_multipart_formdata
 
+# A small file of the type the tests' media are signed for: a JPEG's start and end markers around zeros (70 bytes).
+JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
+
 
 def s3_client(endpoint: str, access_key: str = "local", secret: str = "local") -> Any:  # noqa: S107 - moto's dummy
     """An S3 client of moto at ``endpoint`` signing with SigV4 as ``core.aws`` makes it (the runner's credentials)."""

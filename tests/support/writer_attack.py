@@ -4,24 +4,22 @@
 three reads decisions.md adds) once, with a valid body; a ``World`` is the ids a route names (a workspace, its
 agent, post, item, brand, workflow and an object path), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
-the bucket) straight from the runner's moto, to prove an attack changed nothing. ``started_service_with`` is a
-runner with settings of its own (a short upload URL lifetime); ``sign_upload`` asks for a presigned POST.
+the bucket) straight from the runner's moto, to prove an attack changed nothing; ``sign_upload`` asks for a
+presigned POST.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
 from string import Formatter
 from typing import Any
 from urllib.parse import quote
 
-from local.process import running
 from local.template import Stack, load
 from tests.support.attack import portal
-from tests.support.runner import GENEROUS_SIGN_IN, LocalService, Reply
+from tests.support.runner import LocalService, Reply
 
 
 @dataclass(frozen=True)
@@ -182,12 +180,6 @@ def sign_upload(
 ) -> Reply:  # fmt: skip
     body = {"path": path, "contentType": content_type, "size": size}
     return portal(service, "POST", f"/api/workspaces/{workspace}/uploads", jwt, body, **(headers or {}))
-
-
-def started_service_with(state_dir: Path, function_env: dict[str, str]) -> Iterator[LocalService]:
-    """``runner.started_service`` with settings of its own over every function's (``--function-env``)."""
-    with running(state_dir, function_env=GENEROUS_SIGN_IN | function_env) as demo:
-        yield LocalService(demo, state_dir)
 
 
 def compact_size(document: Any) -> int:

@@ -49,7 +49,12 @@ class AuthoringAccess:
         return self._plan_of((owner or self._workspaces.user(owner_id)).plan)
 
 
+def found[T](record: T | None, what: str) -> T:
+    """``record``, or 404 ``<what> not found`` (unknown, or another tenant's: the same answer)."""
+    if record is None:
+        raise NotFound(f"{what} not found")
+    return record
+
+
 def found_agent(access: WorkspaceAccess) -> AgentRecord:
-    if access.agent is None:  # unknown, or another workspace's: the same answer
-        raise NotFound("Agent not found")
-    return access.agent
+    return found(access.agent, "Agent")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import Conflict, NotFound
+from ...errors import Conflict
 from ...ids import new_id, now_iso
 from ...models.authoring.requests import BrandCreate, BrandUpdate, changes
 from ...models.management import Brand
@@ -17,7 +17,7 @@ from ...models.records import BrandRecord
 from .. import together
 from ..workspace_create import slugify
 from . import ports
-from .access import AuthoringAccess
+from .access import AuthoringAccess, found
 from .writes import Author, Write, Writes, until_unchanged
 
 KEEP_ONE_DEFAULT = "isDefault: a workspace always has a default brand: make another brand the default instead"
@@ -54,7 +54,7 @@ class BrandService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> BrandRecord:
-                old = found(read())
+                old = found(read(), "Brand")
                 if old.is_default and wanted.get("is_default") is False:
                     raise Conflict(KEEP_ONE_DEFAULT)
                 new = old.model_copy(update=wanted)
@@ -78,7 +78,7 @@ class BrandService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> None:  # again while an edit changes the brand first (its slug claim, its flag)
-                brand = found(read())
+                brand = found(read(), "Brand")
                 self._brands.delete(brand, also=write.also(f"brand:{brand_id}", 200, {}))
 
             until_unchanged(attempt)
@@ -86,9 +86,3 @@ class BrandService:
 
         return self._writes.run(author, workspace_id, "brand.delete", on=brand_id, request=None,
                                 work=work)  # fmt: skip
-
-
-def found(brand: BrandRecord | None) -> BrandRecord:
-    if brand is None:
-        raise NotFound("Brand not found")
-    return brand

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import NotFound, ValidationFailed
+from ...errors import ValidationFailed
 from ...ids import new_id, now_iso
 from ...models.authoring.requests import ItemCreate, ItemQuery, ItemUpdate, changes
 from ...models.authoring.resources import AgentItem
@@ -16,7 +16,7 @@ from ...models.records import ItemRecord
 from ...repositories.authoring.objects import ObjectHead
 from .. import together
 from . import ports
-from .access import AuthoringAccess
+from .access import AuthoringAccess, found
 from .writes import Author, Write, Writes, until_unchanged
 
 
@@ -76,7 +76,7 @@ class ItemService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> ItemRecord:
-                old = found(read())
+                old = found(read(), "Item")
                 new = old.model_copy(update=wanted)
                 if "r2_key" in wanted:  # named again: the object may have been replaced since (its type, its size)
                     new = with_object(new, self._head(workspace_id, agent_id, new.r2_key))
@@ -99,7 +99,7 @@ class ItemService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> None:
-                item = found(read())
+                item = found(read(), "Item")
                 self._items.delete(workspace_id, item, also=write.also(f"item:{item_id}", 200, {}))
 
             until_unchanged(attempt)
@@ -113,12 +113,6 @@ class ItemService:
         if not r2_key.startswith(f"projects/{agent_id}/"):
             return None
         return self._objects.head(f"workspaces/{workspace_id}/{r2_key}")
-
-
-def found(item: ItemRecord | None) -> ItemRecord:
-    if item is None:
-        raise NotFound("Item not found")
-    return item
 
 
 def with_object(item: ItemRecord, head: ObjectHead | None) -> ItemRecord:

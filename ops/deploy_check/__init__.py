@@ -1,0 +1,1 @@
+"""make deploy-check: the stack deployed on LocalStack and compared with template.yaml (docs/deploy-check.md)."""

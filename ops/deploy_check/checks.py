@@ -1,0 +1,142 @@
+"""What template.yaml says the stack has, in the shape the AWS read-back APIs give it, and the comparison.
+
+Pure functions (no AWS calls; readback.py makes those), so tests/unit/infra/test_deploy_check.py can
+feed them a template and a read-back that differ. Each comparison returns a list of problems:
+empty means the deployed resource matches the template.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from local.template import Stack
+
+Status = Literal["ok", "FAIL", "not modelled"]
+
+
+@dataclass(frozen=True)
+class Result:
+    check: str  # e.g. "table MainTable"
+    status: Status
+    detail: str = ""
+
+
+def result(check: str, problems: list[str]) -> Result:
+    return Result(check, "FAIL", "; ".join(problems)) if problems else Result(check, "ok")
+
+
+def differences(what: str, expected: Any, deployed: Any) -> list[str]:
+    return [] if expected == deployed else [f"{what}: template {expected!r}, deployed {deployed!r}"]
+
+
+# --- API routes -------------------------------------------------------------------------------------------------
+
+
+def expected_routes(stack: Stack, api: str) -> set[tuple[str, str]]:
+    """(method, path) of every route the template gives ``api``, plus the OPTIONS that its Cors adds per path."""
+    routes = {(route.method, route.path) for route in stack.routes(api)}
+    if stack.resources[api]["Properties"].get("Cors"):
+        routes |= {("OPTIONS", path) for _, path in routes}
+    return routes
+
+
+def deployed_routes(resources: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """From API Gateway's GetResources: (method, path) of every method of every resource."""
+    return {(method, item["path"]) for item in resources for method in item.get("resourceMethods", {})}
+
+
+def compare_routes(expected: set[tuple[str, str]], deployed: set[tuple[str, str]]) -> list[str]:
+    problems = [f"missing {method} {path}" for method, path in sorted(expected - deployed)]
+    return problems + [f"not in the template: {method} {path}" for method, path in sorted(deployed - expected)]
+
+
+# --- DynamoDB tables --------------------------------------------------------------------------------------------
+
+
+def _keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
+    return [(key["AttributeName"], key["KeyType"]) for key in schema]
+
+
+def table_shape(props: dict[str, Any]) -> dict[str, Any]:
+    """Key schema, indexes (keys and projection type) and the TTL attribute, from the template's properties."""
+    ttl = props.get("TimeToLiveSpecification") or {}
+    return {
+        "keys": _keys(props["KeySchema"]),
+        "indexes": {
+            index["IndexName"]: (_keys(index["KeySchema"]), index["Projection"]["ProjectionType"])
+            for index in props.get("GlobalSecondaryIndexes", [])
+        },
+        "ttl": ttl.get("AttributeName") if ttl.get("Enabled") else None,
+    }
+
+
+def deployed_table_shape(table: dict[str, Any], ttl: dict[str, Any]) -> dict[str, Any]:
+    """The same shape from DescribeTable's Table and DescribeTimeToLive's TimeToLiveDescription."""
+    return {
+        "keys": _keys(table["KeySchema"]),
+        "indexes": {
+            index["IndexName"]: (_keys(index["KeySchema"]), index["Projection"]["ProjectionType"])
+            for index in table.get("GlobalSecondaryIndexes", [])
+        },
+        "ttl": ttl.get("AttributeName") if ttl.get("TimeToLiveStatus") in {"ENABLED", "ENABLING"} else None,
+    }
+
+
+def compare_table(expected: dict[str, Any], deployed: dict[str, Any]) -> list[str]:
+    return [
+        problem
+        for field in ("keys", "indexes", "ttl")
+        for problem in differences(field, expected[field], deployed[field])
+    ]
+
+
+# --- S3 bucket --------------------------------------------------------------------------------------------------
+
+
+def lifecycle_rule(rule: dict[str, Any]) -> dict[str, Any]:
+    """One lifecycle rule as comparable facts, from CloudFormation's spelling or S3's (GetBucketLifecycle...)."""
+    expiration = rule.get("Expiration", {})
+    return {
+        "id": rule.get("Id", rule.get("ID")),
+        "status": rule["Status"],
+        "abort_incomplete_days": rule.get("AbortIncompleteMultipartUpload", {}).get("DaysAfterInitiation"),
+        "noncurrent_days": rule.get("NoncurrentVersionExpiration", {}).get("NoncurrentDays"),
+        "expired_delete_marker": rule.get("ExpiredObjectDeleteMarker", expiration.get("ExpiredObjectDeleteMarker")),
+        "expiration_days": rule.get("ExpirationInDays", expiration.get("Days")),
+    }
+
+
+def compare_bucket(props: dict[str, Any], versioning: str | None, rules: list[dict[str, Any]] | None) -> list[str]:
+    """``rules`` None: LocalStack did not store a lifecycle configuration (readback.py reports that separately)."""
+    problems = differences("versioning", props.get("VersioningConfiguration", {}).get("Status"), versioning)
+    if rules is not None:
+        expected = sorted(
+            (lifecycle_rule(r) for r in props.get("LifecycleConfiguration", {}).get("Rules", [])), key=str
+        )
+        problems += differences("lifecycle rules", expected, sorted((lifecycle_rule(r) for r in rules), key=str))
+    return problems
+
+
+# --- SQS queues -------------------------------------------------------------------------------------------------
+
+
+def compare_queue(props: dict[str, Any], attributes: dict[str, str], arns: dict[str, str]) -> list[str]:
+    """``attributes``: GetQueueAttributes; ``arns``: every queue's logical id to its deployed ARN (for the DLQ)."""
+    problems = []
+    for name, attribute in (
+        ("VisibilityTimeout", "VisibilityTimeout"),
+        ("MessageRetentionPeriod", "MessageRetentionPeriod"),
+    ):
+        if name in props:
+            problems += differences(name, str(props[name]), attributes.get(attribute))
+    redrive = props.get("RedrivePolicy")
+    deployed = json.loads(attributes["RedrivePolicy"]) if "RedrivePolicy" in attributes else None
+    if redrive is None:
+        return problems + differences("RedrivePolicy", None, deployed)
+    if deployed is None:
+        return [*problems, "RedrivePolicy: missing"]
+    dlq = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+    problems += differences("dead-letter queue", arns.get(dlq), deployed.get("deadLetterTargetArn"))
+    return problems + differences("maxReceiveCount", int(redrive["maxReceiveCount"]), int(deployed["maxReceiveCount"]))

@@ -17,7 +17,9 @@ from core import deps
 from tests.support.lambdas import stack
 
 # Every log line the run writes is scanned for secrets; the run fails if one holds any (tests/support/log_scan.py).
-pytest_plugins = ["tests.support.log_scan"]
+# Every AWS call a handler makes is judged against its own IAM policy; the test fails on a denied one
+# (tests/support/iam_plugin.py).
+pytest_plugins = ["tests.support.log_scan", "tests.support.iam_plugin"]
 
 # Runners the suites start on an empty state begin from a copy of a demo published once through the API
 # (local/demo_template.py), not from a publish of their own: a minute of CPU each, on two cores.

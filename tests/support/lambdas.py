@@ -6,7 +6,7 @@ import base64
 import copy
 import importlib.util
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -15,6 +15,7 @@ from typing import Any
 from core.lambda_runtime.response_stream import StreamBody, body_chunks
 from local.events import EVENTS_DIR
 from local.template import FunctionSpec, Stack, load
+from tests.support.iam_check import calling
 
 
 @cache
@@ -57,7 +58,54 @@ def load_handler_module(logical_id: str, module_name: str | None = None) -> Modu
     assert loader is not None and loader.loader is not None
     loaded = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(loaded)
+    # Its AWS calls are judged against its own policy (tests/support/iam_check.py), however a test calls it.
+    entry = spec.handler.rsplit(".", 1)[1]
+    setattr(loaded, entry, as_function(logical_id, getattr(loaded, entry)))
     return loaded
+
+
+def as_function(function: str, entry: Callable[..., Any]) -> Callable[..., Any]:
+    """``entry`` (a handler) running as ``function``: its calls, and its streamed body's, are judged as that one's."""
+
+    def invoked(event: Any, context: Any) -> Any:
+        token = calling.set(function)
+        try:
+            result = entry(event, context)
+        finally:
+            calling.reset(token)
+        if isinstance(result, dict) and isinstance(result.get("body"), StreamBody):  # read after the handler returns
+            result["body"] = _StreamedAs(function, result["body"])
+        return result
+
+    invoked.__wrapped__ = entry  # type: ignore[attr-defined]
+    return invoked
+
+
+class _StreamedAs(StreamBody):
+    """A streamed body whose reading and closing run as the function (its chunks call AWS too: r2, chat)."""
+
+    def __init__(self, function: str, body: StreamBody):
+        super().__init__(body)
+        self._function = function
+
+    def __iter__(self) -> Iterator[bytes]:
+        source = self._as_function(super().__iter__)
+        while True:
+            try:
+                chunk = self._as_function(lambda: next(source))
+            except StopIteration:
+                return
+            yield chunk
+
+    def close(self) -> None:
+        self._as_function(super().close)
+
+    def _as_function[T](self, step: Callable[[], T]) -> T:
+        token = calling.set(self._function)
+        try:
+            return step()
+        finally:
+            calling.reset(token)
 
 
 @cache

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from local.process import moto_client, running
-from tests.support import log_scan
+from tests.support import iam_plugin, log_scan
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,12 @@ def started_service(
     """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts; ``function_env``
     sets settings of every function over the template's (``--function-env``)."""
     limits = GENEROUS_SIGN_IN if sign_in_limits is None else sign_in_limits
-    with running(state_dir, function_env=limits | (function_env or {})) as demo:
+    # Each function's calls are judged against its own policy in its worker (tests/support/iam_plugin.py).
+    judged = iam_plugin.runner_environment(state_dir / "iam-check")
+    with running(state_dir, function_env=limits | judged | (function_env or {})) as demo:
         yield LocalService(demo, state_dir)
+    denied = iam_plugin.collect_runner(state_dir / "iam-check")
+    assert not denied, "the runner's functions made calls outside their IAM policy:\n" + "\n".join(denied[:20])
 
 
 def sign_in(service: LocalService, email: str) -> tuple[str, str]:

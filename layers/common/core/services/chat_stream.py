@@ -9,6 +9,7 @@ settles or releases it by the same rule.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import queue
@@ -55,7 +56,9 @@ def with_keepalive[T](source: Iterator[T], seconds: float, deadline: float) -> I
             if close is not None:
                 close()
 
-    threading.Thread(target=pump, name="chat-model", daemon=True).start()
+    # The pump runs in a copy of this context, as ``together`` runs its reads: what the turn set there (the tests'
+    # name of the calling function, a tracer's segment) holds for the model's calls too.
+    threading.Thread(target=contextvars.copy_context().run, args=(pump,), name="chat-model", daemon=True).start()
     try:
         while True:
             left = deadline - time.monotonic()

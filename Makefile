@@ -25,6 +25,7 @@ help:
 	@echo "make lint   - ruff (check and format) and mypy"
 	@echo "make test   - ruff, mypy, sam validate --lint, sam build and the whole test suite"
 	@echo "make deploy-check - sam deploy to LocalStack, compare the deployed stack with template.yaml (make test runs it)"
+	@echo "make smoke [STACK=name] - check every endpoint of a deployed stack (or of make serve), then clean up"
 	@echo "make bench  - every bench (bench/report.py), written to docs/performance.md"
 	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
 
@@ -163,3 +164,9 @@ clean:
 
 ops: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m ops $(ARGS)
+
+# Every endpoint of both planes with a temporary user, workspace, key and agent, all removed again (docs/smoke.md).
+# STACK=name: a deployed stack, with your AWS credentials; without it, the runner of `make serve` (or one of its own).
+.PHONY: smoke
+smoke: $(VENV)/.installed
+	PYTHONPATH=layers/common:. $(PY) -m ops $(if $(STACK),--stack $(STACK)) smoke

@@ -3,6 +3,7 @@
     make ops ARGS="set-plan --email ava@example.com --plan pro"           # local runner (.local/runner.json)
     make ops ARGS="grant --email ava@example.com --credits 500 --ref-id invoice-42"
     make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
+    make smoke [STACK=workspace-service-prod]        # python -m ops [--stack ...] smoke: docs/smoke.md
 
 A grant is a ``topup`` ledger entry (or ``--type refund|adjustment``) and happens at most
 once per ``--ref-id`` (default: a new id), so re-running a command after a timeout never
@@ -50,6 +51,28 @@ def _deployed(stack: str) -> tuple[Any, dict[str, str]]:
     return boto3.client("dynamodb"), {"main": outputs["MainTableName"], "ledger": outputs["LedgerTableName"]}
 
 
+def _smoke(stack: str | None, state_dir: Path) -> int:
+    """Exit status 0 only if every check passed (the cleanup's included)."""
+    import signal
+    import tempfile
+
+    from ops.smoke import deployed, local_runner, smoke
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)  # SIGTERM unwinds like Ctrl-C: the smoke's finally removes what it made
+
+    signal.signal(signal.SIGTERM, stop)
+    if stack:
+        checks, _ = smoke(deployed(stack))
+        return 1 if checks.failed else 0
+    with (
+        tempfile.TemporaryDirectory(prefix="smoke-runner-") as scratch,
+        local_runner(state_dir, Path(scratch)) as target,
+    ):
+        checks, _ = smoke(target)
+    return 1 if checks.failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ops", description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--stack", help="a deployed stack name (default: the local runner)")
@@ -64,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     grant.add_argument("--type", default="topup", choices=["topup", "refund", "adjustment"], help="the entry's refType")
     grant.add_argument("--ref-id", default=None, help="idempotency reference (default: a new id)")
     grant.add_argument("--description", default="Operator top-up")
+    commands.add_parser("smoke", help="check every endpoint of both planes with a temporary user, then remove it")
     args = parser.parse_args(argv)
+    if args.command == "smoke":
+        return _smoke(args.stack, args.state_dir)
 
     dynamodb, tables = _deployed(args.stack) if args.stack else _local(args.state_dir)
     users = UserRepository(dynamodb, tables["main"])

@@ -85,8 +85,9 @@ def runner_environment(directory: Path) -> dict[str, str]:
     return {"IAM_CHECK_DIR": str(directory), "IAM_CHECK_ACCOUNT": ACCOUNT_ID, "PYTHONPATH": str(SITE)}
 
 
-def collect_runner(directory: Path) -> list[str]:
-    """The denials a runner's workers wrote (the run's ``used`` takes their grants, named by the current test)."""
+def collect_runner(directory: Path, starter: str) -> list[str]:
+    """The denials a runner's workers wrote; the run's ``used`` takes their grants, named by the test that started
+    the runner (the calls were made by the tests that shared it)."""
     judged, denied = check(), []
     for report in sorted(directory.glob("*.jsonl")):
         for line in report.read_text().splitlines():
@@ -94,7 +95,7 @@ def collect_runner(directory: Path) -> list[str]:
             if "denied" in entry:
                 denied.append(entry["denied"])
             else:
-                judged.used.setdefault(tuple(entry["grant"]), f"{judged.test} (through the runner)")
+                judged.used.setdefault(tuple(entry["grant"]), f"{starter} (and the tests sharing its runner)")
         report.unlink()
     return denied
 

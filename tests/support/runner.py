@@ -8,6 +8,7 @@ management plane's two steps every suite needs: a session by magic link, then ca
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -93,9 +94,10 @@ def started_service(
     limits = GENEROUS_SIGN_IN if sign_in_limits is None else sign_in_limits
     # Each function's calls are judged against its own policy in its worker (tests/support/iam_plugin.py).
     judged = iam_plugin.runner_environment(state_dir / "iam-check")
+    starter = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]  # the test whose setup started this runner
     with running(state_dir, function_env=limits | judged | (function_env or {})) as demo:
         yield LocalService(demo, state_dir)
-    denied = iam_plugin.collect_runner(state_dir / "iam-check")
+    denied = iam_plugin.collect_runner(state_dir / "iam-check", starter)
     assert not denied, "the runner's functions made calls outside their IAM policy:\n" + "\n".join(denied[:20])
 
 

@@ -131,3 +131,18 @@ def test_a_rotated_signing_key_is_picked_up_after_a_minute(
     later = time.monotonic() + 61
     monkeypatch.setattr("core.auth.oidc.time", SimpleNamespace(monotonic=lambda: later))
     assert sign_in(portal, "google", token).status == 200
+
+
+def test_a_sign_in_moves_the_account_off_a_deleted_active_workspace(portal: Portal, idp: IdentityProviders) -> None:
+    """The account a sign-in answers names a live workspace: the active one deleted, the oldest live membership."""
+    owner = portal.sign_in("mover@example.com", plan="pro")
+    kept = portal.create_workspace(owner, "Kept")
+    doomed = portal.create_workspace(owner, "Doomed")
+    portal.users.set_active_workspace(owner.user_id, doomed["id"])
+    deleted = portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": doomed["id"]})
+    assert (deleted.status, deleted.json()) == (200, {"deleted": True})
+    portal.users.set_active_workspace(owner.user_id, doomed["id"])  # as a session that chose it before the deletion
+    result = sign_in(portal, "google", idp.token("google", "mover@example.com"))
+    assert (result.status, result.json()["user"]["workspaceId"]) == (200, kept["id"])
+    stored = portal.users.get(owner.user_id)
+    assert stored is not None and stored.active_workspace_id == kept["id"]

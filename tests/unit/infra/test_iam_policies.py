@@ -283,8 +283,11 @@ def test_the_feed_reads_the_main_table_and_checks_keys_but_writes_nothing_and_ne
     assert can(feed, "dynamodb", "GetItem", TableName=KEYS, Key={})
     assert can(feed, "dynamodb", "UpdateItem", TableName=RATES, Key={})
     assert can(feed, "dynamodb", "Query", TableName=MAIN, KeyConditionExpression="pk = :pk")
-    assert can(feed, "dynamodb", "Query", TableName=MAIN, IndexName="gsi1", KeyConditionExpression="pk = :pk")
-    assert can(feed, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}})
+    assert can(feed, "dynamodb", "GetItem", TableName=MAIN, Key={})
+    # Exactly what it needs (issue 20): no index, no batch, no scan, as SAM's DynamoDBReadPolicy would have granted.
+    assert not can(feed, "dynamodb", "Query", TableName=MAIN, IndexName="gsi1", KeyConditionExpression="pk = :pk")
+    assert not can(feed, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}})
+    assert not can(feed, "dynamodb", "Scan", TableName=MAIN)
     assert not can(feed, "dynamodb", "PutItem", TableName=MAIN, Item={})
     assert not can(feed, "dynamodb", "UpdateItem", TableName=MAIN, Key={})
     assert not can(feed, "dynamodb", "GetItem", TableName=LEDGER, Key={})

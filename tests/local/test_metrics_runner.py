@@ -39,10 +39,11 @@ def test_each_request_is_one_json_line_and_its_metrics_are_emf_in_the_runner_out
     assert chat.status == 200 and b'"type":"done"' in chat.body
     log = service.state_dir / "runner.log"
     deadline = time.monotonic() + 10
-    while True:  # a stream's line is written when it closes, just after the reader has its last byte
+    while True:  # a stream's lines are written when it closes, just after the reader has its last byte
         written = documents(log)  # every JSON line parses: Powertools' own JSON, never encoded twice
         done = {d["function_name"]: d for d in written if d.get("message") == "request done"}
-        if "BrainChatFunction" in done or time.monotonic() > deadline:
+        # The turn's EMF document follows its "request done" line: wait for both, or the count races the flush.
+        if ("BrainChatFunction" in done and any("ChatTurns" in d for d in written)) or time.monotonic() > deadline:
             break
         time.sleep(0.1)
     assert {"BrainFeedFunction", "BrainWhoAmIFunction", "BrainChatFunction"} <= set(done)

@@ -41,24 +41,31 @@ class PolicyCheck:
     test: str = ""  # the test running, named in ``used``
     violations: list[str] = field(default_factory=list)
     used: dict[Grant, str] = field(default_factory=dict)  # each grant some call needed -> the first test that did
-    on_use: Callable[[Grant, str], None] | None = None  # told of each grant's first use (the workers' report)
+    # Told of each grant's first use and of each denial as they happen: a runner's worker writes them out at once.
+    on_use: Callable[[Grant, str], None] | None = None
+    on_denied: Callable[[str], None] | None = None
 
     def judge(self, function: str, service: str, operation: str, params: Mapping[str, Any]) -> None:
         statements = self.policies.get(function)
         if statements is None:
-            self.violations.append(f"{function}: no such function in template.yaml ({service}.{operation})")
+            self._deny(f"{function}: no such function in template.yaml ({service}.{operation})")
             return
         try:
             requests = requests_of(service, operation, params, self.region, self.account)
         except UnknownOperation as unknown:
-            self.violations.append(f"{function}: {unknown}")
+            self._deny(f"{function}: {unknown}")
             return
         for action, resource in requests:
             allowing = granting(statements, action, resource)
             if not allowing:
-                self.violations.append(f"{function} may not {action} on {resource} ({service}.{operation})")
+                self._deny(f"{function} may not {action} on {resource} ({service}.{operation})")
             for statement in allowing:
                 self._use(function, statement, action, resource)
+
+    def _deny(self, violation: str) -> None:
+        self.violations.append(violation)
+        if self.on_denied is not None:
+            self.on_denied(violation)
 
     def _use(self, function: str, statement: Statement, action: str, resource: str) -> None:
         # The grant is the statement's own pattern that matched, so the report names what the template says.

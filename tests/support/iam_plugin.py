@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from local.template import ACCOUNT_ID, ROOT, TEMPLATE
-from tests.support.iam_check import PolicyCheck, install
+from tests.support.iam_check import Grant, PolicyCheck, dump_policies, install
 from tests.support.iam_eval import Statement
 from tests.support.iam_policies import REGION, emulated_resources, function_policies
 
@@ -79,8 +79,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def runner_environment(directory: Path) -> dict[str, str]:
     """What a runner's functions need to judge their own calls: the policies, and where to write what they saw."""
     directory.mkdir(parents=True, exist_ok=True)
-    from tests.support.iam_check import dump_policies
-
     (directory / "policies.json").write_text(dump_policies(check().policies))
     return {"IAM_CHECK_DIR": str(directory), "IAM_CHECK_ACCOUNT": ACCOUNT_ID, "PYTHONPATH": str(SITE)}
 
@@ -100,9 +98,9 @@ def collect_runner(directory: Path, starter: str) -> list[str]:
     return denied
 
 
-def whole_run_used(directory: Path = USED) -> dict[tuple[str, str, str], str]:
+def whole_run_used(directory: Path = USED) -> dict[Grant, str]:
     """Every grant a run used, with a test that used it, from all its processes' files."""
-    merged: dict[tuple[str, str, str], str] = {}
+    merged: dict[Grant, str] = {}
     for path in sorted(directory.glob("*.json")):
         for function, action, resource, test in json.loads(path.read_text()):
             merged.setdefault((function, action, resource), test)

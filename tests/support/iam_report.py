@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
+from functools import cache
 
 from local.template import ROOT, TEMPLATE
+from tests.support.iam_check import Grant
 from tests.support.iam_eval import matches
 from tests.support.iam_plugin import whole_run_used
 from tests.support.iam_policies import emulated_resources, function_policies
@@ -44,8 +46,6 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     ("PortalUploadCreateFunction", "s3:PutObject", "ContentBucket/workspaces/*/*/*"): _PREFIXES,
 }
 
-Grant = tuple[str, str, str]
-
 
 def grants() -> Iterator[Grant]:
     """Every (function, action, resource) the template grants, resources named by their logical ids."""
@@ -58,6 +58,7 @@ def grants() -> Iterator[Grant]:
                         yield function, action, named(resource, names)
 
 
+@cache
 def _logical_names() -> list[tuple[str, str]]:
     return sorted(((physical, logical) for logical, physical in emulated_resources().items()), key=lambda p: -len(p[0]))
 

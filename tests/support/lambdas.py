@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import importlib.util
 import json
 from collections.abc import Callable, Iterator, Mapping
@@ -67,6 +68,7 @@ def load_handler_module(logical_id: str, module_name: str | None = None) -> Modu
 def as_function(function: str, entry: Callable[..., Any]) -> Callable[..., Any]:
     """``entry`` (a handler) running as ``function``: its calls, and its streamed body's, are judged as that one's."""
 
+    @functools.wraps(entry)
     def invoked(event: Any, context: Any) -> Any:
         token = calling.set(function)
         try:
@@ -77,7 +79,6 @@ def as_function(function: str, entry: Callable[..., Any]) -> Callable[..., Any]:
             result["body"] = _StreamedAs(function, result["body"])
         return result
 
-    invoked.__wrapped__ = entry  # type: ignore[attr-defined]
     return invoked
 
 

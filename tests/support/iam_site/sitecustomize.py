@@ -22,17 +22,12 @@ def _install(directory: str) -> None:
         with report.open("a") as out:
             out.write(json.dumps(entry) + "\n")
 
-    class Reporting(PolicyCheck):
-        def judge(self, *args: object, **kwargs: object) -> None:
-            super().judge(*args, **kwargs)  # type: ignore[arg-type]
-            for denied in self.taken_violations():
-                write({"denied": denied})
-
     policies = load_policies((Path(directory) / "policies.json").read_text())
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
-    check = Reporting(
-        policies, region, os.environ["IAM_CHECK_ACCOUNT"], on_use=lambda grant, _: write({"grant": grant})
-    )
+    check = PolicyCheck(
+        policies, region, os.environ["IAM_CHECK_ACCOUNT"],
+        on_use=lambda grant, _: write({"grant": grant}), on_denied=lambda denied: write({"denied": denied}),
+    )  # fmt: skip
     install(check, process_function=function)
 
 

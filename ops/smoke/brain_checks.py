@@ -7,6 +7,8 @@ import json
 import time
 from typing import Any
 
+import httpx
+
 from . import bundle
 from .checks import answer, equal, error, expect
 from .context import Smoke
@@ -14,26 +16,26 @@ from .context import Smoke
 NDJSON = "application/x-ndjson"
 VISITOR = "smoke_visitor_0123456789abcdef"  # a salted hash, as the spec asks of ``client``: never an address
 PROMPT = "In two or three sentences: what did you post recently, and what do you have?"
+RANGE = {"Range": "bytes=0-1023"}
 
 
 def reads(smoke: Smoke) -> None:
-    run, agent = smoke.checks.run, smoke.agent_id
+    run, agent = smoke.checks.run, f"/v1/agent/{smoke.agent_id}"
     run("brain GET /v1/agent/_whoami", lambda: _whoami(smoke))
-    run("brain GET /v1/agent/{id}", lambda: _agent(smoke, answer(smoke.brain("GET", f"/v1/agent/{agent}"), 200)))
-    run("brain GET …/feed", lambda: _feed(smoke, answer(smoke.brain("GET", f"/v1/agent/{agent}/feed"), 200)))
-    run("brain GET …/feed?channel=&category=", lambda: _filters(smoke))
-    run("brain GET …/items", lambda: _items(answer(smoke.brain("GET", f"/v1/agent/{agent}/items"), 200)))
-    run(
-        "brain GET …/wrap",
-        lambda: equal(answer(smoke.brain("GET", f"/v1/agent/{agent}/wrap"), 200), bundle.WRAP, "wrap"),
-    )
-    run(
-        "brain GET …/site",
-        lambda: equal(answer(smoke.brain("GET", f"/v1/agent/{agent}/site"), 200), bundle.SITE, "site"),
-    )
-    run("brain GET …/suggestions", lambda: equal(answer(smoke.brain("GET", f"/v1/agent/{agent}/suggestions"), 200),
+    run("brain GET /v1/agent/{id}", lambda: _agent(smoke, _get(smoke, agent)))
+    run("brain GET …/feed", lambda: _feed(_get(smoke, f"{agent}/feed")))
+    run("brain GET …/feed?channel=&category=", lambda: _filters(smoke, f"{agent}/feed"))
+    run("brain GET …/items", lambda: _items(_get(smoke, f"{agent}/items")))
+    run("brain GET …/wrap", lambda: equal(_get(smoke, f"{agent}/wrap"), bundle.WRAP, "wrap"))
+    run("brain GET …/site", lambda: equal(_get(smoke, f"{agent}/site"), bundle.SITE, "site"))
+    run("brain GET …/suggestions", lambda: equal(_get(smoke, f"{agent}/suggestions"),
                                                  {"suggestions": bundle.SUGGESTIONS}, "suggestions"))  # fmt: skip
     run("brain OPTIONS (CORS preflight)", lambda: _preflight(smoke))
+
+
+def _get(smoke: Smoke, path: str) -> Any:
+    """The JSON body of a read-plane GET with the run's key, which must answer 200."""
+    return answer(smoke.brain("GET", path), 200)
 
 
 def _whoami(smoke: Smoke) -> None:
@@ -48,20 +50,18 @@ def _agent(smoke: Smoke, body: Any) -> None:
     equal(body["brand"]["id"], smoke.brand_id, "the agent's brand")
 
 
-def _feed(smoke: Smoke, posts: Any) -> None:
+def _feed(posts: Any) -> None:
     (post,) = posts
     expected = {k: bundle.POST[k] for k in ("kind", "key", "title", "caption", "hashtags", "channels", "category",
                                             "width", "height", "createdAt")}  # fmt: skip
     equal({k: post[k] for k in expected}, expected, "the feed's post")
     equal((post["mediaType"], post["isVideo"]), ("image", False), "the post's media")
-    smoke.post = post
 
 
-def _filters(smoke: Smoke) -> None:
-    feed = f"/v1/agent/{smoke.agent_id}/feed"
-    both = answer(smoke.brain("GET", f"{feed}?channel=site&category=tests"), 200)
+def _filters(smoke: Smoke, feed: str) -> None:
+    both = _get(smoke, f"{feed}?channel=site&category=tests")
     equal([p["title"] for p in both], [bundle.POST["title"]], "channel=site&category=tests")
-    equal(answer(smoke.brain("GET", f"{feed}?channel=instagram"), 200), [], "channel=instagram")
+    equal(_get(smoke, f"{feed}?channel=instagram"), [], "channel=instagram")
 
 
 def _items(items: Any) -> None:
@@ -82,7 +82,7 @@ def _preflight(smoke: Smoke) -> None:
 def r2(smoke: Smoke) -> None:
     run, path = smoke.checks.run, f"/v1/r2/projects/{smoke.agent_id}/{bundle.POST['key']}"
     whole = run("brain GET /v1/r2/{path} (whole)", lambda: _whole(smoke, path))
-    run("brain GET /v1/r2 with Range → 206", lambda: _range(smoke, path, {}))
+    run("brain GET /v1/r2 with Range → 206", lambda: _ranged(smoke.brain("GET", path, headers=RANGE)))
     if whole:
         run("brain GET /v1/r2 with If-None-Match → 304", lambda: _not_modified(smoke, path, whole))
     run("brain HEAD /v1/r2/{path}", lambda: _head(smoke, path))
@@ -110,11 +110,8 @@ def _whole(smoke: Smoke, path: str) -> str:
     return etag
 
 
-def _range(smoke: Smoke, url_or_path: str, auth: dict[str, str], absolute: bool = False) -> None:
-    headers = {"Range": "bytes=0-1023"}
-    reply = (
-        smoke.http.get(url_or_path, headers=headers) if absolute else smoke.brain("GET", url_or_path, headers=headers)
-    )
+def _ranged(reply: httpx.Response) -> None:
+    """The answer to a GET of the photo with ``RANGE``: its first kilobyte, as a 206."""
     answer(reply, 206, "image/jpeg")
     equal(reply.headers.get("content-range"), f"bytes 0-1023/{len(bundle.PHOTO)}", "Content-Range")
     expect(reply.content == bundle.PHOTO[:1024], "the part's bytes differ")
@@ -141,7 +138,7 @@ def media_url(smoke: Smoke) -> None:
     fetched = smoke.http.get(url)  # no key: the signature is the credential, as for an <img>
     answer(fetched, 200, "image/jpeg")
     expect(fetched.content == bundle.PHOTO, "the signed URL's bytes differ")
-    _range(smoke, url, {}, absolute=True)
+    _ranged(smoke.http.get(url, headers=RANGE))
     error(smoke.http.get(url.replace("sig=", "sig=0")), 403, "SIGNED_URL_INVALID")  # a changed signature
 
 

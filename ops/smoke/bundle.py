@@ -61,11 +61,11 @@ def write_bundle(directory: Path) -> Path:
 def publish_agent(
     portal_url: str, token: str, workspace_id: str, directory: Path, transport: httpx.BaseTransport
 ) -> str:
-    """Publish the bundle in ``directory`` into the workspace with the portal JWT ``token``; the agent's id."""
+    """Publish the bundle in ``directory`` into the workspace with the portal JWT ``token``; the agent's id.
+
+    The workspace is the run's new one, so the plan creates the agent, and its id is looked up by slug afterwards.
+    """
     with Portal(portal_url, token=token, transport=transport) as portal:
-        plan = publish(portal, workspace_id, write_bundle(directory), progress=False)
-        agents = portal.list_agents(workspace_id).agents
-    if plan.agent_id is not None:
-        return plan.agent_id
-    (agent,) = [agent for agent in agents if agent.slug == SLUG]
+        publish(portal, workspace_id, write_bundle(directory), progress=False)
+        (agent,) = [agent for agent in portal.list_agents(workspace_id).agents if agent.slug == SLUG]
     return agent.id

@@ -15,7 +15,7 @@ from typing import Any
 
 from core.repositories import main_table as keys
 from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.dynamo import batch_delete, query_all, to_item
+from core.repositories.dynamo import batch_delete, batch_get, query_all, to_item
 from core.repositories.purge import ObjectVersionsRepository, PurgeRepository
 
 from .operator import Footprint
@@ -34,33 +34,27 @@ def clean_up(target: Target, footprint: Footprint) -> list[str]:
             failures.append(f"{what}: {type(failure).__name__}: {failure}")
 
     db, main = target.dynamodb, target.main_table
-    ws = footprint.workspace_id
+    ws, agent, slug, user = footprint.workspace_id, footprint.agent_id, footprint.workspace_slug, footprint.user_id
     if ws:
         always = lambda: True  # noqa: E731 - the purge repositories stop when told to; this run never does
-        objects = ObjectVersionsRepository(target.s3, target.bucket)
+        objects, records = ObjectVersionsRepository(target.s3, target.bucket), PurgeRepository(db, main)
         attempt("objects", lambda: objects.delete_prefix(f"workspaces/{ws}/", keep_going=always))
-        attempt("workspace records", lambda: PurgeRepository(db, main).delete_workspace_records(ws, always))
-        if footprint.agent_id:  # the agent's partitions, even if the workspace item listing it is already gone
-            attempt(
-                "agent records",
-                lambda: PurgeRepository(db, main).delete_agent_records(footprint.agent_id or "", always),
-            )
+        attempt("workspace records", lambda: records.delete_workspace_records(ws, always))
+        if agent:  # the agent's partitions, even if the workspace item listing it is already gone
+            attempt("agent records", lambda: records.delete_agent_records(agent, always))
         attempt("keys", lambda: _delete_keys(target, ws))
-        if footprint.workspace_slug:
-            attempt("slug claim", lambda: _delete_slug_claim(target, footprint.workspace_slug or "", ws))
+        if slug:
+            attempt("slug claim", lambda: _delete_slug_claim(target, slug, ws))
     attempt(
         "rate counters",
         lambda: batch_delete(db, target.rate_limits_table, [{"pk": s} for s in footprint.rate_subjects]),
     )
-    if footprint.user_id:
+    if user:
         hashes, unknown = idempotency_hashes(footprint)
         attempt("idempotency records", lambda: batch_delete(db, main, [keys.idempotency(h) for h in hashes]))
         if unknown:
             failures.append(f"idempotency records of unknown writes left to their 1-day TTL: {unknown}")
-        attempt(
-            "ledger account",
-            lambda: batch_delete(db, target.ledger_table, _ledger_keys(target, footprint.user_id or "")),
-        )
+        attempt("ledger account", lambda: batch_delete(db, target.ledger_table, _ledger_keys(target, user)))
         attempt("user", lambda: batch_delete(db, main, _user_keys(footprint)))
     if ws:  # last: while it stands, the service's own purge (running too, harmlessly) still finishes the workspace
         attempt("tombstone", lambda: batch_delete(db, main, [keys.purge(ws)]))
@@ -82,14 +76,19 @@ def _delete_slug_claim(target: Target, slug: str, workspace_id: str) -> None:
         )  # fmt: skip
 
 
-def _ledger_keys(target: Target, user_id: str) -> list[dict[str, Any]]:
+def _partition_keys(db: Any, table: str, pk: str) -> list[dict[str, Any]]:
+    """The keys of every item of one partition."""
     request = {
-        "TableName": target.ledger_table,
+        "TableName": table,
         "KeyConditionExpression": "pk = :pk",
-        "ExpressionAttributeValues": to_item({":pk": f"ACCT#{user_id}"}),
+        "ExpressionAttributeValues": to_item({":pk": pk}),
         "ProjectionExpression": "pk, sk",
     }
-    return query_all(target.dynamodb, request)
+    return query_all(db, request)
+
+
+def _ledger_keys(target: Target, user_id: str) -> list[dict[str, Any]]:
+    return _partition_keys(target.dynamodb, target.ledger_table, f"ACCT#{user_id}")
 
 
 def _user_keys(footprint: Footprint) -> list[dict[str, str]]:
@@ -101,21 +100,18 @@ def _user_keys(footprint: Footprint) -> list[dict[str, str]]:
     return found
 
 
-def leftovers(target: Target, footprint: Footprint) -> list[str]:  # noqa: PLR0912 - one lookup per kind of record
+def leftovers(target: Target, footprint: Footprint) -> list[str]:
     """What of the run is still stored, looked up by key and by partition (empty: nothing)."""
-    db, main, left = target.dynamodb, target.main_table, []
+    db, main = target.dynamodb, target.main_table
     singles = _user_keys(footprint) if footprint.user_id else []
     if footprint.user_id:
         singles += [keys.idempotency(h) for h in idempotency_hashes(footprint)[0]]
     ws = footprint.workspace_id
     if ws:
         singles += [keys.purge(ws)] + ([keys.slug_claim(footprint.workspace_slug)] if footprint.workspace_slug else [])
-    for key in singles:
-        if db.get_item(TableName=main, Key=to_item(key), ConsistentRead=True).get("Item"):
-            left.append(f"{main}: {key['pk']}")
-    for subject in footprint.rate_subjects:
-        if db.get_item(TableName=target.rate_limits_table, Key=to_item({"pk": subject})).get("Item"):
-            left.append(f"rate counter {subject}")
+    left = [f"{main}: {item['pk']}" for item in batch_get(db, main, singles)]
+    subjects = [{"pk": subject} for subject in footprint.rate_subjects]
+    left += [f"rate counter {item['pk']}" for item in batch_get(db, target.rate_limits_table, subjects)]
     if footprint.user_id and _ledger_keys(target, footprint.user_id):
         left.append(f"ledger account ACCT#{footprint.user_id}")
     if ws:
@@ -123,11 +119,7 @@ def leftovers(target: Target, footprint: Footprint) -> list[str]:  # noqa: PLR09
         if footprint.agent_id:
             agent = footprint.agent_id
             partitions += [keys.posts_partition(agent), keys.feed_filters_partition(agent), keys.items_partition(agent)]
-        for pk in partitions:
-            request = {"TableName": main, "KeyConditionExpression": "pk = :pk",
-                       "ExpressionAttributeValues": to_item({":pk": pk}), "Limit": 1}  # fmt: skip
-            if db.query(**request).get("Items"):
-                left.append(f"{main}: partition {pk}")
+        left += [f"{main}: partition {pk}" for pk in partitions if _partition_keys(db, main, pk)]
         if ApiKeyRepository(db, target.api_keys_table).list_for_workspace(ws):
             left.append(f"keys of {ws}")
         if ObjectVersionsRepository(target.s3, target.bucket).any_under(f"workspaces/{ws}/"):

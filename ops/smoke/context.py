@@ -28,8 +28,6 @@ class Smoke:
     key: str = ""  # the raw workspace key minted for the read plane
     key_id: str = ""
     brand_id: str = ""
-    agent_id: str = ""
-    post: dict[str, Any] | None = None  # the published post, as the brain's feed answers it
 
     @classmethod
     def open(cls, target: Target, footprint: Footprint, checks: Checks) -> Smoke:
@@ -38,19 +36,24 @@ class Smoke:
         http = httpx.Client(timeout=TIMEOUT, transport=transport, follow_redirects=False)
         return cls(target, footprint, checks, http, transport)
 
+    @property
+    def agent_id(self) -> str:
+        """The published agent's id ("" before the publication)."""
+        return self.footprint.agent_id or ""
+
     def portal(self, method: str, path: str, *, jwt: str | None = None, **options: Any) -> httpx.Response:
         """A portal call with the run's JWT (``jwt=""``: none)."""
-        token = self.jwt if jwt is None else jwt
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        headers |= options.pop("headers", {})
-        return self.http.request(method, self.target.portal_url + path, headers=headers, **options)
+        return self._call(method, self.target.portal_url + path, self.jwt if jwt is None else jwt, **options)
 
     def brain(self, method: str, path: str, *, key: str | None = None, **options: Any) -> httpx.Response:
         """A read-plane call with the run's key (``key=""``: none)."""
-        token = self.key if key is None else key
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        headers |= options.pop("headers", {})
-        return self.http.request(method, self.target.brain_url + path, headers=headers, **options)
+        return self._call(method, self.target.brain_url + path, self.key if key is None else key, **options)
+
+    def _call(
+        self, method: str, url: str, token: str, *, headers: dict[str, str] | None = None, **options: Any
+    ) -> httpx.Response:
+        authorization = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.http.request(method, url, headers=authorization | (headers or {}), **options)
 
     def close(self) -> None:
         self.http.close()

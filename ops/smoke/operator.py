@@ -36,7 +36,6 @@ class Footprint:
     workspace_id: str | None = None
     workspace_slug: str | None = None
     agent_id: str | None = None
-    key_ids: list[str] = field(default_factory=list)
     rate_subjects: list[str] = field(default_factory=list)  # RateLimitsTable items the run's requests counted in
     # (method, portal-relative path, Idempotency-Key, JSON body) of each keyed write (recorder.py)
     keyed_writes: list[tuple[str, str, str, object]] = field(default_factory=list)
@@ -58,8 +57,9 @@ def create_user(target: Target, footprint: Footprint) -> str:
     session = SessionRecord(
         id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + SESSION_SECONDS
     )
-    footprint.session_id, footprint.cookie_hash = session.id, sha256_hex(cookie)
-    users.create_session(session, sha256_hex(cookie))
+    cookie_hash = sha256_hex(cookie)
+    footprint.session_id, footprint.cookie_hash = session.id, cookie_hash
+    users.create_session(session, cookie_hash)
     return cookie
 
 

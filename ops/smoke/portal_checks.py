@@ -56,7 +56,6 @@ def mint_key(smoke: Smoke, name: str = "smoke") -> tuple[str, str]:
     """A new key of the workspace: (its id, the raw key)."""
     ws = smoke.footprint.workspace_id
     minted = answer(smoke.portal("POST", f"/api/workspaces/{ws}/keys", json={"name": name}), 201)["key"]
-    smoke.footprint.key_ids.append(minted["id"])
     smoke.footprint.rate_subjects.append(f"key#{minted['id']}")  # the counter its read-plane calls add to
     expect(minted["key"].startswith("sk_ws_") and minted["prefix"] == minted["key"][:12], "the raw key's form")
     return minted["id"], minted["key"]
@@ -65,8 +64,8 @@ def mint_key(smoke: Smoke, name: str = "smoke") -> tuple[str, str]:
 def publish(smoke: Smoke) -> None:
     with tempfile.TemporaryDirectory(prefix="smoke-bundle-") as directory:
         ws = smoke.footprint.workspace_id or ""
-        smoke.agent_id = bundle.publish_agent(smoke.target.portal_url, smoke.jwt, ws, Path(directory), smoke.transport)
-    smoke.footprint.agent_id = smoke.agent_id
+        agent_id = bundle.publish_agent(smoke.target.portal_url, smoke.jwt, ws, Path(directory), smoke.transport)
+    smoke.footprint.agent_id = agent_id
 
 
 def reads(smoke: Smoke) -> None:

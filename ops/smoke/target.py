@@ -66,26 +66,20 @@ def running_local(state_dir: Path) -> Target | None:
         os.kill(int(runner["pid"]), 0)  # signal 0: only asks whether the process exists
     except (ProcessLookupError, PermissionError, KeyError, ValueError):
         return None
-    return _local_target(runner, json.loads(demo.read_text()))
+    return _local_target(state_dir, json.loads(demo.read_text()))
 
 
-def _local_target(runner: dict[str, Any], demo: dict[str, Any]) -> Target:
-    import boto3
-
+def _local_target(state_dir: Path, demo: dict[str, Any]) -> Target:
+    from local.process import moto_client
     from local.template import Stack, load
 
     stack = Stack(load())
-    aws = boto3.session.Session(
-        region_name=runner["region"],
-        aws_access_key_id="local",
-        aws_secret_access_key="local",  # noqa: S106 - moto
-    )
     return Target(
         name="local",
         portal_url=demo["portalUrl"],
         brain_url=demo["brainUrl"],
-        dynamodb=aws.client("dynamodb", endpoint_url=runner["awsEndpoint"]),
-        s3=aws.client("s3", endpoint_url=runner["awsEndpoint"]),
+        dynamodb=moto_client(state_dir, "dynamodb"),
+        s3=moto_client(state_dir, "s3"),
         main_table=stack.physical_name("MainTable"),
         api_keys_table=stack.physical_name("ApiKeysTable"),
         ledger_table=stack.physical_name("LedgerTable"),

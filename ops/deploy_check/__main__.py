@@ -15,14 +15,15 @@ from pathlib import Path
 
 import boto3
 
-from local.template import Stack, load
+from local.template import ROOT, Stack, load
+from tests.support.processes import descendants, rss_bytes
 
 from . import localstack
 from .checks import Result
 from .readback import check_stack
 
-SAM = localstack.ROOT / ".venv-sam" / "bin" / "sam"
-BUILT = localstack.ROOT / ".aws-sam" / "build" / "template.yaml"
+SAM = ROOT / ".venv-sam" / "bin" / "sam"
+BUILT = ROOT / ".aws-sam" / "build" / "template.yaml"
 STACK = "deploy-check"
 BUCKET = "deploy-check-artifacts"
 REGION = "us-east-1"
@@ -44,20 +45,6 @@ def sam(args: list[str], env: dict[str, str], log: Path, timeout: float = 900) -
         print(f"sam {args[0]} failed ({done.returncode}); the end of {log}:")
         print("\n".join(log.read_text(errors="replace").splitlines()[-25:]))
     return done.returncode == 0
-
-
-def group_rss_mb(pgid: int) -> int:
-    """Resident memory of every process in LocalStack's group (it and DynamoDB Local's JVM), from /proc."""
-    total_kb = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid:  # fields after the command: state, ppid, pgrp, ...
-                status = (stat.parent / "status").read_text()
-                total_kb += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
-        except (OSError, IndexError, StopIteration, ValueError):
-            continue  # gone meanwhile, or a kernel thread
-    return total_kb // 1024
 
 
 def report(results: list[Result]) -> bool:
@@ -99,7 +86,8 @@ def main() -> int:
         if sam(deploy_args, env, localstack.HOME / "sam-deploy.log"):
             print(f"deploy-check: sam deploy took {time.monotonic() - deploy_began:.1f} s")
             ok = report(check_stack(session, endpoint, STACK, Stack(load())))
-        print(f"deploy-check: LocalStack and DynamoDB Local use {group_rss_mb(process.pid)} MB (resident)")
+        rss_mb = rss_bytes([process.pid, *descendants(process.pid)]) // 2**20  # it and DynamoDB Local's JVM
+        print(f"deploy-check: LocalStack and DynamoDB Local use {rss_mb} MB (resident)")
     finally:
         delete_began = time.monotonic()
         delete_args = ["delete", "--stack-name", STACK, "--s3-bucket", BUCKET, "--region", REGION, "--no-prompts"]

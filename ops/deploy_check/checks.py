@@ -59,29 +59,28 @@ def _keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
     return [(key["AttributeName"], key["KeyType"]) for key in schema]
 
 
-def table_shape(props: dict[str, Any]) -> dict[str, Any]:
-    """Key schema, indexes (keys and projection type) and the TTL attribute, from the template's properties."""
-    ttl = props.get("TimeToLiveSpecification") or {}
-    return {
-        "keys": _keys(props["KeySchema"]),
-        "indexes": {
-            index["IndexName"]: (_keys(index["KeySchema"]), index["Projection"]["ProjectionType"])
-            for index in props.get("GlobalSecondaryIndexes", [])
-        },
-        "ttl": ttl.get("AttributeName") if ttl.get("Enabled") else None,
-    }
-
-
-def deployed_table_shape(table: dict[str, Any], ttl: dict[str, Any]) -> dict[str, Any]:
-    """The same shape from DescribeTable's Table and DescribeTimeToLive's TimeToLiveDescription."""
+def _shape(table: dict[str, Any], ttl: str | None) -> dict[str, Any]:
+    """Key schema, indexes (keys and projection type) and the TTL attribute. ``table``: the template's properties
+    or DescribeTable's Table, which spell KeySchema and GlobalSecondaryIndexes alike."""
     return {
         "keys": _keys(table["KeySchema"]),
         "indexes": {
             index["IndexName"]: (_keys(index["KeySchema"]), index["Projection"]["ProjectionType"])
             for index in table.get("GlobalSecondaryIndexes", [])
         },
-        "ttl": ttl.get("AttributeName") if ttl.get("TimeToLiveStatus") in {"ENABLED", "ENABLING"} else None,
+        "ttl": ttl,
     }
+
+
+def table_shape(props: dict[str, Any]) -> dict[str, Any]:
+    """The shape from the template's properties."""
+    ttl = props.get("TimeToLiveSpecification") or {}
+    return _shape(props, ttl.get("AttributeName") if ttl.get("Enabled") else None)
+
+
+def deployed_table_shape(table: dict[str, Any], ttl: dict[str, Any]) -> dict[str, Any]:
+    """The same shape from DescribeTable's Table and DescribeTimeToLive's TimeToLiveDescription."""
+    return _shape(table, ttl.get("AttributeName") if ttl.get("TimeToLiveStatus") in {"ENABLED", "ENABLING"} else None)
 
 
 def compare_table(expected: dict[str, Any], deployed: dict[str, Any]) -> list[str]:
@@ -125,12 +124,9 @@ def compare_bucket(props: dict[str, Any], versioning: str | None, rules: list[di
 def compare_queue(props: dict[str, Any], attributes: dict[str, str], arns: dict[str, str]) -> list[str]:
     """``attributes``: GetQueueAttributes; ``arns``: every queue's logical id to its deployed ARN (for the DLQ)."""
     problems = []
-    for name, attribute in (
-        ("VisibilityTimeout", "VisibilityTimeout"),
-        ("MessageRetentionPeriod", "MessageRetentionPeriod"),
-    ):
+    for name in ("VisibilityTimeout", "MessageRetentionPeriod"):  # the template's names are SQS's attribute names
         if name in props:
-            problems += differences(name, str(props[name]), attributes.get(attribute))
+            problems += differences(name, str(props[name]), attributes.get(name))
     redrive = props.get("RedrivePolicy")
     deployed = json.loads(attributes["RedrivePolicy"]) if "RedrivePolicy" in attributes else None
     if redrive is None:

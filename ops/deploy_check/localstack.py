@@ -21,7 +21,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from local.template import ROOT
+
 HOME = ROOT / ".local" / "deploy-check"
 FILESYSTEM_ROOT = HOME / "root"
 LIBS = FILESYSTEM_ROOT / "var" / "lib" / "localstack" / "lib"
@@ -84,7 +85,7 @@ def prepare() -> None:
     )
 
 
-def environment(port: int, extra: dict[str, str] | None = None) -> dict[str, str]:
+def environment(port: int) -> dict[str, str]:
     return {
         **os.environ,
         "GATEWAY_LISTEN": f"127.0.0.1:{port}",
@@ -96,7 +97,6 @@ def environment(port: int, extra: dict[str, str] | None = None) -> dict[str, str
         "LAMBDA_RUNTIME_EXECUTOR": EXECUTOR_NAME,
         "PYTHONPATH": f"{PLUGINS}{os.pathsep}{ROOT}",
         "XDG_CACHE_HOME": str(HOME / "cache"),  # plux's entry-point cache
-        **(extra or {}),
     }
 
 
@@ -108,7 +108,7 @@ def healthy(port: int) -> bool:
         return False
 
 
-def start(port: int, extra_env: dict[str, str] | None = None, timeout: float = 90.0) -> subprocess.Popen[bytes]:
+def start(port: int, timeout: float = 90.0) -> subprocess.Popen[bytes]:
     """Start LocalStack in a process group of its own (DynamoDB Local is its child) and wait for health."""
     if healthy(port):
         raise RuntimeError(f"something already answers on port {port}: set DEPLOY_CHECK_PORT to a free port")
@@ -116,7 +116,7 @@ def start(port: int, extra_env: dict[str, str] | None = None, timeout: float = 9
     log = (HOME / "localstack.log").open("wb")
     process = subprocess.Popen(  # noqa: S603 - our own virtualenv's python
         [str(PYTHON), "-m", "localstack.runtime.main"],
-        env=environment(port, extra_env),
+        env=environment(port),
         cwd=HOME,
         stdout=log,
         stderr=subprocess.STDOUT,

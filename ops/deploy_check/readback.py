@@ -27,8 +27,7 @@ from .checks import (
 )
 
 
-def stack_resources(session: boto3.Session, endpoint: str, name: str) -> dict[str, dict[str, Any]]:
-    cloudformation = session.client("cloudformation", endpoint_url=endpoint)
+def stack_resources(cloudformation: Any, name: str) -> dict[str, dict[str, Any]]:
     pages = cloudformation.get_paginator("list_stack_resources").paginate(StackName=name)
     return {r["LogicalResourceId"]: r for page in pages for r in page["StackResourceSummaries"]}
 
@@ -39,7 +38,7 @@ def check_stack(session: boto3.Session, endpoint: str, name: str, stack: Stack) 
 
     cloudformation = client("cloudformation")
     status = cloudformation.describe_stacks(StackName=name)["Stacks"][0]["StackStatus"]
-    deployed = stack_resources(session, endpoint, name)
+    deployed = stack_resources(cloudformation, name)
     incomplete = sorted(k for k, r in deployed.items() if r["ResourceStatus"] != "CREATE_COMPLETE")
     results = [
         result("stack", [f"status {status}"] if status != "CREATE_COMPLETE" else []),
@@ -98,12 +97,13 @@ def check_stack(session: boto3.Session, endpoint: str, name: str, stack: Stack) 
 
     alarms = stack.of_type("AWS::CloudWatch::Alarm")
     names = [deployed[a]["PhysicalResourceId"] for a in alarms if a in deployed]
-    found_alarms = set()
-    for start in range(0, len(names), 100):  # DescribeAlarms takes at most 100 names
-        found_alarms |= {
-            a["AlarmName"]
-            for a in client("cloudwatch").describe_alarms(AlarmNames=names[start : start + 100])["MetricAlarms"]
-        }
+    describe_alarms = client("cloudwatch").get_paginator("describe_alarms")
+    found_alarms = {
+        a["AlarmName"]
+        for start in range(0, len(names), 100)  # DescribeAlarms takes at most 100 names, and answers in pages
+        for page in describe_alarms.paginate(AlarmNames=names[start : start + 100])
+        for a in page["MetricAlarms"]
+    }
     missing = sorted(a for a in alarms if a not in deployed or deployed[a]["PhysicalResourceId"] not in found_alarms)
     results.append(result(f"{len(alarms)} alarms", [f"missing: {', '.join(missing)}"] if missing else []))
 

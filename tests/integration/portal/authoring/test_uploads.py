@@ -210,6 +210,19 @@ def test_concurrent_signings_cannot_together_exceed_the_storage(studio: Studio) 
     assert_error(sign(studio, "assets/over.png", 60), 402, "STORAGE_LIMIT_REACHED")
 
 
+def test_signings_that_all_fit_are_all_granted_however_many_race(studio: Studio) -> None:
+    """A publish signs its uploads several at a time: when every one fits the plan, none may be refused for losing
+    the race to the workspace's storage counter (a fresh clone's CLI publish once got a 409 CONFLICT here)."""
+    studio.ok("PortalObjectsListFunction")  # a warm container
+
+    def attempt(n: int) -> tuple[int, str]:
+        answer = studio.call_in_container(SIGN, body={"path": f"assets/{n}.png", "contentType": "image/png",
+                                                      "size": 60})  # fmt: skip
+        return answer.status, answer.json().get("code", "")
+
+    assert at_once(32, attempt) == [(201, "")] * 32
+
+
 def test_the_plan_is_the_owners(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(PLAN_LIMITS, "free", PlanLimits.model_validate(PLAN_LIMITS["free"].model_dump() | {
         "object_bytes": 10}))  # fmt: skip

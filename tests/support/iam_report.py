@@ -34,10 +34,6 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     "(AWSLambdaSQSQueueExecutionRole); the function itself never calls SQS for them",
     ("Portal*", "secretsmanager:GetSecretValue", "PortalJwtSecret-*"): "every portal function verifies the portal "
     "JWT; a test process caches the secret across functions, so only the first function of a process fetches it",
-    ("PortalMagicLinkFunction", "ses:SendEmail", "*"): "the sign-in mail; tests and the runner write mail to files "
-    "(MAIL_TRANSPORT=outbox)",
-    ("BrainChatFunction", "bedrock:InvokeModelWithResponseStream", "*"): "the model on AWS; every suite chats with "
-    "the offline model, and tests/unit/chat/test_bedrock_model.py drives the Bedrock adapter through a Stubber",
     ("Portal*", "dynamodb:DeleteItem", "MainTable"): "PortalWriterPolicy: releases an Idempotency-Key claim when its "
     "write fails (tests/faults cover it for the functions they inject faults into)",
     ("CreditHoldSweeperFunction", "dynamodb:ConditionCheckItem", "LedgerTable"): "LedgerBillingPolicy, shared with "

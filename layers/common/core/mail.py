@@ -8,9 +8,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from .errors import DomainError
 from .ids import new_id
 
 logger = logging.getLogger(__name__)
+
+
+class MailUnavailable(DomainError):
+    """SES did not take the message (an unverified sender, a sandboxed account's unverified recipient, throttling):
+    nothing the caller can fix, so the spec's 500 ``INTERNAL_ERROR``, as a storage failure is."""
 
 
 @dataclass(frozen=True)
@@ -31,14 +37,23 @@ class SesMailer:
         self._sender = sender
 
     def send(self, message: Message) -> None:
-        self._ses.send_email(
-            Source=self._sender,
-            Destination={"ToAddresses": [message.to]},
-            Message={
-                "Subject": {"Data": message.subject, "Charset": "UTF-8"},
-                "Body": {"Text": {"Data": message.text, "Charset": "UTF-8"}},
-            },
-        )
+        try:
+            self._ses.send_email(
+                Source=self._sender,
+                Destination={"ToAddresses": [message.to]},
+                Message={
+                    "Subject": {"Data": message.subject, "Charset": "UTF-8"},
+                    "Body": {"Text": {"Data": message.text, "Charset": "UTF-8"}},
+                },
+            )
+        except Exception as exc:
+            if not type(exc).__module__.startswith("botocore"):
+                raise
+            # Only SES's error code: its message names the refused address (a sandbox's unverified recipient),
+            # which is a visitor's, and the link in the body is a sign-in token.
+            code = getattr(exc, "response", {}).get("Error", {}).get("Code", type(exc).__name__)
+            logger.error("mail not sent", extra={"awsError": code})
+            raise MailUnavailable() from exc
 
 
 class OutboxMailer:

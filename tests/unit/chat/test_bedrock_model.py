@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-import struct
 import subprocess
 import sys
-import zlib
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, cast
@@ -17,7 +15,6 @@ from urllib.parse import unquote
 import botocore.session
 import pytest
 from botocore.awsrequest import AWSResponse
-from botocore.compat import HTTPHeaders
 from botocore.config import Config
 from botocore.exceptions import EndpointConnectionError
 from botocore.stub import Stubber
@@ -25,6 +22,7 @@ from urllib3.exceptions import ProtocolError
 
 from core.chat.bedrock import BedrockModel
 from core.chat.model import AgentContext, Message, ModelError, ModelRequest, TextDelta, Usage
+from tests.support.bedrock_stream import ScriptedBody, answer, aws_headers, delta, event, exception
 
 MODEL_ID = "anthropic.claude-3-haiku-20240307-v1:0"
 PROMPT = "What is on the autumn menu?"
@@ -34,67 +32,6 @@ REQUEST = ModelRequest(
     context=AgentContext("Harbour Helper", "Harbour Cafe", (), (), None, None),
     max_tokens=300,
 )
-
-
-# --- an event-stream encoder (application/vnd.amazon.eventstream) and a scripted HTTP body
-
-
-def frame(headers: dict[str, str], payload: bytes) -> bytes:
-    encoded = b"".join(
-        bytes([len(name)]) + name + b"\x07" + struct.pack(">H", len(value)) + value
-        for name, value in ((k.encode(), v.encode()) for k, v in headers.items())
-    )
-    prelude = struct.pack(">II", 12 + len(encoded) + len(payload) + 4, len(encoded))
-    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + encoded + payload
-    return message + struct.pack(">I", zlib.crc32(message))
-
-
-def event(event_type: str, body: dict[str, Any]) -> bytes:
-    headers = {":event-type": event_type, ":content-type": "application/json", ":message-type": "event"}
-    return frame(headers, json.dumps(body).encode())
-
-
-def exception(exception_type: str, message: str = "boom") -> bytes:
-    headers = {":exception-type": exception_type, ":content-type": "application/json", ":message-type": "exception"}
-    return frame(headers, json.dumps({"message": message}).encode())
-
-
-def delta(text: str) -> bytes:
-    return event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": text}})
-
-
-def answer(*texts: str, usage: tuple[int, int] | None = (42, 7), stop: str = "end_turn") -> list[bytes]:
-    frames = [event("messageStart", {"role": "assistant"}), event("contentBlockStart", {"contentBlockIndex": 0})]
-    frames += [delta(text) for text in texts]
-    frames += [event("contentBlockStop", {"contentBlockIndex": 0}), event("messageStop", {"stopReason": stop})]
-    if usage:
-        counts = {"inputTokens": usage[0], "outputTokens": usage[1], "totalTokens": sum(usage)}
-        frames.append(event("metadata", {"usage": counts, "metrics": {"latencyMs": 12}}))
-    return frames
-
-
-class ScriptedBody:
-    """The raw HTTP body botocore reads the event stream from: one chunk per frame, or an exception to raise."""
-
-    def __init__(self, chunks: Sequence[bytes | Exception]) -> None:
-        self.chunks = chunks
-        self.read = 0
-        self.closed = False
-
-    def stream(self, amt: int = 1024, decode_content: bool | None = None) -> Iterator[bytes]:
-        for chunk in self.chunks:
-            if isinstance(chunk, Exception):
-                raise chunk
-            self.read += 1
-            yield chunk
-
-    def close(self) -> None:
-        self.closed = True
-
-
-def aws_headers(headers: dict[str, str]) -> HTTPHeaders:
-    """cast: botocore-stubs wants HTTPHeaders; AWSResponse wraps any mapping in its HeadersDict (what botocore does)."""
-    return cast(HTTPHeaders, headers)
 
 
 @cache

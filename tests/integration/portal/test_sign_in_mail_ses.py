@@ -1,0 +1,68 @@
+"""The sign-in mail as deployed: ``MAIL_TRANSPORT`` is ``ses`` unless a local run says otherwise, so the magic-link
+function sends through SES from ``MAIL_FROM`` (moto's SES keeps what it was sent).
+
+This is also the test that holds the function's ``ses:SendEmail`` grant (tests/support/iam_check.py judges the call
+against the template's policy): every other sign-in test writes its mail to an outbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import boto3
+import pytest
+from moto.ses.models import ses_backends
+
+from core import deps
+from core.settings import get_settings
+from local.template import ACCOUNT_ID
+from tests.support.lambdas import HttpResult, invoke
+from tests.support.portal import JSON, event_for
+
+
+@pytest.fixture
+def sent(aws: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """SES with the template's sender verified, as an operator sets it up; the messages it accepted."""
+    monkeypatch.delenv("MAIL_TRANSPORT", raising=False)
+    deps.reset()
+    assert get_settings().mail_transport == "ses"
+    region = boto3.session.Session().region_name
+    boto3.client("ses").verify_email_identity(EmailAddress=get_settings().mail_from)
+    return ses_backends[ACCOUNT_ID][region].sent_messages
+
+
+def call(function: str, body: dict[str, str]) -> HttpResult:
+    return invoke(function, event_for(function, body=body))
+
+
+def link_token(text: str) -> str:
+    (link,) = [word for word in text.split() if "?token=" in word]
+    return parse_qs(urlsplit(link).query)["token"][0]
+
+
+def test_the_link_is_sent_through_ses_from_the_configured_sender_and_signs_in(sent: list[Any]) -> None:
+    answer = call("PortalMagicLinkFunction", {"email": "New@Example.com"})
+    assert (answer.status, answer.header("Content-Type"), answer.json()) == (202, JSON, {"sent": True})
+
+    (message,) = sent
+    assert message.source == get_settings().mail_from
+    assert message.destinations == {"ToAddresses": ["new@example.com"]}
+    assert "15 minutes" in message.body
+    verified = call("PortalMagicLinkVerifyFunction", {"token": link_token(message.body)})
+    assert verified.status == 200 and verified.json()["user"]["email"] == "new@example.com"
+
+
+def test_a_refusal_by_ses_is_a_500_whose_log_names_the_error_not_the_address(
+    sent: list[Any], capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """SES refuses mail from an unverified sender (as it refuses an unverified recipient in a sandboxed account,
+    in a message that names the address): the caller gets the spec's INTERNAL_ERROR, the log SES's code alone."""
+    boto3.client("ses").delete_identity(Identity=get_settings().mail_from)
+    answer = call("PortalMagicLinkFunction", {"email": "a@example.com"})
+    assert (answer.status, answer.json()) == (500, {"error": "Internal error", "code": "INTERNAL_ERROR"})
+    assert sent == []
+    (refusal,) = [record for record in caplog.records if record.getMessage() == "mail not sent"]
+    assert refusal.awsError == "MessageRejected"  # type: ignore[attr-defined]  # an ``extra`` field
+    logged = capsys.readouterr().out + caplog.text
+    assert "a@example.com" not in logged and get_settings().mail_from not in logged and "Traceback" not in logged

@@ -96,6 +96,32 @@ def studio(portal: Portal) -> Studio:
     return Studio.open(portal)
 
 
+def prepared(studio: Studio) -> State:
+    """What WRITES need before the first: an agent with media and a document, an object to delete."""
+    first = studio.agent("First")
+    studio.media(first["id"], "media/a.jpg")
+    studio.put_object(f"projects/{first['id']}/docs/menu.pdf", b"%PDF", "application/pdf")
+    studio.put_object("assets/logo.png")
+    assert sorted(w.function for w in WRITES) == sorted(EVERY_WRITE)
+    return {"workspace": studio.workspace_id, "agent": first["id"], "first agent": first["id"],
+            "r2Key": f"projects/{first['id']}/docs/menu.pdf"}  # fmt: skip
+
+
+def request_of(write: Write, state: State) -> dict[str, Any]:
+    if write.function == "PortalAgentDeleteFunction":
+        state["agent"] = state["second agent"]  # the one the create made: the first keeps its posts
+    return write.ids(state) | ({"body": write.body(state)} if write.body else {})
+
+
+def remember(state: State, write: Write, answer: Any) -> None:
+    """The ids a create answered, for the writes after it."""
+    for name, envelope in REMEMBERED.items():
+        if write.action == f"{name}.create":
+            state[name] = answer[envelope]["id"]
+    if write.function == "PortalAgentCreateFunction":
+        state["second agent"], state["agent"] = answer["agent"]["id"], state["first agent"]
+
+
 def snapshot(studio: Studio) -> Any:
     """Everything stored: every item of the main table (idempotency records and the audit log included) and every
     object version of the bucket, read straight from storage."""
@@ -108,17 +134,9 @@ def snapshot(studio: Studio) -> Any:
 
 
 def test_every_write_replays_once_conflicts_on_another_body_and_leaves_one_audit_entry(studio: Studio) -> None:
-    first = studio.agent("First")
-    studio.media(first["id"], "media/a.jpg")
-    studio.put_object(f"projects/{first['id']}/docs/menu.pdf", b"%PDF", "application/pdf")
-    studio.put_object("assets/logo.png")
-    state: State = {"workspace": studio.workspace_id, "agent": first["id"],
-                    "r2Key": f"projects/{first['id']}/docs/menu.pdf"}  # fmt: skip
-    assert sorted(w.function for w in WRITES) == sorted(EVERY_WRITE)
+    state = prepared(studio)
     for n, write in enumerate(WRITES):
-        if write.function == "PortalAgentDeleteFunction":
-            state["agent"] = state["second agent"]  # the one the create made: the first keeps its posts
-        request = write.ids(state) | ({"body": write.body(state)} if write.body else {})
+        request = request_of(write, state)
         before, entries = datetime.now(UTC), studio.audit(50)
         answer = studio.call(write.function, key=f"key-{n}", **request)
         assert answer.status in (200, 201), (write.function, answer.body)
@@ -129,11 +147,7 @@ def test_every_write_replays_once_conflicts_on_another_body_and_leaves_one_audit
         assert (entry.action, entry.actor_id, entry.target, entry.request_id) == expected, write.function
         assert RFC3339_MS.fullmatch(entry.created_at) and iso(before) <= entry.created_at <= iso(datetime.now(UTC))
         assert entry.workspace_id == studio.workspace_id and entry.id.startswith("aud_")
-        for name, envelope in REMEMBERED.items():
-            if write.action == f"{name}.create":
-                state[name] = body[envelope]["id"]
-        if write.function == "PortalAgentCreateFunction":
-            state["second agent"], state["agent"] = body["agent"]["id"], first["id"]
+        remember(state, write, body)
 
         written = snapshot(studio)
         replayed = studio.call(write.function, key=f"key-{n}", **request)

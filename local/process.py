@@ -35,6 +35,7 @@ class RunnerProcess:
         log: Path | None = None,
         function_env: dict[str, str] | None = None,
         fresh: bool = False,
+        demo: bool = True,
         env: dict[str, str] | None = None,
     ):
         self.state_dir = state_dir
@@ -45,7 +46,7 @@ class RunnerProcess:
         command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--page-port", "0"]
         command += ["--state-dir", str(state_dir), "--media-cache", str(ROOT / ".local" / "media-cache")]
         command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
-        self.command = command + (["--fresh"] if fresh else [])
+        self.command = command + (["--fresh"] if fresh else []) + ([] if demo else ["--no-demo"])
         self.process: subprocess.Popen | None = None
 
     def start(self) -> dict[str, Any]:

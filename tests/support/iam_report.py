@@ -34,8 +34,6 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     "(AWSLambdaSQSQueueExecutionRole); the function itself never calls SQS for them",
     ("Portal*", "secretsmanager:GetSecretValue", "PortalJwtSecret-*"): "every portal function verifies the portal "
     "JWT; a test process caches the secret across functions, so only the first function of a process fetches it",
-    ("Portal*", "dynamodb:DeleteItem", "MainTable"): "PortalWriterPolicy: releases an Idempotency-Key claim when its "
-    "write fails (tests/faults cover it for the functions they inject faults into)",
     ("CreditHoldSweeperFunction", "dynamodb:ConditionCheckItem", "LedgerTable"): "LedgerBillingPolicy, shared with "
     "chat: the sweeper settles and releases holds through the same transactions, whose balance check it never hits",
     ("PortalObject*", "s3:*", "ContentBucket/workspaces/*/*/*"): _PREFIXES,

@@ -52,9 +52,12 @@ $(VENV_CHECKOV)/.installed: requirements-checkov.txt
 serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
-# The LocalStack deploy check runs beside the suite: it mostly waits on SAM's and CloudFormation's polls, so it
-# costs the suite little and saves its 1-2 minutes; its output is printed after the suite's. Either failing fails.
-test: lint validate checkov build browser-deps
+# The checks before the suite share nothing (each installs its own virtualenv), so they run side by side: on a
+# fresh clone 80 s instead of 130. The LocalStack deploy check runs beside the suite: it mostly waits on SAM's and
+# CloudFormation's polls, so it costs the suite little and saves its 1-2 minutes; its output is printed after the
+# suite's. Either failing fails.
+test:
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint validate checkov build browser-deps
 	@mkdir -p .local; $(MAKE) --no-print-directory deploy-check-run > .local/deploy-check.out 2>&1 & deploy=$$!; \
 	$(PY) -m pytest $(PYTEST_ARGS); suite=$$?; \
 	wait $$deploy; deployed=$$?; cat .local/deploy-check.out; \

@@ -25,6 +25,16 @@ STARTUP_TIMEOUT = 120  # a first run encodes the demo videos
 RUNNER_LOGS: list[Path] = []
 
 
+def write_ready_files(state_dir: Path, about: dict[str, Any], demo: dict[str, Any]) -> None:
+    """The runner's half of ``RunnerProcess.start``'s wait: ``runner.json`` (its moto endpoint, its pid) first, then
+    ``demo.json``, each renamed into place whole. A reader polls for ``demo.json``: it must never find it empty or
+    half written, nor read it before ``runner.json`` is there (``moto_client`` reads that next)."""
+    for name, document in (("runner.json", about), ("demo.json", demo)):
+        written = state_dir / f".{name}.partial"
+        written.write_text(json.dumps(document, indent=2) + "\n")
+        os.replace(written, state_dir / name)
+
+
 class RunnerProcess:
     """``python -m local`` on free ports and ``state_dir``: started, then stopped by a signal the caller picks."""
 

@@ -16,6 +16,7 @@ from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
 from .http_server import drain_together
+from .process import write_ready_files
 from .queues import QueuePoller
 from .s3_post_policy import PostPolicyCheck
 from .schedules import Scheduler
@@ -192,7 +193,6 @@ def start(
     # The demo brand page, on an origin of its own, embedding a key restricted to that origin.
     if page_port is not None and runner.workspaces:
         runner.page_url = _serve_demo_page(runner, host, page_port, dynamodb, store.directory)
-    (state_dir / "demo.json").write_text(json.dumps(runner.demo(), indent=2) + "\n")
     about = {"awsEndpoint": endpoint, "region": REGION, "pid": os.getpid()}  # pid: tests count its processes
-    (state_dir / "runner.json").write_text(json.dumps(about, indent=2) + "\n")
+    write_ready_files(state_dir, about, runner.demo())
     return runner

@@ -26,7 +26,7 @@ class Prepared:
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the runner and its containers used so far, in ~10 ms ticks from /proc."""
-        from tests.support.processes import descendants
+        from local.process_tree import descendants
 
         ticks = 0
         for pid in [self.pid, *descendants(self.pid)]:

@@ -15,8 +15,8 @@ import json
 import pytest
 
 from local.capacity import CONTAINER_MEMORY, PoolLimits
+from local.process_tree import descendants, rss_bytes
 from tests.support.load import DROPPED, Shot, bearer, burst, shoot
-from tests.support.processes import descendants, rss_bytes
 from tests.support.runner import LocalService, sign_in
 
 pytestmark = pytest.mark.load

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from local.process import RunnerProcess
+from local.process_tree import descendants, wait_until_gone
 from tests.support.load import ops, shoot
-from tests.support.processes import descendants, wait_until_gone
 from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
 
 pytestmark = pytest.mark.e2e

@@ -74,8 +74,14 @@ def aws_headers(headers: dict[str, str]) -> HTTPHeaders:
     return cast(HTTPHeaders, headers)
 
 
-def answer_from(client: Any, script: Callable[[Any], Sequence[bytes | Exception]]) -> list[Any]:
-    """Answer the client's ConverseStream calls with ``script(request)``'s frames; the requests it answered.
+def event_stream(request: Any, body: ScriptedBody) -> AWSResponse:
+    """ConverseStream's answer to ``request``: a 200 whose body is the event stream ``body`` holds."""
+    return AWSResponse(request.url, 200, aws_headers({"Content-Type": "application/vnd.amazon.eventstream"}), body)
+
+
+def answer_from(client: Any, respond: Callable[[Any], AWSResponse]) -> list[Any]:
+    """Answer the client's ConverseStream calls with ``respond(request)``, never over the network; the requests it
+    answered.
 
     botocore calls every before-send handler and keeps the first answer, so moto's, which knows bedrock-runtime but
     not ConverseStream and raises, is taken off this one client."""
@@ -85,8 +91,7 @@ def answer_from(client: Any, script: Callable[[Any], Sequence[bytes | Exception]
 
     def send(request: Any, **_: Any) -> AWSResponse:
         requests.append(request)
-        headers = aws_headers({"Content-Type": "application/vnd.amazon.eventstream"})
-        return AWSResponse(request.url, 200, headers, ScriptedBody(script(request)))
+        return respond(request)
 
     # cast: botocore-stubs types every handler as returning None; a before-send handler returns the response.
     client.meta.events.unregister("before-send", botocore_stubber)

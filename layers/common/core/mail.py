@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from .errors import DomainError
 from .ids import new_id
+from .repositories.dynamo import error_code
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +52,7 @@ class SesMailer:
                 raise
             # Only SES's error code: its message names the refused address (a sandbox's unverified recipient),
             # which is a visitor's, and the link in the body is a sign-in token.
-            code = getattr(exc, "response", {}).get("Error", {}).get("Code", type(exc).__name__)
-            logger.error("mail not sent", extra={"awsError": code})
+            logger.error("mail not sent", extra={"awsError": error_code(exc) or type(exc).__name__})
             raise MailUnavailable() from exc
 
 

@@ -7,6 +7,7 @@ against the template's policy): every other sign-in test writes its mail to an o
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,8 +18,7 @@ from moto.ses.models import ses_backends
 from core import deps
 from core.settings import get_settings
 from local.template import ACCOUNT_ID
-from tests.support.lambdas import HttpResult, invoke
-from tests.support.portal import JSON, event_for
+from tests.support.portal import JSON, Portal
 
 
 @pytest.fixture
@@ -32,8 +32,10 @@ def sent(aws: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return ses_backends[ACCOUNT_ID][region].sent_messages
 
 
-def call(function: str, body: dict[str, str]) -> HttpResult:
-    return invoke(function, event_for(function, body=body))
+@pytest.fixture
+def portal(aws: Any, tmp_path: Path) -> Portal:
+    """The portal's handlers, without the integration suite's outbox: mail goes through SES."""
+    return Portal(aws, tmp_path / "no-outbox")
 
 
 def link_token(text: str) -> str:
@@ -41,25 +43,25 @@ def link_token(text: str) -> str:
     return parse_qs(urlsplit(link).query)["token"][0]
 
 
-def test_the_link_is_sent_through_ses_from_the_configured_sender_and_signs_in(sent: list[Any]) -> None:
-    answer = call("PortalMagicLinkFunction", {"email": "New@Example.com"})
+def test_the_link_is_sent_through_ses_from_the_configured_sender_and_signs_in(sent: list[Any], portal: Portal) -> None:
+    answer = portal.call("PortalMagicLinkFunction", body={"email": "New@Example.com"})
     assert (answer.status, answer.header("Content-Type"), answer.json()) == (202, JSON, {"sent": True})
 
     (message,) = sent
     assert message.source == get_settings().mail_from
     assert message.destinations == {"ToAddresses": ["new@example.com"]}
     assert "15 minutes" in message.body
-    verified = call("PortalMagicLinkVerifyFunction", {"token": link_token(message.body)})
+    verified = portal.verify(link_token(message.body))
     assert verified.status == 200 and verified.json()["user"]["email"] == "new@example.com"
 
 
 def test_a_refusal_by_ses_is_a_500_whose_log_names_the_error_not_the_address(
-    sent: list[Any], capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+    sent: list[Any], portal: Portal, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     """SES refuses mail from an unverified sender (as it refuses an unverified recipient in a sandboxed account,
     in a message that names the address): the caller gets the spec's INTERNAL_ERROR, the log SES's code alone."""
     boto3.client("ses").delete_identity(Identity=get_settings().mail_from)
-    answer = call("PortalMagicLinkFunction", {"email": "a@example.com"})
+    answer = portal.call("PortalMagicLinkFunction", body={"email": "a@example.com"})
     assert (answer.status, answer.json()) == (500, {"error": "Internal error", "code": "INTERNAL_ERROR"})
     assert sent == []
     (refusal,) = [record for record in caplog.records if record.getMessage() == "mail not sent"]

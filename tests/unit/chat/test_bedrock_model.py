@@ -6,10 +6,10 @@ import json
 import logging
 import subprocess
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Generator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import unquote
 
 import botocore.session
@@ -22,7 +22,16 @@ from urllib3.exceptions import ProtocolError
 
 from core.chat.bedrock import BedrockModel
 from core.chat.model import AgentContext, Message, ModelError, ModelRequest, TextDelta, Usage
-from tests.support.bedrock_stream import ScriptedBody, answer, aws_headers, delta, event, exception
+from tests.support.bedrock_stream import (
+    ScriptedBody,
+    answer,
+    answer_from,
+    aws_headers,
+    delta,
+    event,
+    event_stream,
+    exception,
+)
 
 MODEL_ID = "anthropic.claude-3-haiku-20240307-v1:0"
 PROMPT = "What is on the autumn menu?"
@@ -52,23 +61,16 @@ class Bedrock:
             # One attempt, like AWS_MAX_ATTEMPTS=1 elsewhere: Config's "max_attempts" would count retries only.
             config=Config(retries={"total_max_attempts": 1}),
         )
-        # cast: botocore-stubs types every handler as returning None; a before-send handler returns the response.
-        send = cast(Callable[..., None], self._send)
-        self.client.meta.events.register("before-send.bedrock-runtime.ConverseStream", send)
         self.body = ScriptedBody([])
-        self.requests: list[Any] = []
         self.response: AWSResponse | None = None
+        self.requests = answer_from(self.client, self._respond)
+
+    def _respond(self, request: Any) -> AWSResponse:
+        return self.response if self.response is not None else event_stream(request, self.body)
 
     def script(self, chunks: Sequence[bytes | Exception]) -> ScriptedBody:
         self.body = ScriptedBody(chunks)
         return self.body
-
-    def _send(self, request: Any, **_: Any) -> AWSResponse:
-        self.requests.append(request)
-        if self.response is not None:
-            return self.response
-        headers = {"Content-Type": "application/vnd.amazon.eventstream"}
-        return AWSResponse(request.url, 200, aws_headers(headers), self.body)
 
 
 @pytest.fixture

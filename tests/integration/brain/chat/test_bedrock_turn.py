@@ -16,7 +16,7 @@ import pytest
 
 from core import aws as core_aws
 from core import deps
-from tests.support.bedrock_stream import answer, answer_from, exception
+from tests.support.bedrock_stream import ScriptedBody, answer, answer_from, event_stream, exception
 from tests.support.chat import CHAT, NDJSON, PROMPT, assert_untouched, balance, chat, llm_charges, streamed
 from tests.support.lambdas import stack
 from tests.support.ledger_checks import assert_consistent
@@ -32,7 +32,9 @@ def bedrock(aws: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setenv("CHAT_MODEL", stack().functions()[CHAT].environment["CHAT_MODEL"])
     deps.reset()
     script: dict[str, Any] = {"frames": answer("Our rain ", "jacket is ", "waxed cotton.", usage=(42, 7))}
-    script["requests"] = answer_from(core_aws.bedrock_runtime(), lambda _: script["frames"])
+    script["requests"] = answer_from(
+        core_aws.bedrock_runtime(), lambda request: event_stream(request, ScriptedBody(script["frames"]))
+    )
     return script
 
 

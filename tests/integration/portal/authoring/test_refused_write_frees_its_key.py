@@ -15,7 +15,7 @@ import pytest
 
 from tests.integration.portal.authoring.test_idempotency_and_audit import WRITES, prepared, remember, request_of
 from tests.support.authoring import Studio
-from tests.support.fault_injection import THROTTLING, Call, Fault, Injector, Plan, attach_to_core_clients
+from tests.support.fault_injection import THROTTLING, Fault, Injector, Plan, attach_to_core_clients
 from tests.support.portal import Portal, assert_error
 
 # S3's own 4xx for a request it never applied (the client sent its body too slowly).
@@ -26,15 +26,14 @@ class RefuseAfterClaim(Injector):
     """Refuses the first DynamoDB or S3 call made after the Idempotency-Key's claim (an UpdateItem on
     ``IDEMPOTENCY#``), with a 4xx of that service."""
 
+    claimed = False  # the last call seen was the claim
+
     def _before(self, model: Any, params: dict[str, Any], context: dict[str, Any], **kwargs: Any) -> Any:
-        service = model.service_model.endpoint_prefix
-        if self._armed and self._plan is None and self.calls and self.calls[-1].operation == "Claim":
-            fault = S3_REQUEST_TIMEOUT if service == "s3" else THROTTLING
-            self._plan = Plan(len(self.calls), fault)
-        answer = super()._before(model, params, context, **kwargs)
-        if model.name == "UpdateItem" and b'"IDEMPOTENCY#' in (params.get("body") or b""):
-            self.calls[-1] = Call(service, "Claim")  # marks it: the call to refuse is the one after it
-        return answer
+        if self._armed and self._plan is None and self.claimed:
+            refusal = S3_REQUEST_TIMEOUT if model.service_model.endpoint_prefix == "s3" else THROTTLING
+            self._plan = Plan(len(self.calls), refusal)
+        self.claimed = model.name == "UpdateItem" and b'"IDEMPOTENCY#' in (params.get("body") or b"")
+        return super()._before(model, params, context, **kwargs)
 
 
 @pytest.fixture

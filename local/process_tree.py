@@ -1,4 +1,7 @@
-"""The processes a runner started, read from /proc (Linux): its descendants, whether they live, their memory."""
+"""The processes a runner started, read from /proc (Linux): its descendants, whether they live, their memory.
+
+Shared by the tests, the benches and ``make deploy-check`` (LocalStack's memory); the runner itself needs none of it.
+"""
 
 from __future__ import annotations
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import email.quoprimime
 import json
+import re
 import threading
 from collections.abc import Callable
 from secrets import token_urlsafe
@@ -72,6 +74,40 @@ def make_dynamodb_reads_fast() -> None:
     DynamoHandler.serialized = serialized  # type: ignore[method-assign,assignment]  # a patch of moto's own method
 
 
+# What an HTTP header value can carry as it is: visible ASCII, spaces and tabs.
+_SENDABLE = re.compile(r"[\t\x20-\x7e]*")
+
+
+def header_value(value: str) -> str:
+    """A stored value as S3 answers it in a header: as it is, or RFC 2047-encoded (``=?UTF-8?q?…?=``) when it holds
+    what HTTP cannot carry (CR LF, controls, non-ASCII), as S3 is reported to answer such user metadata."""
+    return value if _SENDABLE.fullmatch(value) else email.quoprimime.header_encode(value.encode(), charset="UTF-8")
+
+
+def make_s3_header_values_sendable() -> None:
+    """Store an object's headers (its type, its metadata) in the form S3 answers them in.
+
+    A POST Object's form carries a ``Content-Type`` field that a header could not (``text/plain;\\r\\n…``,
+    U+3000): moto stores it as sent, then fails every HEAD, GET and listing that heads the object building its
+    answer (werkzeug refuses the header), where S3 answers it encoded. Patched where the value is stored, so a
+    state journalled before (replayed through the same call) is read back answerable too.
+    """
+    from moto.s3.models import FakeKey
+
+    if getattr(FakeKey.set_metadata, "sendable", False):
+        return
+    original = FakeKey.set_metadata
+
+    def set_metadata(self: FakeKey, metadata: Any, replace: bool = False) -> None:
+        for name, value in list(metadata.items()):
+            if isinstance(value, str):
+                metadata[name] = header_value(value)
+        original(self, metadata, replace)
+
+    set_metadata.sendable = True  # type: ignore[attr-defined]
+    FakeKey.set_metadata = set_metadata  # type: ignore[method-assign]  # a patch of moto's own method
+
+
 class MotoServer:
     """moto's threaded WSGI server (as ``moto.server.ThreadedMotoServer``), its application optionally wrapped."""
 
@@ -114,6 +150,7 @@ def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | 
     """Start moto's threaded server (atomic DynamoDB, item-level transaction rollback); returns it and its URL."""
     make_moto_dynamodb_as_in_the_runner()
     make_dynamodb_reads_fast()
+    make_s3_header_values_sendable()
     server = MotoServer(host, port, middleware).start()
     return server, server.endpoint
 

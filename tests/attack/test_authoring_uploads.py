@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.attack import Person, demo, sign_in
+from tests.support.attack import Person, demo, portal, sign_in
 from tests.support.runner import LocalService, started_service
 from tests.support.s3_post import error, post_form, presign, s3_client
 from tests.support.writer_attack import names, object_body, sign_upload, stored
@@ -330,3 +330,28 @@ def test_a_ticket_past_its_expiry_stores_nothing(runner: LocalService, cast: Cas
     fresh = ticket(runner, cast.owner_a, cast.a["id"], "public/late.png")
     assert post_form(fresh.url, fresh.fields, b"0123456789").status_code == 204
     assert datetime.now(UTC) < datetime.fromisoformat(fresh.expires_at)
+
+
+# --- storage
+
+
+def test_signing_a_path_again_frees_nothing_while_its_first_ticket_can_store(runner: LocalService) -> None:
+    """Issue 25, hole 1, as found: on the free plan (500 MiB), ``public/old.png`` signed at 1 MiB, then 499 MiB of
+    other paths, then ``old.png`` again at 0 B. The new signing replaced the first one's reservation, so 1 MiB more
+    was granted (``extra.png``), while the first ticket could still store its 1 MiB: 501 MiB stored, and each
+    round freed everything again. Every ticket counts until it expires or its object is seen."""
+    mib = 1024 * 1024
+    owner = sign_in(runner, "storage.hole@attack.example")
+    created = portal(runner, "POST", "/api/workspaces", owner.jwt, {"name": "Storage hole"})
+    assert created.status == 201, created.body
+    workspace = created.json()["workspace"]["id"]
+    first = ticket(runner, owner, workspace, "public/old.png", size=mib)
+    for n in range(19):  # the free plan's objects are at most 25 MiB: 19 of them and one of 24 MiB fill it
+        ticket(runner, owner, workspace, f"public/fill-{n}.png", size=25 * mib)
+    ticket(runner, owner, workspace, "public/fill-last.png", size=24 * mib)
+    full = sign_upload(runner, owner.jwt, workspace, "public/one-more.png", size=1)
+    assert (full.status, full.json()["code"]) == (402, "STORAGE_LIMIT_REACHED")
+    ticket(runner, owner, workspace, "public/old.png", size=0)  # fits: old.png holds at most 1 MiB either way
+    extra = sign_upload(runner, owner.jwt, workspace, "public/extra.png", size=mib)
+    assert (extra.status, extra.json()["code"]) == (402, "STORAGE_LIMIT_REACHED"), extra.body
+    assert post_form(first.url, first.fields, b"o" * mib).status_code == 204  # the first ticket still stores

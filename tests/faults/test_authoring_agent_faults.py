@@ -21,7 +21,7 @@ from typing import Any
 
 from core.ids import new_id
 from core.repositories import main_table
-from core.repositories.dynamo import get_item
+from core.repositories.dynamo import get_item, query_all, to_item
 from core.settings import get_settings
 from tests.faults.test_authoring_faults import (
     MEDIA,
@@ -212,29 +212,35 @@ class UploadScenario:
     def act(self, world: World, desk: Desk) -> Answer:
         return self.request(world, desk)
 
-    def ledger(self, world: World, desk: Desk) -> tuple[int, dict[str, Any] | None]:
-        """(signings written: the workspace's ``STORAGE`` counter, the path's reservation)."""
+    def ledger(self, world: World, desk: Desk) -> tuple[int, list[dict[str, Any]]]:
+        """(signings written: the workspace's ``STORAGE`` counter, the path's reservations: one per signing)."""
         lock = table_item(world, main_table.storage_lock(desk.workspace_id)) or {}
-        return lock.get("seq", 0), table_item(world, main_table.upload_reservation(desk.workspace_id, self.path(desk)))
+        partition = main_table.workspace(desk.workspace_id)["pk"]
+        rows = query_all(world.aws.dynamodb, {
+            "TableName": get_settings().main_table, "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :upload)",
+            "ExpressionAttributeValues": to_item({":pk": partition, ":upload": main_table.UPLOAD}),
+        })  # fmt: skip
+        return lock.get("seq", 0), [row for row in rows if row["path"] == self.path(desk)]
 
     def check(self, world: World, desk: Desk, answer: Answer, seen: int, fault: Fault | None) -> tuple[int, bool]:
         """The answer, the reservation and the audit entries after one request: (the signings written so far,
         whether a reservation is held that no valid answer names)."""
         observed(world, desk)
-        seq, reservation = self.ledger(world, desk)
+        seq, reservations = self.ledger(world, desk)
         expected = {("object.upload", f"object:{self.path(desk)}"): seq - seen} if seq > seen else {}
         assert audited(world, desk, answer.request_id) == expected, f"audit of {answer.request_id}"
+        assert len(reservations) <= seq, "a reservation no signing wrote"
         if answer.result.status != 201:
             refused(answer.result, fault)
-            assert reservation is None or seq > seen, "a reservation no signing wrote"
-            return seq, reservation is not None
+            return seq, bool(reservations)
         ticket = answer.result.json()
-        assert reservation is not None, "answered a signing that holds no reservation"
         expires = int(datetime.fromisoformat(ticket["expiresAt"]).timestamp())
         key = f"workspaces/{desk.workspace_id}/{self.path(desk)}"
         said = (ticket["path"], ticket["fields"]["key"], ticket["fields"]["Content-Type"])
         assert said == (self.path(desk), key, "image/jpeg"), ticket
-        assert (reservation["size"], reservation["expiresAt"]) == (1000, expires), (reservation, ticket)
+        held = [(r["size"], r["expiresAt"]) for r in reservations]
+        assert (1000, expires) in held, f"answered a signing that holds no reservation: {held}, {ticket}"
         return seq, False
 
     def verify(self, world: World, desk: Desk, first: Answer, fault: Fault | None) -> None:

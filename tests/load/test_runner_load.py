@@ -4,8 +4,14 @@ Feed reads (buffered), a portal read and chat turns (streaming), all at once on 
 containers are all cold. Lambda would scale out to 32 containers per function; the runner bounds
 them (``local.capacity``), queues a request a bounded time for a free one and sheds the rest with
 429/503 and ``Retry-After``. So: no dropped connection, no 502, every shed answer says when to
-retry, every answered turn streams to its end, p99 within the function's timeout, and afterwards
+retry, no answer from a function that ran out of time (the runner answers that 502, and cuts a
+streamed turn short of its ``done`` line), every answered turn streams to its end, and afterwards
 the runner's processes and their memory are within its bounds.
+
+No assertion here is a wall-clock time. One was (p99 of the buffered reads under the functions'
+10 s timeout), and a busy machine moved it past 10 s (10.21 s, a fresh clone's CI run) though no
+function had timed out: a client's latency includes its wait in the runner's queue, which the
+timeout does not cover. What the timeout does cover is held by the statuses and the ``done`` lines.
 """
 
 from __future__ import annotations
@@ -22,12 +28,6 @@ from tests.support.runner import LocalService, sign_in
 pytestmark = pytest.mark.load
 
 CLIENTS = 32
-FEED_TIMEOUT = 10  # the template's Globals Timeout (the feed and portal functions)
-
-
-def _p99(shots: list[Shot]) -> float:
-    latencies = sorted(s.received - s.sent for s in shots)
-    return latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
 
 
 def test_32_clients_on_feed_portal_and_chat_each_get_an_answer(service: LocalService) -> None:
@@ -55,13 +55,11 @@ def test_32_clients_on_feed_portal_and_chat_each_get_an_answer(service: LocalSer
     assert not [s.error for s in shots if s.status == DROPPED], summary  # every request got an HTTP answer
     shed = [s for s in shots if s.status in (429, 503)]
     assert all(s.headers.get("retry-after", "").isdigit() for s in shed), summary
-    assert {s.status for s in shots} <= {200, 429, 503}, summary  # never a 502 from waiting
+    assert {s.status for s in shots} <= {200, 429, 503}, summary  # never a 502: no function ran out of time
     for turn in by_kind["chat"]:
         if turn.status == 200:  # a turn that was let in streams to its end
             assert json.loads(turn.body.splitlines()[-1])["type"] == "done"
     assert len(shed) < len(shots) / 2, summary  # shedding is the exception
-    assert _p99(by_kind["feed"] + by_kind["portal"]) < FEED_TIMEOUT, summary
-    assert _p99(by_kind["chat"]) < 120, summary  # the chat function's timeout
 
     runner = json.loads((service.state_dir / "runner.json").read_text())["pid"]
     processes = descendants(runner)

@@ -3,13 +3,16 @@
 Every body the service accepts is a small object a few levels deep, so anything else is
 refused as a 400 before it can cost anything: a body nested 10,000 levels deep would
 otherwise exhaust the parser's recursion (a 500, and on a thread with a small stack a
-crash), ``NaN``/``Infinity`` are not JSON, a repeated key means two readers may disagree
-on its value, and an unpaired surrogate (``"\\ud800"``) cannot be stored or sent as UTF-8.
+crash), ``NaN``/``Infinity`` are not JSON, nor is a number too large for a double (``1e400``
+parses as infinity, which would be stored and sent back as ``Infinity``), a repeated key
+means two readers may disagree on its value, and an unpaired surrogate (``"\\ud800"``)
+cannot be stored or sent as UTF-8.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -58,20 +61,30 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _has_lone_surrogate(value: Any) -> bool:
-    """After parsing, a valid pair is one code point, so any surrogate left is unpaired. Iterative: no recursion."""
-    pending = [value]
+def _field(path: str, key: str | int) -> str:
+    """A field's name as a validation error names it (``theme.colors.2``, as pydantic's locations are joined)."""
+    return f"{path}.{key}" if path else str(key)
+
+
+def _problem(value: Any) -> str | None:
+    """The first value, in document order, that parsing let through but is not plain JSON, named by its field
+    (``theme.colors.2``): a number too large for a double, or an unpaired surrogate (after parsing, a valid pair
+    is one code point, so any surrogate left is unpaired). Iterative: no recursion."""
+    pending: list[tuple[str, Any]] = [("", value)]
     while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if _SURROGATE.search(item):
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
+        path, item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{path or 'body'}: a number too large to represent (JSON numbers here must be finite doubles)"
+        if isinstance(item, str) and _SURROGATE.search(item):
+            return f"{path or 'body'}: contains an unpaired surrogate escape (not valid Unicode)"
+        if isinstance(item, dict):
+            for key in item:
+                if _SURROGATE.search(key):
+                    return f"{path or 'body'}: a key contains an unpaired surrogate escape (not valid Unicode)"
+            pending.extend((_field(path, key), child) for key, child in reversed(item.items()))
         elif isinstance(item, list):
-            pending.extend(item)
-    return False
+            pending.extend((_field(path, index), child) for index, child in reversed(list(enumerate(item))))
+    return None
 
 
 def loads(text: str) -> Any:
@@ -84,6 +97,6 @@ def loads(text: str) -> Any:
         raise
     except (ValueError, RecursionError) as exc:
         raise BodyRefused("body: must be valid JSON") from exc
-    if _has_lone_surrogate(value):
-        raise BodyRefused("body: contains an unpaired surrogate escape (not valid Unicode)")
+    if problem := _problem(value):
+        raise BodyRefused(problem)
     return value

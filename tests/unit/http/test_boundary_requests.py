@@ -128,6 +128,25 @@ def test_non_json_or_ambiguous_bodies_are_400(authenticator: FakeAuthenticator, 
     assert (result.status, result.json()["code"]) == (400, "VALIDATION_ERROR"), why
 
 
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [('{"name": "x", "n": 1e400}', "n"), ('{"name": "x", "n": -1E+309}', "n"), ("1e400", "body"),
+     ('{"name": "x", "tags": [1, {"a": 9e999}]}', "tags.1.a"), ('{"name": "x", "tags": ["\\ud800"]}', "tags.0")],
+)  # fmt: skip
+def test_a_number_too_large_for_a_double_is_400_naming_its_field(
+    authenticator: FakeAuthenticator, body: str, field: str
+) -> None:
+    """Issue 25, hole 4: ``1e400`` parses as infinity, which would be stored and answered as ``Infinity``."""
+    result = call(make_app(brain_api()), json_post(body))
+    assert (result.status, result.json()["code"]) == (400, "VALIDATION_ERROR"), result.body
+    assert result.json()["error"].split(": ", 1)[0] == field
+
+
+def test_large_and_tiny_finite_numbers_are_taken(authenticator: FakeAuthenticator) -> None:
+    result = call(make_app(brain_api()), json_post('{"name": "x", "n": 1.7976931348623157e308, "m": 1e-400}'))
+    assert (result.status, result.json()) == (200, {"name": "x"})
+
+
 def test_a_paired_surrogate_escape_is_one_character(authenticator: FakeAuthenticator) -> None:
     result = call(make_app(brain_api()), json_post('{"name": "\\ud83d\\ude00"}'))
     assert (result.status, result.json()) == (200, {"name": "\U0001f600"})

@@ -190,6 +190,7 @@ class AuditRecord(Record):
 class UploadRecord(Record):
     """A signed upload not yet known to have landed: its size counts against the workspace's storage meanwhile."""
 
+    signing: str = ""  # upl_<ulid>: the record's own key (records written before it was kept were keyed by path)
     path: str  # workspace-relative
     size: int
     signed_at: str

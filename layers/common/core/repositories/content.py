@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import NotFound, RangeNotSatisfiable
+from ..media_types import served_type
 from .dynamo import error_code, translate_errors
 
 
@@ -103,7 +104,7 @@ class ObjectReader:
                 return self.read(key, byte_range=None, if_range=None, if_none_match=if_none_match, head=head)
             return self._translate(exc, key)
         return StoredObject(
-            content_type=found.get("ContentType") or "application/octet-stream",
+            content_type=served_type(found.get("ContentType")),
             content_length=found["ContentLength"],
             etag=found["ETag"],
             last_modified=found["LastModified"],

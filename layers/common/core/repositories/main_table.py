@@ -51,9 +51,10 @@ def storage_lock(workspace_id: str) -> dict[str, str]:
 UPLOAD = "UPLOAD#"
 
 
-def upload_reservation(workspace_id: str, path: str) -> dict[str, str]:
-    """An upload signed and not yet known to have landed (TTL removes it when its URL has expired)."""
-    return {"pk": f"WS#{workspace_id}", "sk": f"{UPLOAD}{path}"}
+def upload_reservation(workspace_id: str, signing: str) -> dict[str, str]:
+    """An upload signed and not yet known to have landed (TTL removes it when its URL has expired). Keyed by the
+    signing, not the path: a path signed again leaves the first ticket able to store until it expires."""
+    return {"pk": f"WS#{workspace_id}", "sk": f"{UPLOAD}{signing}"}
 
 
 def audit_partition(workspace_id: str) -> str:

@@ -177,14 +177,20 @@ def test_storage_counts_stored_objects_and_signed_uploads_once_each(studio: Stud
     assert_error(sign(studio, "assets/c.png", 60), 402, "STORAGE_LIMIT_REACHED")  # 260 > 250
     signed(studio, "assets/c.png", 50)  # 250: exactly the plan
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
-    signed(studio, "assets/c.png", 50)  # c signed again: it replaces its own signing, not counted twice
-    signed(studio, "assets/a.png", 100)  # a replaced by as much: nothing more
+    signed(studio, "assets/c.png", 50)  # c signed again: one object stays at a path, so c counts 50 once
+    big_a = signed(studio, "assets/a.png", 100)  # a replaced by as much: nothing more
     assert upload(b, b"b" * 100).status_code == 204  # b lands: counted once, by the listing
     studio.ok("PortalObjectDeleteFunction", path="assets/a.png")  # a's object goes, but not its re-signing,
     # which now adds its 100 over nothing: b 100 (landed) + c 50 + a 100 = 250.
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
-    signed(studio, "assets/a.png", 0)  # a re-signed smaller: 150 in all
-    assert signed(studio, "assets/d.png", 100)["path"] == "assets/d.png"  # 250 again, b counted once
+    small_a = signed(studio, "assets/a.png", 0)  # a signed again, smaller: a's 100-byte ticket can still store,
+    assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")  # so it frees nothing (issue 25)
+    assert upload(small_a, b"").status_code == 204  # the empty a lands: the 100-byte ticket can still replace it
+    assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
+    assert upload(big_a, b"a" * 100).status_code == 204  # and it does: 250, as counted all along
+    assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
+    studio.ok("PortalObjectDeleteFunction", path="assets/b.png")  # b's landed 100 bytes go (its ticket only
+    assert signed(studio, "assets/d.png", 0)["path"] == "assets/d.png"  # stores them again): 0 more fits, 1 not
     assert_error(sign(studio, "assets/e.png", 1), 402, "STORAGE_LIMIT_REACHED")
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
 from ...ids import iso
+from ...media_types import upload_type_problem
 from ...object_paths import path_problem
 from ..fields import Rules, text_rules
 
@@ -81,25 +82,17 @@ def _timestamp(value: object) -> object:
 
 Timestamp = Annotated[str, BeforeValidator(_timestamp)]
 
-# What an upload may store: media, documents and plain text a page shows or links to. Never a type a browser
-# would run as a page of the API's own origin (HTML, SVG, XML, script): /v1/r2 serves objects with their type.
-UPLOAD_TYPES = (
-    "image/jpeg", "image/png", "image/gif", "image/webp", "image/avif",
-    "video/mp4", "video/webm", "video/quicktime",
-    "audio/mpeg", "audio/mp4", "audio/aac", "audio/ogg", "audio/wav", "audio/webm",
-    "application/pdf", "application/json", "text/plain", "text/markdown", "text/csv", "text/uri-list",
-)  # fmt: skip
-_CONTENT_TYPE = re.compile(r"^([a-z0-9.+-]+/[a-z0-9.+-]+)(?:;\s*charset=(?:utf-8|us-ascii))?$", re.IGNORECASE)
-
 
 def _upload_type(value: str) -> str:
-    match = _CONTENT_TYPE.fullmatch(value)
-    if not match or match.group(1).lower() not in UPLOAD_TYPES:
-        raise ValueError(f"must be one of {', '.join(UPLOAD_TYPES)} (optionally with '; charset=utf-8')")
+    if problem := upload_type_problem(value):
+        raise ValueError(problem)
     return value
 
 
-UploadType = Annotated[str, Field(max_length=100), AfterValidator(_upload_type)]
+# What an upload may declare (core.media_types: an allowlist, in a strict form), exactly as sent: never trimmed
+UploadType = Annotated[
+    str, StringConstraints(strip_whitespace=False), Field(max_length=100), AfterValidator(_upload_type)
+]
 
 MAX_DOCUMENT_BYTES = 64 * 1024  # a published document (wrap, site, suggestions, a workspace's wrapConfig)
 

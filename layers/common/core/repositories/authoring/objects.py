@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ...media_types import served_type
 from ..dynamo import error_code, translate_errors
 
 LIST_PAGE = 1000  # ListObjectsV2's most per request
@@ -47,8 +48,8 @@ class ObjectStore:
                 if error_code(exc) in ("404", "NoSuchKey", "NotFound", "403", "AccessDenied"):
                     return None
                 raise
-        return ObjectHead(key, found["ContentLength"], found.get("ContentType") or "application/octet-stream",
-                          found["ETag"], found["LastModified"])  # fmt: skip
+        return ObjectHead(key, found["ContentLength"], served_type(found.get("ContentType")), found["ETag"],
+                          found["LastModified"])  # fmt: skip
 
     def page(self, prefix: str, *, limit: int, after: str | None) -> tuple[list[Listed], bool]:
         """Up to ``limit`` objects under ``prefix`` in key order, after the key ``after``, and whether more follow."""

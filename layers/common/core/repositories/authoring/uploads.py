@@ -3,7 +3,8 @@
 A signing counts what the workspace stores (S3's listing) plus what it has signed and not yet seen land (these
 records), then adds its own record while moving the workspace's ``STORAGE`` counter from the value it read: of
 two signings that read the same state, only one writes, and the other counts again. So no two uploads can both
-take the last bytes of a plan's storage. Records expire (TTL) with their URL.
+take the last bytes of a plan's storage. Each signing has a record of its own (a ticket stays valid until its URL
+expires, whatever was signed after it), and records expire (TTL) with their URL.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class UploadLedger:
         lock = keys.storage_lock(workspace_id)
         tx.update(lock, "SET seq = :next", condition="attribute_not_exists(seq) OR seq = :seen" if seen == 0
                   else "seq = :seen", values={":seen": seen, ":next": seen + 1}, name="moved")  # fmt: skip
-        reservation = keys.upload_reservation(workspace_id, upload.path)
+        reservation = keys.upload_reservation(workspace_id, upload.signing)
         tx.put(reservation | upload.attributes())
         try:
             failed = tx.carry(also).commit(self._db)

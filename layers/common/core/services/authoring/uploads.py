@@ -4,7 +4,7 @@ The client sends the file straight to the bucket (the API's bodies stop at 256 K
 exact key, content type and size and lives at most 15 minutes; the path follows the r2 rules and allowlist (the
 same 400/403 as ``/v1/r2``), and a ``projects/<agentId>/`` path must name an agent of this workspace. A file over
 the owner's plan's object size, or one that would take the workspace over its storage, is 402
-``STORAGE_LIMIT_REACHED``. Storage is what S3 holds now plus what was signed and has not landed yet
+``STORAGE_LIMIT_REACHED``. Storage is what S3 holds now plus what every unexpired ticket could still add
 (``repositories.authoring.uploads``: signings of a workspace are put in a line, so two cannot share the last bytes).
 """
 
@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ...errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
-from ...ids import iso
+from ...ids import iso, new_id
 from ...models.authoring.requests import UploadRequest
 from ...models.authoring.resources import UploadTicket
 from ...models.records import UploadRecord
@@ -42,20 +42,22 @@ def lost_the_turn(times: int) -> None:
 AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def storage_used(listed: dict[str, Listed], pending: list[UploadRecord], now: datetime, path: str) -> int:
-    """Bytes the workspace holds, or will once its signed uploads land: every current object, plus each unexpired
-    signing not yet seen landed (an object at its path, of its size, written since it was signed) counted for what
-    it would add over the object it replaces. A new signing of ``path`` replaces any earlier one of it."""
-    used = sum(o.size for o in listed.values())
-    for upload in pending:
-        if upload.path == path or upload.expires_at <= now.timestamp():
+def storage_used(listed: dict[str, Listed], signings: list[UploadRecord], now: datetime) -> int:
+    """Bytes the workspace holds, or may hold once every ticket it was given is used: every current object, and
+    for each path with unexpired signings not yet seen landed (an object at the path, of the signing's size,
+    written since it was signed), the largest of them over the object it would replace. Only one object stays at a
+    path, but every ticket can store until it expires, so signing a path again, smaller, frees nothing."""
+    largest: dict[str, int] = {}
+    for upload in signings:
+        if upload.expires_at <= now.timestamp():
             continue
         current = listed.get(upload.path)
         signed = datetime.fromisoformat(upload.signed_at).replace(microsecond=0)  # S3 times are whole seconds
         if current is not None and current.size == upload.size and current.last_modified >= signed:
             continue  # landed: the listing counts it
-        used += max(0, upload.size - (current.size if current else 0))
-    return used
+        largest[upload.path] = max(largest.get(upload.path, 0), upload.size)
+    stored = sum(o.size for o in listed.values())
+    return stored + sum(max(0, size - (listed[p].size if p in listed else 0)) for p, size in largest.items())
 
 
 class UploadService:
@@ -81,7 +83,8 @@ class UploadService:
         url, fields = self._objects.presign_post(key, request.content_type, request.size, self._seconds)
         expires = now + timedelta(seconds=self._seconds)
         ticket = UploadTicket(url=url, fields=fields, path=path, expires_at=iso(expires))
-        upload = UploadRecord(path=path, size=request.size, signed_at=iso(now), expires_at=int(expires.timestamp()))
+        upload = UploadRecord(signing=new_id("upl"), path=path, size=request.size, signed_at=iso(now),
+                              expires_at=int(expires.timestamp()))  # fmt: skip
 
         def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
             if parts[0] == "projects" and (folder is None or access.agent is None):
@@ -102,8 +105,7 @@ class UploadService:
                 prefix = len(f"workspaces/{workspace_id}/")
                 listed = {o.key[prefix:]: o for o in listing.result()}
                 seq, pending = ledger.result()
-                replaced = listed[path].size if path in listed else 0
-                if storage_used(listed, pending, now, path) + max(0, request.size - replaced) > plan.storage_bytes:
+                if storage_used(listed, [*pending, upload], now) > plan.storage_bytes:
                     raise StorageLimitReached(f"size: the workspace would hold more than its plan's "
                                               f"{plan.storage_bytes} bytes")  # fmt: skip
                 if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", 201, body)):

@@ -4,6 +4,7 @@ naming the file, the entry and the field. Pure: files in tmp, no runner."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +138,60 @@ def test_a_post_may_name_the_same_file_in_several_fields(bundle_dir: Path) -> No
     assert posts[2]["key"] == posts[2]["playable"]  # the video post names media/clip.mp4 twice
     assert load_bundle(bundle_dir).posts[2].media() == {"key": "media/clip.mp4", "poster": "media/clip-poster.jpg",
                                                         "playable": "media/clip.mp4"}  # fmt: skip
+
+
+def secret(tmp_path: Path, name: str, data: bytes = b"not the bundle's") -> Path:
+    """A file outside the bundle (``tmp_path / "bundle"``), as anything else on the machine."""
+    path = tmp_path / "elsewhere" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+# (a link in the bundle, the file or folder outside it that it points to, through a link inside or directly)
+LINKS_OUT = [
+    ("notes.txt", "secret.txt", None),
+    ("wrap.json", "wrap.json", None),
+    ("agent.json", "agent.json", None),
+    ("posts.json", "posts.json", None),
+    ("media/shared", ".", None),  # a folder
+    ("notes/chain.md", "secret.txt", "notes/hop.md"),  # a chain: a link to a link that leaves
+]
+
+
+@pytest.mark.parametrize(("link", "target", "via"), LINKS_OUT, ids=[link for link, _, _ in LINKS_OUT])
+def test_a_link_out_of_the_bundle_is_refused_by_its_name(
+    bundle_dir: Path, link: str, target: str, via: str | None
+) -> None:
+    """Each points to a valid bundle file elsewhere, which would otherwise be published (uploaded, or put)."""
+    for name in ("agent.json", "posts.json"):
+        secret(bundle_dir.parent, name, (bundle_dir / name).read_bytes())
+    secret(bundle_dir.parent, "wrap.json", json.dumps({"layout": "leaked"}).encode())
+    outside = secret(bundle_dir.parent, "secret.txt").parent / target
+    if via:
+        (bundle_dir / via).symlink_to(outside)
+        outside = bundle_dir / via
+    (bundle_dir / link).unlink(missing_ok=True)
+    (bundle_dir / link).symlink_to(outside)
+    with pytest.raises(BundleError, match=rf"^{re.escape(link)}: a link out of the bundle"):
+        load_bundle(bundle_dir)
+
+
+def test_links_that_stay_inside_the_bundle_are_followed(bundle_dir: Path, tmp_path: Path) -> None:
+    (bundle_dir / "media" / "alias.jpg").symlink_to("a.jpg")
+    (bundle_dir / "gallery").symlink_to(bundle_dir / "media")
+    (bundle_dir / ".private").symlink_to(secret(tmp_path, "hidden.txt"))  # hidden: never read, so not refused
+    (tmp_path / "linked-bundle").symlink_to(bundle_dir)  # the bundle's folder itself, as the user names it
+    files = load_bundle(tmp_path / "linked-bundle").files
+    linked = [*FILES, "media/alias.jpg"]
+    assert list(files) == sorted([*linked, *(p.replace("media/", "gallery/") for p in linked if p[:6] == "media/")])
+    assert files["media/alias.jpg"].md5 == files["gallery/a.jpg"].md5 == files["media/a.jpg"].md5
+    (bundle_dir / "gallery" / "loop").symlink_to(bundle_dir)
+    with pytest.raises(BundleError, match=r"^gallery/loop: a link to a folder it is in"):
+        load_bundle(bundle_dir)
+
+
+def test_a_name_with_dots_cannot_reach_out_of_the_bundle(bundle_dir: Path, tmp_path: Path) -> None:
+    secret(tmp_path, "x.jpg")
+    with pytest.raises(BundleError, match=r"key: \.\./elsewhere/x\.jpg is not a file of the bundle"):
+        load_bundle(write_bundle(bundle_dir, posts_json=post(key="../elsewhere/x.jpg")))

@@ -6,6 +6,7 @@ that changes nothing sends no write at all). Each test signs up a user of its ow
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -15,11 +16,14 @@ from typing import Any
 
 import pytest
 from workspace_client import Brain
-from workspace_client.bundle import Change, export, load_bundle, publish
+from workspace_client.bundle import BundleError, Change, export, load_bundle, publish
 from workspace_client.bundle.changes import CreatePost, Upload
+from workspace_client.bundle.files import BundleFile
 from workspace_client.bundle.plan import make_plan
 from workspace_client.bundle.publish import carry_out
-from workspace_client.bundle.state import AgentState, read_state
+from workspace_client.bundle.state import AgentState, folder, read_state
+from workspace_client.bundle.upload import upload_files
+from workspace_client.errors import NotFoundError
 
 from tests.support import log_scan
 from tests.support.bundles import (
@@ -206,6 +210,74 @@ def test_publishing_an_export_changes_nothing(service: LocalService, owner: Owne
     offset = log_size(service)
     assert publish(owner.portal, owner.workspace, exported, progress=False).empty
     assert {method for method, _ in requests_since(service, offset)} == {"GET"}
+
+
+@pytest.mark.parametrize("link", ["notes.txt", "wrap.json"])
+def test_a_link_out_of_the_bundle_is_refused_before_anything_is_sent(
+    service: LocalService, owner: Owner, bundle_dir: Path, tmp_path: Path, link: str
+) -> None:
+    """A file elsewhere on the machine, linked into the bundle, would be uploaded (or put as the wrap) and then
+    served to anyone with a read key: the bundle is refused, naming the link, before a single request."""
+    elsewhere = tmp_path / "elsewhere" / link
+    elsewhere.parent.mkdir()
+    elsewhere.write_text('{"layout": "private"}')
+    (bundle_dir / link).unlink(missing_ok=True)
+    (bundle_dir / link).symlink_to(elsewhere)
+    offset = log_size(service)
+    with pytest.raises(BundleError, match=rf"^{re.escape(link)}: a link out of the bundle"):
+        publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert requests_since(service, offset) == [] and owner.state().agent is None
+
+
+def test_an_object_under_the_name_of_a_file_the_export_writes_is_skipped(
+    owner: Owner, bundle_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An admin's object ``agent.json/x.txt`` (or ``media/a.jpg/x.txt``) cannot be a file where a file is: it is
+    skipped with a warning naming it, and the rest is exported, into the empty folder that was there."""
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    agent = owner.state().agent
+    assert agent is not None
+    odd = tmp_path / "odd.txt"
+    odd.write_text("odd")
+    under = ["agent.json/x.txt", "media/a.jpg/x.txt"]
+    upload_files(owner.portal, owner.workspace, folder(agent.id),
+                 [BundleFile(path, odd, 3, "text/plain; charset=utf-8") for path in under],
+                 progress=False, done=lambda file: None)  # fmt: skip
+    target = tmp_path / "exports" / "copy"
+    target.mkdir(parents=True)
+    with caplog.at_level(logging.WARNING, logger="workspace_client.bundle"):
+        exported = export(owner.portal, owner.workspace, SLUG, target, progress=False)
+    warned = [record.getMessage() for record in caplog.records if record.name == "workspace_client.bundle"]
+    assert [message.split(":")[0] for message in warned] == [f"skipped {path}" for path in under], warned
+    assert exported == target and [path.name for path in target.parent.iterdir()] == ["copy"]  # nothing beside
+    for path, data in FILES.items():
+        assert (exported / path).read_bytes() == data
+    original, copy = load_bundle(bundle_dir), load_bundle(exported)
+    assert (copy.agent, copy.posts, copy.wrap) == (original.agent, original.posts, original.wrap)
+
+
+@pytest.mark.parametrize("there", [False, True], ids=["new-folder", "empty-folder"])
+def test_an_export_that_fails_leaves_nothing_half_written(
+    owner: Owner, bundle_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, there: bool
+) -> None:
+    """An object deleted while the export runs (its download is refused) fails the export after other files
+    were downloaded: the folder is left as it was (absent, or empty), with nothing beside it."""
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    target = tmp_path / "exports" / "copy"
+    if there:
+        target.mkdir(parents=True)
+    download = owner.portal.download_object
+
+    def deleted_meanwhile(workspace_id: str, path: str) -> Any:
+        if path.endswith("/media/clip.mp4"):
+            owner.portal.delete_object(workspace_id, path)
+        return download(workspace_id, path)
+
+    monkeypatch.setattr(owner.portal, "download_object", deleted_meanwhile)
+    with pytest.raises(NotFoundError):
+        export(owner.portal, owner.workspace, SLUG, target, progress=False)
+    assert [path.name for path in target.parent.iterdir()] == (["copy"] if there else [])
+    assert not there or list(target.iterdir()) == []
 
 
 class Interrupted(Exception):

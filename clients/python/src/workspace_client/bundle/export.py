@@ -4,14 +4,24 @@ too) and every file of its folder, downloaded through presigned GETs a few at a 
 Entries are written in the form publish reads, leaving out what is a default (an empty caption, a published
 status), so that publishing the export changes nothing. An object no bundle could hold (a name starting with
 ``.``, one of the bundle's own documents at the folder's root, an extension the service takes no upload of) is
-skipped with a warning; the export is loaded back at the end, so one a post still names is reported.
+skipped with a warning, and so is one that cannot be written where it goes (``agent.json/x.txt``: a file of the
+export is where its folder would be; a name the file system refuses or already holds); the export is loaded back
+at the end, so one a post still names is reported.
+
+The export is whole or absent: it is written into a hidden folder (beside the target, or in it when the target is
+an existing empty folder, which so keeps its mode, owner and mount) and moved into place once every file is
+downloaded and checked. One that fails (a refused download, a full disk, Ctrl-C) leaves the target as it was.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
+import secrets
+import shutil
+import threading
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,17 +50,41 @@ def export(portal: Portal, workspace_id: str, agent_slug: str, target_dir: Path,
     state = read_state(portal, workspace_id, agent_slug)
     if state.agent is None:
         raise BundleError(f"no agent {agent_slug} in workspace {workspace_id}")
-    target.mkdir(parents=True, exist_ok=True)
-    for name, document in _documents(state).items():
-        if document is not None:
-            (target / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    files = {path: stored for path, stored in state.objects.items() if _kept(path)}
-    total = sum(stored.size for stored in files.values())
-    with httpx.Client(timeout=S3_TIMEOUT) as http, progress_bar(total, progress=progress, desc="download") as bar:
-        download = partial(_download, portal, http, workspace_id, target=target, bar=bar)
-        run_all([partial(download, path=path, stored=stored) for path, stored in files.items()])
+    there = target.exists()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Hidden: no object is written under such a name, and a publish of the target never reads one.
+    token = secrets.token_hex(4)
+    staging = target / f".export-{token}" if there else target.with_name(f".{target.name}.export-{token}")
+    staging.mkdir()
+    try:
+        _write(portal, workspace_id, state, staging, progress=progress)
+        if there:  # the few entries of the export's root, each renamed on the same file system at once
+            for entry in staging.iterdir():
+                entry.rename(target / entry.name)
+            staging.rmdir()
+        else:
+            staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     load_bundle(target)  # what publish would refuse is said now, not at the next publish
     return target
+
+
+def _write(portal: Portal, workspace_id: str, state: AgentState, root: Path, *, progress: bool) -> None:
+    """The documents, then every object that can be a file of the bundle at ``root``."""
+    documents = {name: document for name, document in _documents(state).items() if document is not None}
+    for name, document in documents.items():
+        (root / name).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    kept = {path: stored for path, stored in state.objects.items() if _kept(path)}
+    files = _placeable(kept, written=set(documents) | set(kept))
+    total = sum(stored.size for stored in files.values())
+    placing = threading.Lock()
+    with httpx.Client(timeout=S3_TIMEOUT) as http, progress_bar(total, progress=progress, desc="download") as bar:
+        download = partial(_download, portal, http, workspace_id, root=root, bar=bar, placing=placing)
+        # Each object downloads to a hidden part of its own: no two share one, whatever their names.
+        run_all([partial(download, path=path, stored=stored, part=root / f".{n}.part")
+                 for n, (path, stored) in enumerate(files.items())])  # fmt: skip
 
 
 def _documents(state: AgentState) -> dict[str, Any]:
@@ -102,14 +136,34 @@ def _kept(path: str) -> bool:
     return True
 
 
+def _placeable(objects: dict[str, StoredObject], *, written: set[str]) -> dict[str, StoredObject]:
+    """The objects but those under the name of a file the export writes (``agent.json/x.txt``, ``a.jpg/b.jpg``
+    beside ``a.jpg``): a folder cannot be where a file is, so such an object is skipped with a warning."""
+    placeable = {}
+    for path, stored in objects.items():
+        segments = path.split("/")
+        prefixes = ("/".join(segments[:n]) for n in range(1, len(segments)))
+        if taken := next((prefix for prefix in prefixes if prefix in written), None):
+            logger.warning("skipped %s: %s is a file of the export, its folder cannot be there", path, taken)
+        else:
+            placeable[path] = stored
+    return placeable
+
+
 def _download(
-    portal: Portal, http: httpx.Client, workspace_id: str, *, path: str, stored: StoredObject, target: Path, bar: Any
+    portal: Portal,
+    http: httpx.Client,
+    workspace_id: str,
+    *,
+    path: str,
+    stored: StoredObject,
+    part: Path,
+    root: Path,
+    bar: Any,
+    placing: threading.Lock,
 ) -> None:
-    """One object through its presigned GET, to ``<path>.part`` and then ``<path>`` once its MD5 is checked."""
+    """One object through its presigned GET, to ``part`` and then ``<root>/<path>`` once its MD5 is checked."""
     url = portal.download_object(workspace_id, stored.path).url
-    destination = target.joinpath(*path.split("/"))
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    part = destination.with_name(destination.name + ".part")
     digest, size = hashlib.md5(usedforsecurity=False), 0
     try:
         with http.stream("GET", url) as answer, part.open("wb") as out:
@@ -126,4 +180,19 @@ def _download(
     if size != stored.size or (single_part and single_part.group(1).lower() != digest.hexdigest()):
         part.unlink()
         raise DownloadIntegrityError(f"{path}: downloaded {size} bytes that do not match the object's size or MD5")
-    part.replace(destination)
+    _place(part, root.joinpath(*path.split("/")), path, placing)
+
+
+def _place(part: Path, destination: Path, path: str, placing: threading.Lock) -> None:
+    """Move a checked download to its path. One that cannot be written (a file where its folder would be, a name
+    the file system refuses, or one it holds already: ``A.jpg`` beside ``a.jpg`` on a case-insensitive one) is
+    skipped with a warning: one odd object does not cost the whole export."""
+    with placing:  # one at a time, so that a path found free is still free when it is taken
+        try:
+            if destination.exists():
+                raise FileExistsError(errno.EEXIST, "another object's file is there")
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            part.replace(destination)
+        except OSError as error:
+            part.unlink(missing_ok=True)
+            logger.warning("skipped %s: it cannot be written there (%s)", path, error.strerror or error)

@@ -4,6 +4,12 @@ Every file but the bundle's own JSON documents at its root, names starting with 
 editor's swap file) and the ``.workspace-client/`` folder is a file of the agent's folder. Its content type
 comes from its extension and must be one the service accepts for uploads (``UPLOAD_TYPES`` in
 ``core/models/authoring/fields.py``): a file the service would refuse is refused here, before anything is sent.
+
+Symbolic links are followed while they stay in the bundle's folder (its real path: a link naming the folder itself
+is the user's argument), files and folders alike, so a bundle may show one file under two names. A link whose
+target is outside it (directly, through a chain of links or through a linked folder) is refused by its name while
+the bundle is read, before anything is sent: otherwise a bundle received from someone else could publish any file
+of the machine (``notes.txt`` → ``~/.ssh/id_ed25519``) to a folder anyone with a read key can read.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ class BundleFile:
     """A file of the bundle, uploaded to ``projects/<agentId>/<path>``."""
 
     path: str  # bundle-relative, with "/"
-    source: Path
+    source: Path  # its real path (links resolved), in the bundle's folder
     size: int
     content_type: str
 
@@ -71,15 +77,34 @@ class BundleFile:
         return digest.hexdigest()
 
 
+def inside(root: Path, path: Path, name: str) -> Path:
+    """The real path of ``path`` (every link resolved), which must be in the bundle's real folder ``root``."""
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(root):
+        raise BundleError(f"{name}: a link out of the bundle (to {real}); only what is in its folder is published")
+    return real
+
+
 def bundle_files(root: Path) -> dict[str, BundleFile]:
     """Every uploaded file of the bundle at ``root``, by its bundle-relative path, in path order."""
+    real_root = Path(os.path.realpath(root))
     found: dict[str, BundleFile] = {}
-    for folder, subfolders, names in os.walk(root):
+    folders_in = {os.fspath(root): {real_root}}  # each folder walked: the real folders it is in, itself included
+    for folder, subfolders, names in os.walk(root, followlinks=True):
+        above = folders_in.pop(folder)
         subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+        for name in subfolders:
+            path = Path(folder, name).relative_to(root).as_posix()
+            real = inside(real_root, Path(folder, name), path)
+            if real in above:  # walking it would never end
+                raise BundleError(f"{path}: a link to a folder it is in")
+            folders_in[os.path.join(folder, name)] = above | {real}
         for name in sorted(names):
-            source = Path(folder) / name
-            path = source.relative_to(root).as_posix()
-            if not uploaded(path) or not source.is_file():
+            path = Path(folder, name).relative_to(root).as_posix()
+            if not uploaded(path):
+                continue  # never read: a document (format.py reads those) or a hidden file
+            source = inside(real_root, Path(folder, name), path)  # the real file: what was checked is what is read
+            if not source.is_file():
                 continue
             if "\\" in path or any(ord(char) < 0x20 or ord(char) == 0x7F for char in path):
                 raise BundleError(f"{path}: a file name must not contain backslashes or control characters")

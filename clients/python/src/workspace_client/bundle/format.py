@@ -8,6 +8,7 @@ channels without repeats, pages in the order the feed shows them, and every defa
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticError
 from pydantic.alias_generators import to_camel
 
-from .files import BundleError, BundleFile, bundle_files
+from .files import BundleError, BundleFile, bundle_files, inside
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$")
@@ -128,16 +129,17 @@ class Bundle:
 def load_bundle(root: Path) -> Bundle:
     """The bundle at ``root``, checked (``BundleError`` naming the file, the entry and the field)."""
     root = Path(root)
+    real = Path(os.path.realpath(root))  # the folder the user named, a link to it followed: what links must stay in
     if not (root / "agent.json").is_file():
         raise BundleError(f"{root}: not a bundle (no agent.json)")
     files = bundle_files(root)
-    agent = _entry(AgentSpec, _json(root, "agent.json"), "agent.json")
-    wrap, site = _document(root, "wrap.json"), _document(root, "site.json")
+    agent = _entry(AgentSpec, _json(real, "agent.json"), "agent.json")
+    wrap, site = _document(real, "wrap.json"), _document(real, "site.json")
     if site is not None and not isinstance(site.get("pages"), list):
         raise BundleError("site.json: pages: must be an array")
-    suggestions = _bounded("suggestions.json", _json(root, "suggestions.json"))
-    posts = [_entry(PostSpec, raw, f"posts.json[{n}]") for n, raw in enumerate(_list(root, "posts.json"))]
-    items = [_entry(ItemSpec, raw, f"items.json[{n}]") for n, raw in enumerate(_list(root, "items.json"))]
+    suggestions = _bounded("suggestions.json", _json(real, "suggestions.json"))
+    posts = [_entry(PostSpec, raw, f"posts.json[{n}]") for n, raw in enumerate(_list(real, "posts.json"))]
+    items = [_entry(ItemSpec, raw, f"items.json[{n}]") for n, raw in enumerate(_list(real, "items.json"))]
     _unique("posts.json", "createdAt", [post.created_at for post in posts])
     _unique("items.json", "file", [item.file for item in items])
     named = [(f"posts.json[{n}] (createdAt {post.created_at})", field, path)
@@ -150,7 +152,8 @@ def load_bundle(root: Path) -> Bundle:
 
 
 def _json(root: Path, name: str, *, missing: Any = None) -> Any:
-    path = root / name
+    """The document ``name`` of the bundle whose real folder is ``root`` (a link to it must stay in it)."""
+    path = inside(root, root / name, name)
     if not path.is_file():
         return missing
     try:

@@ -7,7 +7,8 @@
  * Optional: data-target="#css-selector" (render there, else right after the tag, or atop the body for a tag in
  * <head>), data-limit (feed tiles, 12).
  * Plain JS, no build step. Every API string reaches the DOM through textContent or a URL attribute,
- * never innerHTML. No globals: each tag mounts its own instance, so two on one page work side by side.
+ * never innerHTML, and the page's CSS only as a plain colour or font name (applyTheme). No globals: each tag
+ * mounts its own instance, so two on one page work side by side.
  * See clients/web/README.md for the key to use (restricted origins, low rate limit) and the CSP.
  */
 (function () {
@@ -119,16 +120,37 @@
     }
   }
 
+  // Theme values are the wrap author's strings put into the page's CSS, so only plain values are taken: a strict
+  // grammar first, CSS.supports second. CSS.supports alone is not enough: any value holding var() (or env(), attr()…)
+  // "is supported" for every property, and "url(https://elsewhere/p.png) var(--x,)" as a background made the
+  // visitor's browser fetch from elsewhere. The grammars leave no room for another function (the only "(" allowed is
+  // a colour function's, holding numbers), a backslash escape, ";" or a comment. clients/web/README.md lists them.
+  var COLOURS = [
+    /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i, // #rgb, #rgba, #rrggbb, #rrggbbaa
+    /^[a-z]+$/i, // a keyword: red, rebeccapurple, transparent… (CSS.supports says which)
+    /^(?:rgba?|hsla?)\((?:[0-9.,%+\/\s-]|deg|grad|rad|turn)*\)$/i, // numbers, %, angles, ",", " " and "/" only
+  ];
+  // One name of a font-family list: letters, digits, spaces, "_" and "-", bare or in quotes (where "." may be too).
+  var FONT_NAME = /^\s*(?:"[\p{L}\p{N} _.-]+"|'[\p{L}\p{N} _.-]+'|[\p{L}\p{N}_-][\p{L}\p{N} _-]*)\s*$/u;
+  var CSS_WIDE = /^\s*(?:inherit|initial|unset|revert|default)\s*$/i; // CSS's own keywords: neither colour nor font
+
+  function plainColour(value) {
+    return typeof value === "string" && value.length <= 64 && !CSS_WIDE.test(value) &&
+      COLOURS.some(function (grammar) { return grammar.test(value); }) && CSS.supports("color", value);
+  }
+
+  function plainFonts(value) {
+    return typeof value === "string" && value.length <= 200 &&
+      value.split(",").every(function (name) { return FONT_NAME.test(name) && !CSS_WIDE.test(name); }) &&
+      CSS.supports("font-family", value);
+  }
+
   function applyTheme(root, theme) {
     var colours = { primary: "--bw-primary", accent: "--bw-accent", background: "--bw-background", text: "--bw-text" };
     Object.keys(colours).forEach(function (name) {
-      var value = theme[name];
-      if (typeof value === "string" && CSS.supports("color", value)) root.style.setProperty(colours[name], value);
+      if (plainColour(theme[name])) root.style.setProperty(colours[name], theme[name]);
     });
-    var font = theme.fontFamily;
-    if (typeof font === "string" && CSS.supports("font-family", font)) {
-      root.style.setProperty("--bw-font", font + ", system-ui, sans-serif");
-    }
+    if (plainFonts(theme.fontFamily)) root.style.setProperty("--bw-font", theme.fontFamily + ", system-ui, sans-serif");
   }
 
   // What a feed post shows: its video (with poster), its first image, or its text.

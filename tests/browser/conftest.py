@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -20,11 +21,11 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from local.page import serve_page
+from local.page import PageHandler, serve_page
 from local.template import ROOT
 from tests.support.brand_widget import Page
 from tests.support.runner import LocalService, portal, sign_in, started_service
@@ -108,9 +109,15 @@ class Pages:
     brain: str
     servers: list[Any]
 
-    def serve(self, *, key: str, agent_id: str, port: int | None = None) -> Page:
+    def serve(self, *, key: str, agent_id: str, port: int | None = None, img_src: str | None = None) -> Page:
+        """The demo page; ``img_src`` widens its policy's ``img-src`` (the brain alone) to that source list, as on
+        the many embedding pages whose policy does not restrict images."""
         server, url = serve_page("127.0.0.1", port or free_port(), brain_url=self.brain, key=key, agent_id=agent_id)
         self.servers.append(server)
+        if img_src:
+            handler = cast(type[PageHandler], server.RequestHandlerClass)
+            csp = re.sub(r"img-src [^;]*", f"img-src {img_src}", handler.csp)
+            server.RequestHandlerClass = type("WideImagesHandler", (handler,), {"csp": csp})
         return Page(url, url.rstrip("/"))
 
 

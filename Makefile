@@ -25,6 +25,7 @@ help:
 	@echo "make lint   - ruff (check and format) and mypy"
 	@echo "make test   - ruff, mypy, sam validate --lint, sam build and the whole test suite"
 	@echo "make deploy-check - sam deploy to LocalStack, compare the deployed stack with template.yaml (make test runs it)"
+	@echo "make package-check - the package sam build makes, imported and served alone while make smoke passes (make test runs it)"
 	@echo "make smoke [STACK=name] - check every endpoint of a deployed stack (or of make serve), then clean up"
 	@echo "make bench  - every bench (bench/report.py), written to docs/performance.md"
 	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
@@ -53,15 +54,17 @@ serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
 # The checks before the suite share nothing (each installs its own virtualenv), so they run side by side: on a
-# fresh clone 80 s instead of 130. The LocalStack deploy check runs beside the suite: it mostly waits on SAM's and
-# CloudFormation's polls, so it costs the suite little and saves its 1-2 minutes; its output is printed after the
-# suite's. Either failing fails.
+# fresh clone 80 s instead of 130. The LocalStack deploy check and the package check run beside the suite: the
+# first mostly waits on SAM's and CloudFormation's polls, the second is a runner and a smoke (about a minute of
+# CPU); their output is printed after the suite's. Any of the three failing fails.
 test:
 	@$(MAKE) --no-print-directory -j4 --output-sync=target lint validate checkov build browser-deps
 	@mkdir -p .local; $(MAKE) --no-print-directory deploy-check-run > .local/deploy-check.out 2>&1 & deploy=$$!; \
+	$(MAKE) --no-print-directory package-check > .local/package-check.out 2>&1 & package=$$!; \
 	$(PY) -m pytest $(PYTEST_ARGS); suite=$$?; \
 	wait $$deploy; deployed=$$?; cat .local/deploy-check.out; \
-	[ $$suite = 0 ] && [ $$deployed = 0 ]
+	wait $$package; packaged=$$?; cat .local/package-check.out; \
+	[ $$suite = 0 ] && [ $$deployed = 0 ] && [ $$packaged = 0 ]
 
 # mypy: strict on the layer, lenient on tests, the local runner, bench and ops (pyproject.toml, [tool.mypy]);
 # its cache (.mypy_cache) makes a second run take seconds, a cold one well under a minute.
@@ -86,6 +89,22 @@ checkov: $(VENV_CHECKOV)/.installed
 ARCH ?= arm64
 build: $(VENV_SAM)/.installed
 	LAYER_ARCH=$(ARCH) $(SAM) build --parameter-overrides Architecture=$(ARCH)
+
+# The package that deploys, built for this machine's CPU so that it can run here (the functions' own sam build
+# output, the layer's own requirements), then checked as it runs: every import in the package, every handler
+# imported by the bare interpreter, the local runner serving the built functions while make smoke passes
+# (ops/package_check). make test runs it beside the suite.
+HOST_ARCH   := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64)
+PACKAGE_DIR := .aws-sam/build-$(HOST_ARCH)
+.PHONY: package-build package-check package-check-run
+package-build: $(VENV_SAM)/.installed
+	LAYER_ARCH=$(HOST_ARCH) $(SAM) build --build-dir $(PACKAGE_DIR) --parameter-overrides Architecture=$(HOST_ARCH)
+
+package-check: package-build
+	@$(MAKE) --no-print-directory package-check-run
+
+package-check-run: $(VENV)/.installed
+	PYTHONPATH=layers/common:. $(PY) -m ops.package_check --built $(PACKAGE_DIR)
 
 unit integration e2e local attack faults load client: $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/$@

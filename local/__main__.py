@@ -70,6 +70,10 @@ def main() -> None:
         "--function-env", action="append", default=[], metavar="NAME=VALUE",
         help="a setting for every function, over the template's (e.g. MAGIC_LINK_PER_IP=1000); repeatable",
     )  # fmt: skip
+    parser.add_argument(
+        "--built", type=Path, metavar="BUILD_DIR",
+        help="run the functions and layer sam build made there (make package-build), by the bare interpreter",
+    )  # fmt: skip
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's server logs every S3/DynamoDB call
@@ -84,6 +88,7 @@ def main() -> None:
         function_env=dict(pair.split("=", 1) for pair in args.function_env),
         fresh=args.fresh,
         page_port=None if args.page_port < 0 else args.page_port,
+        built=args.built.resolve() if args.built else None,
     )
     # From here on Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the
     # journal closed. Not before start(): a first run takes minutes, and Ctrl-C must still abort that at once.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import select
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from .streaming_containers import InvocationFailed
@@ -30,12 +31,17 @@ def function_environment(
 
 class Container:
     def __init__(
-        self, spec: FunctionSpec, layers: list[str], base_env: dict[str, str], overrides: dict[str, str] | None = None
+        self,
+        spec: FunctionSpec,
+        layers: list[str],
+        base_env: dict[str, str],
+        overrides: dict[str, str] | None = None,
+        worker: Sequence[str] = (sys.executable, "-m", "local.worker"),
     ):
         self.spec = spec
         self.last_used = 0.0
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "local.worker", str(spec.code_uri), spec.handler, *layers],
+            [*worker, str(spec.code_uri), spec.handler, *layers],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=ROOT,

@@ -15,6 +15,7 @@ from typing import Any
 
 from .capacity import PoolLimits, Throttled
 from .container import Container, function_environment
+from .package import SOURCE_TREE, Python
 from .streaming_containers import InvocationFailed, StreamedResponse, StreamingContainer
 from .template import FunctionSpec
 
@@ -38,8 +39,11 @@ class ContainerPool:
         base_env: dict[str, str],
         overrides: dict[str, str] | None = None,
         limits: PoolLimits | None = None,
+        *,
+        python: Python = SOURCE_TREE,
     ):
         self._functions = functions
+        self._python = python
         self._overrides = overrides or {}
         self._layers = layers
         self._env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")} | base_env
@@ -114,9 +118,11 @@ class ContainerPool:
         try:
             if streaming:
                 env = function_environment(spec, self._env, self._overrides)
-                container = StreamingContainer(spec, self._layers[0], env, on_idle=self._release, on_exit=self._exited)
+                container = StreamingContainer(
+                    spec, self._layers[0], env, on_idle=self._release, on_exit=self._exited, python=self._python.runtime
+                )
             else:
-                container = Container(spec, self._layers, self._env, self._overrides)
+                container = Container(spec, self._layers, self._env, self._overrides, worker=self._python.worker)
         except Exception:
             with self._cond:
                 self._count[function] -= 1

@@ -47,6 +47,7 @@ class RunnerProcess:
         fresh: bool = False,
         demo: bool = True,
         env: dict[str, str] | None = None,
+        built: Path | None = None,
     ):
         self.state_dir = state_dir
         self.log = log or state_dir / "runner.log"
@@ -56,6 +57,7 @@ class RunnerProcess:
         command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--page-port", "0"]
         command += ["--state-dir", str(state_dir), "--media-cache", str(ROOT / ".local" / "media-cache")]
         command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
+        command += ["--built", str(built)] if built else []
         self.command = command + (["--fresh"] if fresh else []) + ([] if demo else ["--no-demo"])
         self.process: subprocess.Popen | None = None
 

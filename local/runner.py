@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from . import package
 from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
@@ -114,10 +115,12 @@ def start(
     fresh: bool = False,
     limits: PoolLimits | None = None,
     page_port: int | None = 0,
+    built: Path | None = None,
 ) -> Runner:
     """Start the runner on ``state_dir``: what it kept is loaded back (``fresh`` starts clean).
 
-    ``page_port``: where the demo brand page is served (0: a free port; None: no page).
+    ``page_port``: where the demo brand page is served (0: a free port; None: no page). ``built``: run the functions
+    and the layer ``sam build`` made in that folder, by the bare interpreter (``local.package``), not the source tree.
     """
     state_dir.mkdir(parents=True, exist_ok=True)
     if fresh:
@@ -151,8 +154,8 @@ def start(
         "COOKIE_SECURE": "false",
         "CHAT_MODEL": "offline",
     } | (function_env or {})
-    layers = [str(p) for p in stack.layer_dirs()]
-    pool = ContainerPool(stack.functions(), layers, base_env, overrides=local_env, limits=limits)
+    code = package.built(stack, built, state_dir) if built else package.source_tree(stack)
+    pool = ContainerPool(code.functions, code.layers, base_env, overrides=local_env, limits=limits, python=code.python)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
     schedules = Scheduler(stack, pool).start()
     portal = serve(ApiGateway(stack, "PortalApi", pool), host, portal_port)

@@ -32,6 +32,8 @@ class StreamingContainer:
         env: dict[str, str],
         on_idle: Callable[[StreamingContainer], None],
         on_exit: Callable[[StreamingContainer], None] | None = None,
+        *,
+        python: str = sys.executable,
     ):
         self.spec = spec
         self.last_used = 0.0
@@ -51,7 +53,7 @@ class StreamingContainer:
             "LAMBDA_TASK_ROOT": str(spec.code_uri),
         }
         self.process = subprocess.Popen(
-            ["/bin/sh", str(Path(layer) / "stream-bootstrap"), sys.executable],
+            ["/bin/sh", str(Path(layer) / "stream-bootstrap"), python],
             cwd=ROOT,
             env=env | lambda_env,
             process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first

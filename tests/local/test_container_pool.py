@@ -47,7 +47,7 @@ class Fakes:
         fakes = self
 
         class FakeContainer:
-            def __init__(self, spec: FunctionSpec, *args: Any) -> None:
+            def __init__(self, spec: FunctionSpec, *args: Any, **kwargs: Any) -> None:
                 with fakes.changed:
                     fakes.starting += 1
                     fakes.most_starting = max(fakes.most_starting, fakes.starting)

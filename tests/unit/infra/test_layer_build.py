@@ -1,4 +1,5 @@
-"""The shared layer builds for arm64 on any machine, without Docker, and holds only aarch64 or pure code.
+"""The shared layer builds for arm64 on any machine, without Docker, and holds only aarch64 or pure code, and every
+module the code imports; one built without a requirement fails the package check (``ops.package_check``).
 
 Runs layers/common/Makefile as `sam build` does (make build-CommonLayer with ARTIFACTS_DIR), so pip
 fetches the manylinux aarch64 wheels (network, ~15 s; pip's cache makes reruns quicker). Every compiled
@@ -18,7 +19,9 @@ from typing import Literal
 
 import pytest
 
+from local.package import isolated
 from local.template import ROOT
+from ops.package_check.imports import code_imports, missing
 
 LAYER = ROOT / "layers" / "common"
 EM_X86_64, EM_AARCH64 = 62, 183  # ELF e_machine values
@@ -43,13 +46,13 @@ def wheel_tags(site: Path) -> dict[str, list[str]]:
     return tags
 
 
-def built_layer(tmp: Path, arch: str) -> Path:
+def built_layer(tmp: Path, arch: str, source: Path = LAYER) -> Path:
     make = shutil.which("make")
     assert make, "make is needed, as by sam build's makefile method"
     # This interpreter's pip (sam build uses python3.13 from PATH): --platform makes the host's CPU irrelevant.
     env = os.environ | {"LAYER_ARCH": arch, "LAYER_PYTHON": sys.executable}
     run = subprocess.run(
-        [make, "-s", "-C", str(LAYER), "build-CommonLayer", f"ARTIFACTS_DIR={tmp}"],
+        [make, "-s", "-C", str(source), "build-CommonLayer", f"ARTIFACTS_DIR={tmp}"],
         env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
@@ -93,3 +96,29 @@ def test_the_check_catches_a_binary_built_for_another_cpu() -> None:
     assert host in (EM_X86_64, EM_AARCH64), sys.platform
     other = EM_AARCH64 if host == EM_X86_64 else EM_X86_64
     assert foreign_binaries(site / "pydantic_core", other) != []
+
+
+def imported_by_the_code() -> set[str]:
+    """Every module the layer's code and the functions' handlers import, anywhere (ops.package_check, check 1)."""
+    return code_imports({LAYER / "core": ["core"], ROOT / "functions": []})
+
+
+def test_the_layer_holds_every_module_the_code_imports(arm64_layer: Path) -> None:
+    """Found without loading (an aarch64 layer on any machine): jwt and boto3 are imported on first use only."""
+    names = imported_by_the_code()
+    assert {"jwt", "boto3", "pydantic", "aws_lambda_powertools", "core.http"} <= names
+    assert missing(names, arm64_layer, isolated()) == []
+
+
+def test_a_dependency_removed_from_the_layers_requirements_fails_the_package_check(tmp_path: Path) -> None:
+    """The layer built from its requirements less pyjwt: imports still work (jwt is imported on a portal token's
+    first check), and the package check names the module the package lacks."""
+    source = tmp_path / "source"
+    shutil.copytree(LAYER, source, ignore=shutil.ignore_patterns("__pycache__"))
+    requirements = source / "requirements.txt"
+    kept = [line for line in requirements.read_text().splitlines() if not line.lower().startswith("pyjwt==")]
+    assert len(kept) == len(requirements.read_text().splitlines()) - 1
+    requirements.write_text("\n".join(kept) + "\n")
+    layer = built_layer(tmp_path / "built", "arm64", source=source)
+    assert not (layer / "jwt").exists()
+    assert missing(imported_by_the_code(), layer, isolated()) == ["jwt"]

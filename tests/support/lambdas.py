@@ -24,6 +24,12 @@ def stack() -> Stack:
     return Stack(load())
 
 
+@cache
+def functions() -> dict[str, FunctionSpec]:
+    """The template's functions, resolved once: every invocation looks its function up (4 ms each)."""
+    return stack().functions()
+
+
 @dataclass(frozen=True)
 class LambdaContext:
     function_name: str
@@ -52,7 +58,7 @@ class HttpResult:
 def load_handler_module(logical_id: str, module_name: str | None = None) -> ModuleType:
     """Import a function's handler file, as a container does (every handler is ``handler.py``, so each
     copy gets a name of its own; a fresh ``module_name`` is a fresh container, resolver included)."""
-    spec: FunctionSpec = stack().functions()[logical_id]
+    spec: FunctionSpec = functions()[logical_id]
     module, _ = spec.handler.rsplit(".", 1)
     path = spec.code_uri / f"{module.replace('.', '/')}.py"
     loader = importlib.util.spec_from_file_location(module_name or f"handler_{logical_id}", path)
@@ -116,7 +122,7 @@ def handler_module(logical_id: str) -> ModuleType:
 
 
 def invoke(logical_id: str, event: dict[str, Any]) -> HttpResult:
-    spec = stack().functions()[logical_id]
+    spec = functions()[logical_id]
     entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
     register_event(event)
     raw = entry(event, LambdaContext(function_name=logical_id))
@@ -174,7 +180,7 @@ def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None 
 
     ``read``: stop after that many chunks, as when the reader goes away mid-stream.
     """
-    spec = stack().functions()[logical_id]
+    spec = functions()[logical_id]
     entry = getattr(handler_module(logical_id), spec.handler.rsplit(".", 1)[1])
     register_event(event)
     return drain(entry(event, LambdaContext(function_name=logical_id)), read=read)

@@ -86,9 +86,11 @@ checkov: $(VENV_CHECKOV)/.installed
 
 # ARCH: the CPU of every function and of the layer's wheels (template parameter Architecture, arm64 by default);
 # layers/common/Makefile fetches that CPU's wheels, so either builds without Docker.
+# A build cache per CPU: samconfig.toml's cached build keys the layer by its source alone, so a build for the other
+# CPU took the layer of the last one (found by make package-check: an x86_64 package with aarch64 wheels).
 ARCH ?= arm64
 build: $(VENV_SAM)/.installed
-	LAYER_ARCH=$(ARCH) $(SAM) build --parameter-overrides Architecture=$(ARCH)
+	LAYER_ARCH=$(ARCH) $(SAM) build --cache-dir .aws-sam/cache-$(ARCH) --parameter-overrides Architecture=$(ARCH)
 
 # The package that deploys, built for this machine's CPU so that it can run here (the functions' own sam build
 # output, the layer's own requirements), then checked as it runs: every import in the package, every handler
@@ -98,7 +100,8 @@ HOST_ARCH   := $(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64)
 PACKAGE_DIR := .aws-sam/build-$(HOST_ARCH)
 .PHONY: package-build package-check package-check-run
 package-build: $(VENV_SAM)/.installed
-	LAYER_ARCH=$(HOST_ARCH) $(SAM) build --build-dir $(PACKAGE_DIR) --parameter-overrides Architecture=$(HOST_ARCH)
+	LAYER_ARCH=$(HOST_ARCH) $(SAM) build --build-dir $(PACKAGE_DIR) --cache-dir .aws-sam/cache-$(HOST_ARCH) \
+	  --parameter-overrides Architecture=$(HOST_ARCH)
 
 package-check: package-build
 	@$(MAKE) --no-print-directory package-check-run

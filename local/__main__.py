@@ -11,6 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
+from .process import write_ready_files
 from .runner import start
 from .stopping import StopSignals
 from .template import ROOT
@@ -94,6 +95,9 @@ def main() -> None:
     # journal closed. Not before start(): a first run takes minutes, and Ctrl-C must still abort that at once.
     faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid>: every thread's stack, to stderr
     stop = StopSignals()  # handlers that take no lock: local/stopping.py says why that matters
+    # Ready only now: a caller that stops the runner as soon as it is ready (RunnerProcess) must find the handlers in
+    # place, or its SIGTERM meets the default action and the runner dies with -15 (seen: a demo template's runner).
+    write_ready_files(args.state_dir, runner.about(), runner.demo())
     keys = sys.stdout.isatty()
     demo = _shown(runner.demo(), keys=keys)
     print(json.dumps(demo, indent=2))

@@ -84,11 +84,16 @@ class RunnerProcess:
         return json.loads(demo_file.read_text())
 
     def _publish_template(self, directory: Path) -> None:
-        """A runner of this kind publishes the demo into ``directory`` from scratch, and stops (its state kept)."""
-        template = RunnerProcess(directory, env={"LOCAL_DEMO_TEMPLATE": "0"})
-        template.start()
-        if template.stop() != 0:
-            raise RuntimeError("the demo template's runner did not stop cleanly:\n" + template.log.read_text()[-4000:])
+        """A runner of this kind publishes the demo into ``directory`` from scratch and stops (its state kept), then
+        starts and stops once more: a start compacts the journal into a snapshot, so each runner copied from the
+        template loads its items in batches instead of replaying the publish's thousand requests (6.7 s a start)."""
+        for _ in ("publish", "compact"):
+            template = RunnerProcess(directory, env={"LOCAL_DEMO_TEMPLATE": "0"})
+            template.start()
+            if template.stop() != 0:
+                raise RuntimeError(
+                    "the demo template's runner did not stop cleanly:\n" + template.log.read_text()[-4000:]
+                )
 
     @property
     def pid(self) -> int:

@@ -17,7 +17,6 @@ from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
 from .gateway import ApiGateway, serve
 from .http_server import drain_together
-from .process import write_ready_files
 from .queues import QueuePoller
 from .s3_post_policy import PostPolicyCheck
 from .schedules import Scheduler
@@ -41,6 +40,10 @@ class Runner:
     page_url: str | None = None
     workspaces: list[dict[str, Any]] = field(default_factory=list)
     _closers: list[Any] = field(default_factory=list)
+
+    def about(self) -> dict[str, Any]:
+        """``runner.json``: its moto endpoint and region, and its pid (tests count its processes)."""
+        return {"awsEndpoint": self.aws_endpoint, "region": REGION, "pid": os.getpid()}
 
     def demo(self) -> dict[str, Any]:
         return {
@@ -196,6 +199,4 @@ def start(
     # The demo brand page, on an origin of its own, embedding a key restricted to that origin.
     if page_port is not None and runner.workspaces:
         runner.page_url = _serve_demo_page(runner, host, page_port, dynamodb, store.directory)
-    about = {"awsEndpoint": endpoint, "region": REGION, "pid": os.getpid()}  # pid: tests count its processes
-    write_ready_files(state_dir, about, runner.demo())
     return runner

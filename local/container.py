@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import select
 import subprocess
-import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .package import SOURCE_TREE
 from .streaming_containers import InvocationFailed
 from .template import ROOT, FunctionSpec
 from .worker import read_frame, write_frame
@@ -36,7 +36,7 @@ class Container:
         layers: list[str],
         base_env: dict[str, str],
         overrides: dict[str, str] | None = None,
-        worker: Sequence[str] = (sys.executable, "-m", "local.worker"),
+        worker: Sequence[str] = SOURCE_TREE.worker,
     ):
         self.spec = spec
         self.last_used = 0.0

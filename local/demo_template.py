@@ -4,10 +4,10 @@ through the API (hundreds of posts and uploads) takes a minute of CPU each time.
 ``seeded(state_dir)`` fills an empty state directory with a copy of the kept state of a runner that published the
 demo from scratch, exactly as ``make serve`` does on its first start, then was started once more so that its journal
 is compacted into a snapshot (``RunnerProcess._publish_template``); the runner then starts as on any restart, loading
-the snapshot's items in batches (2.8 s on 2 cores, where replaying the publish's journal took 6.7 s). The template is made once per version of what makes the demo (the bundles,
-the runner, the layer, the client, the template) and reused until one of them changes; a file lock lets parallel
-test workers share it. Runners started with ``--fresh`` or ``--no-demo`` never use it, so the publishing path
-itself stays tested (``tests/local/test_demo_data.py``).
+the snapshot's items in batches (2.8 s on 2 cores, where replaying the publish's journal took 6.7 s). The template
+is made once per version of what makes the demo (the bundles, the runner, the layer, the client, the template) and
+reused until one of them changes; a file lock lets parallel test workers share it. Runners started with ``--fresh``
+or ``--no-demo`` never use it, so the publishing path itself stays tested (``tests/local/test_demo_data.py``).
 """
 
 from __future__ import annotations

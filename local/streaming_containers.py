@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .invocation import Failed, Invocation, Prelude
+from .package import SOURCE_TREE
 from .runtime_api import RuntimeApi
 from .template import ROOT, FunctionSpec
 
@@ -33,7 +33,7 @@ class StreamingContainer:
         on_idle: Callable[[StreamingContainer], None],
         on_exit: Callable[[StreamingContainer], None] | None = None,
         *,
-        python: str = sys.executable,
+        python: str = SOURCE_TREE.runtime,
     ):
         self.spec = spec
         self.last_used = 0.0

@@ -29,6 +29,7 @@ help:
 	@echo "make smoke [STACK=name] - check every endpoint of a deployed stack (or of make serve), then clean up"
 	@echo "make bench  - every bench (bench/report.py), written to docs/performance.md"
 	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
+	@echo "make loaded-runs [RUNS=5] - the runner suites again and again with one core kept busy"
 
 $(VENV)/.installed: requirements-dev.txt layers/common/requirements.txt
 	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }
@@ -129,6 +130,17 @@ browser-deps:
 
 browser: browser-deps $(VENV)/.installed $(VENV_SAM)/.installed
 	$(PY) -m pytest $(PYTEST_ARGS) tests/browser
+
+# The suites that start runners, RUNS times in a row while a spinning process keeps one core busy: none may pass or
+# fail by how idle the machine is (tests/README.md, "What keeps the suite quick").
+RUNS ?= 5
+.PHONY: loaded-runs
+loaded-runs: browser-deps $(VENV)/.installed $(VENV_SAM)/.installed
+	@$(PY) -c 'while True: pass' & hog=$$!; trap "kill $$hog" EXIT; \
+	for run in $$(seq $(RUNS)); do \
+	  echo "loaded-runs: run $$run of $(RUNS)"; \
+	  REQUIRE_BROWSER=1 $(PY) -m pytest $(PYTEST_ARGS) -q tests/load tests/local tests/e2e tests/browser || exit 1; \
+	done
 
 # The stack deployed on LocalStack (docs/deploy-check.md): sam deploy of the make build output, then the deployed
 # stack compared with template.yaml, then sam delete. Needs java and npm (installed when we are root with apt-get),

@@ -1,6 +1,7 @@
 """A local API Gateway (REST) per API: routes, CORS preflight and gateway responses from the template.
 
-The HTTP side (framing, limits, the access log) is ``local.http_server``; ``serve`` is re-exported here.
+The HTTP side (framing, limits, the access log, ``serve``) is ``local.http_server``, which names this module for its
+types only: the two import each other no more.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from .containers import ContainerPool, InvocationFailed, StreamedResponse, Throttled
-from .http_server import serve
 from .refusals import refusal
 from .routing import match, proxy_event
 from .template import ROOT, Stack
@@ -22,7 +22,7 @@ Reply = tuple[int, dict[str, str] | list[tuple[str, str]], bytes]
 OPENAPI_DIR = ROOT / "docs" / "openapi"
 OPENAPI_FILES = {"PortalApi": "portal.json", "BrainApi": "brain.json"}
 
-__all__ = ["ApiGateway", "serve"]
+__all__ = ["ApiGateway"]
 logger = logging.getLogger("local.gateway")
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own request limit
 

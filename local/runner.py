@@ -15,8 +15,8 @@ from typing import Any
 from . import package
 from .containers import ContainerPool, PoolLimits
 from .emulator import create_resources, start_moto
-from .gateway import ApiGateway, serve
-from .http_server import drain_together
+from .gateway import ApiGateway
+from .http_server import drain_together, serve
 from .queues import QueuePoller
 from .s3_post_policy import PostPolicyCheck
 from .schedules import Scheduler

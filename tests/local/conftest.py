@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from local.containers import ContainerPool
-from local.gateway import ApiGateway, serve
+from local.gateway import ApiGateway
+from local.http_server import serve
 from tests.conftest import FAKE_AWS
 from tests.support.gateway_socket import Served
 from tests.support.lambdas import stack

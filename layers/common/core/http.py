@@ -14,18 +14,18 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
-from . import aws, deps, observability
-from .powertools_rest import APIGatewayRestResolver, Response
-from .rest.boundary import EXPOSED_HEADERS
-from .rest.requests import header, json_document, parse_body, parse_query, query_param, validation_failed
-from .rest.resolver import make_resolver
-from .rest.responses import JSON, error_response, json_response, stream_response
-from .settings import get_settings
+from core import aws, deps, observability
+from core.powertools_rest import APIGatewayRestResolver, Response
+from core.rest.boundary import EXPOSED_HEADERS
+from core.rest.requests import header, json_document, parse_body, parse_query, query_param, validation_failed
+from core.rest.resolver import make_resolver
+from core.rest.responses import JSON, error_response, json_response, stream_response
+from core.settings import get_settings
 
 if TYPE_CHECKING:  # the read plane's key check is imported by brain_api, the portal's session check by portal_api
-    from .services.authoring.writes import Author
-    from .services.identity import PortalCaller
-    from .services.key_auth import WorkspaceCaller
+    from core.services.authoring.writes import Author
+    from core.services.identity import PortalCaller
+    from core.services.key_auth import WorkspaceCaller
 
 __all__ = [
     "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "as_member", "as_writer", "author", "brain_api",
@@ -38,9 +38,9 @@ __all__ = [
 def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bool = False) -> dict[str, str]:
     """The key's caller; with ``signed_media`` (``/v1/r2``), a request with no ``Authorization`` but a
     signature's parameters is the signing key's (an ``Authorization`` header always wins)."""
-    from .auth import media_signing
-    from .services.key_auth import RefusedOrigin
-    from .services.media import object_path
+    from core.auth import media_signing
+    from core.services.key_auth import RefusedOrigin
+    from core.services.media import object_path
 
     event, authenticator = app.current_event, deps.key_authenticator()
     origin, query = event.headers.get("origin"), event.query_string_parameters
@@ -60,7 +60,7 @@ def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bo
 def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
     """Read plane: every route requires a workspace API key (and counts against its rate limit);
     ``signed_media``: a URL signed for the route's path (``POST /v1/media-urls``) stands for the key."""
-    from .services.key_auth import VAGUE_MESSAGE
+    from core.services.key_auth import VAGUE_MESSAGE
 
     aws.during_init(aws.dynamodb)  # every request's key check reads DynamoDB
     return make_resolver(
@@ -72,7 +72,7 @@ def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
 
 
 def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
-    from .auth.bearer import bearer_token
+    from core.auth.bearer import bearer_token
 
     caller = deps.identity().authenticate(bearer_token(app.current_event.headers))
     app.context.update(caller=caller)
@@ -133,7 +133,7 @@ def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], ob
 def author(app: APIGatewayRestResolver) -> Author:
     """The writer of a portal request: the caller, API Gateway's request id (its audit entry names it) and the
     request's ``Idempotency-Key``, if any."""
-    from .services.authoring.writes import Author
+    from core.services.authoring.writes import Author
 
     request_id = str((app.current_event.get("requestContext") or {}).get("requestId") or "")
     return Author(portal_caller(app).user_id, request_id, header(app, "Idempotency-Key"))

@@ -8,9 +8,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import DomainError
-from .ids import new_id
-from .repositories.dynamo import error_code
+from core.errors import DomainError
+from core.ids import new_id
+from core.repositories.dynamo import error_code
 
 logger = logging.getLogger(__name__)
 

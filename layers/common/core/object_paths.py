@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from .errors import DomainError, InvalidPath, PrefixNotAllowed
-from .settings import ALLOWED_R2_PREFIXES
+from core.errors import DomainError, InvalidPath, PrefixNotAllowed
+from core.settings import ALLOWED_R2_PREFIXES
 
 MAX_KEY_BYTES = 900  # S3 allows 1024 for the whole key, prefix included
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: every control character

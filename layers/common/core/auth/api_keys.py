@@ -11,7 +11,7 @@ import hmac
 import secrets
 import zlib
 
-from ..ids import sha256_hex
+from core.ids import sha256_hex
 
 PREFIX = "sk_ws_"
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

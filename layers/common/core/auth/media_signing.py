@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import SignedUrlExpired, SignedUrlInvalid
+from core.errors import SignedUrlExpired, SignedUrlInvalid
 
 VERSION = "media-url-v1"
 PARAMS = ("expires", "kid", "sig")

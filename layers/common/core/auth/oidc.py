@@ -14,7 +14,7 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Unauthorized
+from core.errors import Unauthorized
 
 ISSUERS = {
     "google": ("https://accounts.google.com", "accounts.google.com"),

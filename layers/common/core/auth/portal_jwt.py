@@ -11,7 +11,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from ..errors import TokenExpired, Unauthorized
+from core.errors import TokenExpired, Unauthorized
 
 ISSUER = "service-portal"
 AUDIENCE = "service-api"

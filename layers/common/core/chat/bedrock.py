@@ -10,7 +10,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from .model import ModelError, ModelRequest, TextDelta, Usage, estimate_tokens, request_chars
+from core.chat.model import ModelError, ModelRequest, TextDelta, Usage, estimate_tokens, request_chars
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class BedrockModel:
 
     def stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
         """The reply, traced as one X-Ray subsegment from the call to the stream's end (when tracing is on)."""
-        from .. import observability  # deferred, as botocore is: importing this module stays light
+        from core import observability  # deferred, as botocore is: importing this module stays light
 
         with observability.subsegment("bedrock.converse_stream"):
             yield from self._stream(request)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from time import sleep
 
-from .model import (
+from core.chat.model import (
     AgentContext,
     ContextItem,
     ContextPost,

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any, Literal
 
-from ..models.documents import parse_site
-from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord
-from .model import AgentContext, ContextItem, ContextPost, Message
+from core.chat.model import AgentContext, ContextItem, ContextPost, Message
+from core.models.documents import parse_site
+from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord
 
 MAX_ITEMS = 30
 MAX_POSTS = 12

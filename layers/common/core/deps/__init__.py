@@ -14,12 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import aws
-from ..lambda_runtime import snapstart
-from ..settings import get_settings
-from . import registry
-from .brain import chat, chat_model, key_authenticator, media, media_urls, read_plane
-from .portal import (
+from core import aws
+from core.deps import registry
+from core.deps.brain import chat, chat_model, key_authenticator, media, media_urls, read_plane
+from core.deps.portal import (
     credits,
     enqueue_purge,
     idempotency,
@@ -32,9 +30,11 @@ from .portal import (
     users,
     workspaces,
 )
-from .registry import per_container
-from .secrets import SECRET_MAX_AGE, SECRETS, media_url_secret, portal_secret
-from .shared import api_keys, billing
+from core.deps.registry import per_container
+from core.deps.secrets import SECRET_MAX_AGE, SECRETS, media_url_secret, portal_secret
+from core.deps.shared import api_keys, billing
+from core.lambda_runtime import snapstart
+from core.settings import get_settings
 
 __all__ = [
     "SECRET_MAX_AGE",
@@ -78,7 +78,7 @@ __all__ = [
 WRITER = ("agents", "authoring_access", "brands", "items", "objects", "posts", "uploads", "workflows",
           "workspace_settings", "writes")  # fmt: skip
 if TYPE_CHECKING:
-    from .authoring import (
+    from core.deps.authoring import (
         agents,
         authoring_access,
         brands,
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name in WRITER:
-        from . import authoring
+        from core.deps import authoring
 
         provider = globals()[name] = getattr(authoring, name)  # found here from now on: a test's swap holds
         return provider

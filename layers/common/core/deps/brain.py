@@ -9,24 +9,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import aws, deps
-from ..settings import get_settings
-from .registry import per_container
-from .secrets import media_url_secret
+from core import aws, deps
+from core.deps.registry import per_container
+from core.deps.secrets import media_url_secret
+from core.settings import get_settings
 
 if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
-    from ..chat.model import ChatModel
-    from ..services.chat import ChatService
-    from ..services.key_auth import KeyAuthenticator
-    from ..services.media import MediaService
-    from ..services.media_urls import MediaUrlService
-    from ..services.read_plane import ReadPlaneService
+    from core.chat.model import ChatModel
+    from core.services.chat import ChatService
+    from core.services.key_auth import KeyAuthenticator
+    from core.services.media import MediaService
+    from core.services.media_urls import MediaUrlService
+    from core.services.read_plane import ReadPlaneService
 
 
 @per_container
 def key_authenticator() -> KeyAuthenticator:
-    from ..repositories.rate_limits import RateLimitRepository
-    from ..services.key_auth import KeyAuthenticator
+    from core.repositories.rate_limits import RateLimitRepository
+    from core.services.key_auth import KeyAuthenticator
 
     settings = get_settings()
     limits = RateLimitRepository(aws.dynamodb(), settings.rate_limits_table)
@@ -35,16 +35,16 @@ def key_authenticator() -> KeyAuthenticator:
 
 @per_container
 def read_plane() -> ReadPlaneService:
-    from ..repositories.agents import AgentRepository
-    from ..services.read_plane import ReadPlaneService
+    from core.repositories.agents import AgentRepository
+    from core.services.read_plane import ReadPlaneService
 
     return ReadPlaneService(AgentRepository(aws.dynamodb(), get_settings().main_table))
 
 
 @per_container
 def media() -> MediaService:
-    from ..repositories.content import ObjectReader
-    from ..services.media import MediaService
+    from core.repositories.content import ObjectReader
+    from core.services.media import MediaService
 
     settings = get_settings()
     reader = ObjectReader(aws.s3(), settings.content_bucket)
@@ -53,7 +53,7 @@ def media() -> MediaService:
 
 @per_container
 def media_urls() -> MediaUrlService:
-    from ..services.media_urls import MediaUrlService
+    from core.services.media_urls import MediaUrlService
 
     return MediaUrlService(media_url_secret)
 
@@ -62,21 +62,21 @@ def media_urls() -> MediaUrlService:
 def chat_model() -> ChatModel:
     settings = get_settings()
     if settings.chat_model == "offline":
-        from ..chat.offline import OfflineModel
+        from core.chat.offline import OfflineModel
 
         return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000)
-    from ..chat.bedrock import BedrockModel
+    from core.chat.bedrock import BedrockModel
 
     return BedrockModel(aws.bedrock_runtime(), settings.bedrock_model_id)
 
 
 @per_container
 def chat() -> ChatService:
-    from ..repositories.agents import AgentRepository
-    from ..repositories.conversations import ConversationStore
-    from ..repositories.rate_limits import RateLimitRepository
-    from ..services.chat import ChatService
-    from ..services.rate_limit import SlidingWindowLimiter
+    from core.repositories.agents import AgentRepository
+    from core.repositories.conversations import ConversationStore
+    from core.repositories.rate_limits import RateLimitRepository
+    from core.services.chat import ChatService
+    from core.services.rate_limit import SlidingWindowLimiter
 
     settings = get_settings()
     return ChatService(

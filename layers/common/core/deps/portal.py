@@ -10,21 +10,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import aws, deps
-from ..settings import PlanLimits, get_settings
-from .registry import per_container
-from .secrets import portal_secret
+from core import aws, deps
+from core.deps.registry import per_container
+from core.deps.secrets import portal_secret
+from core.settings import PlanLimits, get_settings
 
 if TYPE_CHECKING:  # each accessor imports what it builds: a function loads the services it uses, no others
-    from ..mail import Mailer
-    from ..repositories.purge_queue import PurgeQueue
-    from ..repositories.users import UserRepository
-    from ..services.credits import CreditService
-    from ..services.idempotency import Idempotency
-    from ..services.identity import IdentityService
-    from ..services.key_admin import KeyAdminService
-    from ..services.purge import PurgeService
-    from ..services.workspaces import WorkspaceService
+    from core.mail import Mailer
+    from core.repositories.purge_queue import PurgeQueue
+    from core.repositories.users import UserRepository
+    from core.services.credits import CreditService
+    from core.services.idempotency import Idempotency
+    from core.services.identity import IdentityService
+    from core.services.key_admin import KeyAdminService
+    from core.services.purge import PurgeService
+    from core.services.workspaces import WorkspaceService
 
 
 def plan_of(plan: str) -> PlanLimits:
@@ -34,18 +34,18 @@ def plan_of(plan: str) -> PlanLimits:
 
 @per_container
 def users() -> UserRepository:
-    from ..repositories.users import UserRepository
+    from core.repositories.users import UserRepository
 
     return UserRepository(aws.dynamodb(), get_settings().main_table)
 
 
 @per_container
 def identity() -> IdentityService:
-    from ..auth.oidc import JwksCache
-    from ..repositories.rate_limits import RateLimitRepository
-    from ..services.identity import IdentityService
-    from ..services.rate_limit import SlidingWindowLimiter
-    from ..services.sign_in_mail import MailLimits
+    from core.auth.oidc import JwksCache
+    from core.repositories.rate_limits import RateLimitRepository
+    from core.services.identity import IdentityService
+    from core.services.rate_limit import SlidingWindowLimiter
+    from core.services.sign_in_mail import MailLimits
 
     settings = get_settings()
     jwks = {
@@ -67,7 +67,7 @@ def identity() -> IdentityService:
 
 @per_container
 def mailer() -> Mailer:
-    from ..mail import OutboxMailer, SesMailer
+    from core.mail import OutboxMailer, SesMailer
 
     settings = get_settings()
     if settings.mail_transport == "outbox":
@@ -77,7 +77,7 @@ def mailer() -> Mailer:
 
 @per_container
 def purge_queue() -> PurgeQueue:
-    from ..repositories.purge_queue import PurgeQueue
+    from core.repositories.purge_queue import PurgeQueue
 
     return PurgeQueue(aws.client("sqs"), get_settings().purge_queue_url)
 
@@ -89,8 +89,8 @@ def enqueue_purge(workspace_id: str, agent_id: str | None = None, *, delay_secon
 
 @per_container
 def workspaces() -> WorkspaceService:
-    from ..repositories.workspaces import WorkspaceRepository
-    from ..services.workspaces import WorkspaceService
+    from core.repositories.workspaces import WorkspaceRepository
+    from core.services.workspaces import WorkspaceService
 
     settings = get_settings()
     repo = WorkspaceRepository(aws.dynamodb(), settings.main_table)
@@ -102,7 +102,7 @@ def workspaces() -> WorkspaceService:
 
 @per_container
 def key_admin() -> KeyAdminService:
-    from ..services.key_admin import KeyAdminService
+    from core.services.key_admin import KeyAdminService
 
     settings = get_settings()
     return KeyAdminService(
@@ -114,8 +114,8 @@ def key_admin() -> KeyAdminService:
 @per_container
 def credits() -> CreditService:
     """The caller's balance and history (and, beneath them, the billing cycle of ``deps.billing()``)."""
-    from ..repositories.ledger import LedgerRepository
-    from ..services.credits import CreditService
+    from core.repositories.ledger import LedgerRepository
+    from core.services.credits import CreditService
 
     settings = get_settings()
     return CreditService(
@@ -127,17 +127,17 @@ def credits() -> CreditService:
 
 @per_container
 def idempotency() -> Idempotency:
-    from ..repositories.idempotency import IdempotencyRepository
-    from ..services.idempotency import Idempotency
+    from core.repositories.idempotency import IdempotencyRepository
+    from core.services.idempotency import Idempotency
 
     return Idempotency(IdempotencyRepository(aws.dynamodb(), get_settings().main_table))
 
 
 @per_container
 def purge() -> PurgeService:
-    from ..repositories.purge import ObjectVersionsRepository, PurgeRepository
-    from ..repositories.workspaces import WorkspaceRepository
-    from ..services.purge import PurgeService
+    from core.repositories.purge import ObjectVersionsRepository, PurgeRepository
+    from core.repositories.workspaces import WorkspaceRepository
+    from core.services.purge import PurgeService
 
     settings = get_settings()
     return PurgeService(

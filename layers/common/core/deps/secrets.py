@@ -10,9 +10,9 @@ import threading
 import time
 from collections.abc import Callable
 
-from .. import aws
-from ..settings import get_settings
-from .registry import track
+from core import aws
+from core.deps.registry import track
+from core.settings import get_settings
 
 SECRET_MAX_AGE = 300  # a rotated signing secret is picked up within five minutes
 

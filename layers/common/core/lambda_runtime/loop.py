@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterator
 from http.client import HTTPMessage
 from typing import Any, NoReturn
 
-from .. import observability
-from .chunked_post import ChunkedPost, ReaderGone
-from .context import Context
-from .response_stream import StreamBody, body_chunks, prelude
+from core import observability
+from core.lambda_runtime.chunked_post import ChunkedPost, ReaderGone
+from core.lambda_runtime.context import Context
+from core.lambda_runtime.response_stream import StreamBody, body_chunks, prelude
 
 API = "/2018-06-01/runtime"
 STREAMING = (

@@ -6,8 +6,8 @@ import ipaddress
 
 from pydantic import Field, field_validator
 
-from .base import ApiModel, RequestModel
-from .fields import Prompt
+from core.models.base import ApiModel, RequestModel
+from core.models.fields import Prompt
 
 _MAX_HISTORY_CHARS = 32_000
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .read_plane import SiteConfig, Suggestions, WrapConfig
+from core.models.read_plane import SiteConfig, Suggestions, WrapConfig
 
 WRAP_LAYOUTS = ("chat", "feed", "grid", "split")
 

@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import ApiModel
-from .management import ApiKey, MintedApiKey, Workspace
+from core.models.base import ApiModel
+from core.models.management import ApiKey, MintedApiKey, Workspace
 
 
 class Empty(ApiModel):

@@ -128,7 +128,7 @@ EMAIL_DOCUMENTED = f"^\\s*{EMAIL_PATTERN[1:-1]}\\s*$"  # as sent: whitespace aro
 
 
 def _origin(value: str) -> str:
-    from ..origins import normalize_origin
+    from core.origins import normalize_origin
 
     return normalize_origin(value)
 

@@ -6,8 +6,8 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from .kinds import RefType
-from .records import Record
+from core.models.kinds import RefType
+from core.models.records import Record
 
 
 class BalanceRecord(Record):

@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from .base import ApiModel, RequestModel
-from .fields import (
+from core.models.base import ApiModel, RequestModel
+from core.models.fields import (
     EMAIL_DOCUMENTED,
     EMAIL_PATTERN,
     QUERY_INT_MAX,
@@ -17,7 +17,7 @@ from .fields import (
     text_rules,
     whole_number_rules,
 )
-from .kinds import RefType, Role, WorkspaceOrigin, WorkspaceType
+from core.models.kinds import RefType, Role, WorkspaceOrigin, WorkspaceType
 
 
 class StorageConfig(ApiModel):

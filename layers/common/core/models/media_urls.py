@@ -6,9 +6,9 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from ..auth.media_signing import DEFAULT_SECONDS, MAX_SECONDS, MIN_SECONDS
-from .base import ApiModel, RequestModel
-from .fields import whole_number_rules
+from core.auth.media_signing import DEFAULT_SECONDS, MAX_SECONDS, MIN_SECONDS
+from core.models.base import ApiModel, RequestModel
+from core.models.fields import whole_number_rules
 
 MAX_PATHS = 50
 # A key as stored, never trimmed (a space is a legal character of an object key); the length in characters

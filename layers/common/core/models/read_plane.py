@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import ApiModel
-from .kinds import ItemKind, ItemOrigin, MediaType, PostKind
+from core.models.base import ApiModel
+from core.models.kinds import ItemKind, ItemOrigin, MediaType, PostKind
 
 
 class FeedPage(ApiModel):

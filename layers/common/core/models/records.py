@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from .kinds import ItemKind, ItemOrigin, PostKind, Role, WorkspaceOrigin, WorkspaceType
-from .read_plane import FeedPage
+from core.models.kinds import ItemKind, ItemOrigin, PostKind, Role, WorkspaceOrigin, WorkspaceType
+from core.models.read_plane import FeedPage
 
 
 class Record(BaseModel):

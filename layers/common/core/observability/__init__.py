@@ -26,9 +26,9 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 
-from ..lambda_runtime.response_stream import StreamBody
-from .catalogue import bounded_dimensions, unit_of
-from .tracing import subsegment, traced, tracing_enabled
+from core.lambda_runtime.response_stream import StreamBody
+from core.observability.catalogue import bounded_dimensions, unit_of
+from core.observability.tracing import subsegment, traced, tracing_enabled
 
 __all__ = [
     "count",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from .. import errors
+from core import errors
 
 # Why a credential was refused (the answer is always the same vague 401; the metric tells operators why).
 UNAUTHORIZED_REASONS = frozenset(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord, WorkspaceRecord
-from . import main_table as keys
-from .dynamo import batch_get, get_item, query_all, to_item
+from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord, WorkspaceRecord
+from core.repositories import main_table as keys
+from core.repositories.dynamo import batch_get, get_item, query_all, to_item
 
 
 class AgentRepository:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from ..errors import Conflict
-from ..models.records import ApiKeyRecord
-from .dynamo import batch_delete, from_item, query_all, to_item, translate_errors
+from core.errors import Conflict
+from core.models.records import ApiKeyRecord
+from core.repositories.dynamo import batch_delete, from_item, query_all, to_item, translate_errors
 
 
 class ApiKeyRepository:

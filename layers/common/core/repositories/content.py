@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..errors import NotFound, RangeNotSatisfiable
-from ..media_types import served_type
-from .dynamo import error_code, translate_errors
+from core.errors import NotFound, RangeNotSatisfiable
+from core.media_types import served_type
+from core.repositories.dynamo import error_code, translate_errors
 
 
 class ObjectChunks:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .dynamo import translate_errors
+from core.repositories.dynamo import translate_errors
 
 RESUMED_TURNS = 6  # a resumed thread brings back its last six turns (twelve messages)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import DomainError
+from core.errors import DomainError
 
 logger = logging.getLogger(__name__)
 BATCH_WRITE_LIMIT = 25

@@ -17,9 +17,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ..errors import Conflict, DomainError
-from . import main_table as keys
-from .dynamo import StorageUnavailable, from_item, to_item, translate_errors
+from core.errors import Conflict, DomainError
+from core.repositories import main_table as keys
+from core.repositories.dynamo import StorageUnavailable, from_item, to_item, translate_errors
 
 IN_PROGRESS_SECONDS = 60  # longer than any function's timeout: a crashed attempt's claim lapses
 CLAIMED = "#s = :progress AND attempt = :attempt"  # still this attempt's claim, not completed

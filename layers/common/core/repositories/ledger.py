@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InsufficientCredits
-from ..ids import new_id, now_iso
-from ..models.kinds import RefType
-from ..models.ledger import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
-from .dynamo import StorageUnavailable, from_item, query_all, to_item, translate_errors
-from .ledger_items import HOLD_SHARDS, LedgerItems, balance_sk, hold_sk, key, marker_sk
+from core.errors import InsufficientCredits
+from core.ids import new_id, now_iso
+from core.models.kinds import RefType
+from core.models.ledger import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
+from core.repositories.dynamo import StorageUnavailable, from_item, query_all, to_item, translate_errors
+from core.repositories.ledger_items import HOLD_SHARDS, LedgerItems, balance_sk, hold_sk, key, marker_sk
 
 EXPIRING_HOLDS_INDEX = "expiringHolds"
 CONFLICT_ATTEMPTS = 6

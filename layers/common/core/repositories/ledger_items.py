@@ -5,8 +5,8 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from ..models.ledger import HoldRecord, LedgerEntryRecord
-from .dynamo import to_item
+from core.models.ledger import HoldRecord, LedgerEntryRecord
+from core.repositories.dynamo import to_item
 
 HOLD_SHARDS = 8  # expiring holds are indexed across 8 partitions, so no single index key runs hot
 NEW = "attribute_not_exists(pk)"

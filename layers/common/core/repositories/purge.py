@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..models.records import PurgeRecord
-from . import main_table as keys
-from .dynamo import batch_delete, get_item, query_all, to_item, translate_errors
+from core.models.records import PurgeRecord
+from core.repositories import main_table as keys
+from core.repositories.dynamo import batch_delete, get_item, query_all, to_item, translate_errors
 
 PAGE = 500
 DELETE_BATCH = 1000  # DeleteObjects' limit, and ListObjectVersions' page

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .dynamo import translate_errors
+from core.repositories.dynamo import translate_errors
 
 MAX_DELAY = 900  # SQS's longest message delay
 

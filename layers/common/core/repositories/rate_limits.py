@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dynamo import from_av, to_av, translate_errors
+from core.repositories.dynamo import from_av, to_av, translate_errors
 
 NEWEST = "newest"
 

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Conflict, DomainError
-from .dynamo import StorageUnavailable, to_item, translate_errors
+from core.errors import Conflict, DomainError
+from core.repositories.dynamo import StorageUnavailable, to_item, translate_errors
 
 MAX_ITEMS = 100  # DynamoDB's limit per transaction
 CONFLICT_ATTEMPTS = 6

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..models.records import SessionRecord, UserRecord
-from . import main_table as keys
-from .dynamo import StorageUnavailable, cancelled_by_condition, from_item, to_item, translate_errors
+from core.models.records import SessionRecord, UserRecord
+from core.repositories import main_table as keys
+from core.repositories.dynamo import StorageUnavailable, cancelled_by_condition, from_item, to_item, translate_errors
 
 
 class UserRepository:

@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import Conflict, PlanLimitReached
-from ..models.records import AgentRecord, BrandRecord, MembershipRecord, PurgeRecord, UserRecord, WorkspaceRecord
-from . import main_table as keys
-from .dynamo import batch_delete, batch_get, batch_put, cancelled_by_condition, from_item, query_all, to_item
-from .dynamo import translate_errors as storage
+from core.errors import Conflict, PlanLimitReached
+from core.models.records import AgentRecord, BrandRecord, MembershipRecord, PurgeRecord, UserRecord, WorkspaceRecord
+from core.repositories import main_table as keys
+from core.repositories.dynamo import (
+    batch_delete,
+    batch_get,
+    batch_put,
+    cancelled_by_condition,
+    from_item,
+    query_all,
+    to_item,
+)
+from core.repositories.dynamo import translate_errors as storage
 
 
 class SlugTaken(Conflict):

@@ -14,13 +14,13 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .. import json_body, observability, origins
-from ..auth.bearer import authorization_count
-from ..errors import DomainError, PayloadTooLarge, Unauthorized, UnsupportedMediaType
-from ..powertools_rest import APIGatewayRestResolver, Response
-from ..settings import get_settings
-from .requests import header
-from .responses import error_response
+from core import json_body, observability, origins
+from core.auth.bearer import authorization_count
+from core.errors import DomainError, PayloadTooLarge, Unauthorized, UnsupportedMediaType
+from core.powertools_rest import APIGatewayRestResolver, Response
+from core.rest.requests import header
+from core.rest.responses import error_response
+from core.settings import get_settings
 
 logger = logging.getLogger("core.http")  # the name these lines have always been logged under
 

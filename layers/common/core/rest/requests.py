@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .. import json_body
-from ..errors import DomainError, ValidationFailed
-from ..powertools_rest import APIGatewayRestResolver
+from core import json_body
+from core.errors import DomainError, ValidationFailed
+from core.powertools_rest import APIGatewayRestResolver
 
 First = Callable[[], object] | None
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import observability
-from ..errors import MethodNotAllowed, NotFound
-from ..powertools_rest import APIGatewayRestResolver, NotFoundError, Response
-from .boundary import Authenticate, boundary_for
-from .responses import error_response, serialize
+from core import observability
+from core.errors import MethodNotAllowed, NotFound
+from core.powertools_rest import APIGatewayRestResolver, NotFoundError, Response
+from core.rest.boundary import Authenticate, boundary_for
+from core.rest.responses import error_response, serialize
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.typing import LambdaContext

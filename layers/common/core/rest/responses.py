@@ -9,10 +9,10 @@ from typing import Any
 from aws_lambda_powertools.shared.cookies import Cookie
 from pydantic import BaseModel
 
-from .. import observability
-from ..errors import DomainError
-from ..lambda_runtime.response_stream import StreamBody
-from ..powertools_rest import Response
+from core import observability
+from core.errors import DomainError
+from core.lambda_runtime.response_stream import StreamBody
+from core.powertools_rest import Response
 
 JSON = "application/json; charset=utf-8"
 

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .. import observability
-from ..ids import iso
-from ..models.kinds import RefType
-from ..models.ledger import HoldRecord, Outcome
-from . import ports
+from core import observability
+from core.ids import iso
+from core.models.kinds import RefType
+from core.models.ledger import HoldRecord, Outcome
+from core.services import ports
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import observability
-from ..chat.model import ChatModel, ModelRequest, Usage
-from ..chat.prompt import build_context, conversation, system_prompt
-from ..errors import NotFound, ValidationFailed
-from ..ids import new_id, now_iso
-from ..models.chat import ChatRequest
-from ..models.records import AgentRecord, BrandRecord, WorkspaceRecord
-from . import ports, together
-from .billing import Billing
-from .chat_stream import ChatStream
-from .rate_limit import SlidingWindowLimiter
+from core import observability
+from core.chat.model import ChatModel, ModelRequest, Usage
+from core.chat.prompt import build_context, conversation, system_prompt
+from core.errors import NotFound, ValidationFailed
+from core.ids import new_id, now_iso
+from core.models.chat import ChatRequest
+from core.models.records import AgentRecord, BrandRecord, WorkspaceRecord
+from core.services import ports, together
+from core.services.billing import Billing
+from core.services.chat_stream import ChatStream
+from core.services.rate_limit import SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
 Messages = list[tuple[str | None, str]]  # (role, text), oldest first

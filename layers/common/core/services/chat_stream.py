@@ -18,10 +18,10 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import observability
-from ..chat.model import ChatModel, ModelError, ModelRequest, TextDelta, Usage
-from ..models.ledger import HoldRecord
-from .billing import Billing
+from core import observability
+from core.chat.model import ChatModel, ModelError, ModelRequest, TextDelta, Usage
+from core.models.ledger import HoldRecord
+from core.services.billing import Billing
 
 logger = logging.getLogger(__name__)
 KEEPALIVE = object()

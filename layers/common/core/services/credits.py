@@ -9,15 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..models.management import (
-    CreditAmounts,
-    CreditBalance,
-    CreditHistory,
-    CreditHistoryQuery,
-    CreditLedgerEntry,
-)
-from . import ports, together
-from .billing import Billing, SweepReport
+from core.models.management import CreditAmounts, CreditBalance, CreditHistory, CreditHistoryQuery, CreditLedgerEntry
+from core.services import ports, together
+from core.services.billing import Billing, SweepReport
 
 __all__ = ["CreditService", "SweepReport"]
 

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..models.read_plane import FeedPost
+from core.models.read_plane import FeedPost
 
 FEED_CACHE_SECONDS = 5.0
 MAX_FEEDS = 256  # (agent, filter) pairs per container: about 256 x 60 KB at most

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ValidationFailed
-from ..ids import sha256_hex
-from ..repositories.idempotency import known_not_applied
-from . import ports
+from core.errors import ValidationFailed
+from core.ids import sha256_hex
+from core.repositories.idempotency import known_not_applied
+from core.services import ports
 
 MAX_KEY_LENGTH = 255
 

@@ -14,16 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from .. import observability
-from ..auth import portal_jwt
-from ..auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
-from ..errors import TokenExpired, Unauthorized, ValidationFailed
-from ..ids import new_id, now_iso, sha256_hex
-from ..mail import Mailer, Message
-from ..models.records import SessionRecord, UserRecord
-from . import ports
-from .rate_limit import SlidingWindowLimiter
-from .sign_in_mail import EMAIL, MailLimits, MailThrottle
+from core import observability
+from core.auth import portal_jwt
+from core.auth.oidc import JwksCache, VerifiedIdentity, verify_id_token
+from core.errors import TokenExpired, Unauthorized, ValidationFailed
+from core.ids import new_id, now_iso, sha256_hex
+from core.mail import Mailer, Message
+from core.models.records import SessionRecord, UserRecord
+from core.services import ports
+from core.services.rate_limit import SlidingWindowLimiter
+from core.services.sign_in_mail import EMAIL, MailLimits, MailThrottle
 
 SESSION_COOKIE = "session"
 INVALID_LINK = "This sign-in link is invalid, used or expired"

@@ -18,16 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..auth import api_keys
-from ..errors import ApiKeysNotAvailable, Conflict, NotFound
-from ..ids import new_id, now_iso
-from ..models.kinds import Role
-from ..models.management import ApiKey, MintedApiKey, MintKeyRequest
-from ..models.records import ApiKeyRecord, UserRecord, WorkspaceRecord
-from ..settings import PlanLimits
-from . import ports
-from .idempotency import Claim, Idempotency
-from .workspaces import WorkspaceService
+from core.auth import api_keys
+from core.errors import ApiKeysNotAvailable, Conflict, NotFound
+from core.ids import new_id, now_iso
+from core.models.kinds import Role
+from core.models.management import ApiKey, MintedApiKey, MintKeyRequest
+from core.models.records import ApiKeyRecord, UserRecord, WorkspaceRecord
+from core.services import ports
+from core.services.idempotency import Claim, Idempotency
+from core.services.workspaces import WorkspaceService
+from core.settings import PlanLimits
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")
 

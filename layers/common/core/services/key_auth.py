@@ -18,14 +18,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .. import observability, origins
-from ..auth import api_keys, media_signing
-from ..auth.bearer import bearer_token
-from ..errors import DomainError, OriginNotAllowed, SignedUrlInvalid, Unauthorized
-from ..ids import now_iso
-from ..models.records import ApiKeyRecord
-from . import ports, rate_limit
-from .rate_limit import RateStatus, SlidingWindowLimiter
+from core import observability, origins
+from core.auth import api_keys, media_signing
+from core.auth.bearer import bearer_token
+from core.errors import DomainError, OriginNotAllowed, SignedUrlInvalid, Unauthorized
+from core.ids import now_iso
+from core.models.records import ApiKeyRecord
+from core.services import ports, rate_limit
+from core.services.rate_limit import RateStatus, SlidingWindowLimiter
 
 logger = logging.getLogger(__name__)
 VAGUE_MESSAGE = "Invalid or missing API key"

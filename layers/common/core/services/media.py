@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from email.utils import format_datetime
 
-from .. import observability
-from ..errors import RangeNotSatisfiable
-from ..object_paths import checked_path, key_in_request_path
-from ..repositories.content import NotModified, StoredObject
-from . import ports, rate_limit
-from .media_http import capped_content_range, matches_any, requested_range, split_if_none_match
+from core import observability
+from core.errors import RangeNotSatisfiable
+from core.object_paths import checked_path, key_in_request_path
+from core.repositories.content import NotModified, StoredObject
+from core.services import ports, rate_limit
+from core.services.media_http import capped_content_range, matches_any, requested_range, split_if_none_match
 
 ROUTE = "/v1/r2"
 CHUNK_BYTES = 1024 * 1024  # bench/stream_memory.py: 128 KiB streamed at ~0.5x raw boto3, 1 MiB at ~0.6-0.7x

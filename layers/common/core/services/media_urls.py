@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ..auth import media_signing
-from ..ids import iso
-from ..models.media_urls import SignedMediaUrl
-from ..object_paths import checked_path
-from . import rate_limit
-from .media import ROUTE
+from core.auth import media_signing
+from core.ids import iso
+from core.models.media_urls import SignedMediaUrl
+from core.object_paths import checked_path
+from core.services import rate_limit
+from core.services.media import ROUTE
 
 _HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}(?::[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?")
 _EXECUTE_API = re.compile(r"[a-z0-9]+\.execute-api\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?", re.IGNORECASE)

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 # Only for the type checker: importing the models here would load them into every function that
 # imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
-    from ..models.kinds import RefType
-    from ..models.ledger import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
-    from ..models.records import (
+    from core.models.kinds import RefType
+    from core.models.ledger import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
+    from core.models.records import (
         AgentRecord,
         ApiKeyRecord,
         BrandRecord,
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
         WorkflowRecord,
         WorkspaceRecord,
     )
-    from ..repositories.content import NotModified, StoredObject
-    from ..repositories.rate_limits import Added, Buckets
-    from ..repositories.workspaces import Access
+    from core.repositories.content import NotModified, StoredObject
+    from core.repositories.rate_limits import Added, Buckets
+    from core.repositories.workspaces import Access
 
 
 # --- read plane

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from .. import observability
-from . import ports
+from core import observability
+from core.services import ports
 
 logger = logging.getLogger(__name__)
 SAFETY_MS = 30_000  # stop this long before the function's timeout

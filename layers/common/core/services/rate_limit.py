@@ -26,11 +26,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .. import observability
-from ..errors import RateLimited
-from ..repositories.rate_limits import Buckets
-from . import ports
-from .rate_shards import shard_count, shard_limits, shard_subject
+from core import observability
+from core.errors import RateLimited
+from core.repositories.rate_limits import Buckets
+from core.services import ports
+from core.services.rate_shards import shard_count, shard_limits, shard_subject
 
 WINDOW_SECONDS = 60
 BUCKETS = 60

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from ..errors import NotFound, ValidationFailed
-from ..models import documents
-from ..models.kinds import MediaType
-from ..models.read_plane import (
+from core.errors import NotFound, ValidationFailed
+from core.models import documents
+from core.models.kinds import MediaType
+from core.models.read_plane import (
     AgentMetadata,
     BrandRef,
     FeedPage,
@@ -18,9 +18,9 @@ from ..models.read_plane import (
     Suggestions,
     WrapConfig,
 )
-from ..models.records import AgentRecord, PostRecord
-from . import ports, together
-from .feed_cache import RecentFeeds
+from core.models.records import AgentRecord, PostRecord
+from core.services import ports, together
+from core.services.feed_cache import RecentFeeds
 
 logger = logging.getLogger(__name__)
 

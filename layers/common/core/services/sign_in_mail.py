@@ -10,9 +10,9 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from ..errors import RateLimited
-from ..ids import sha256_hex
-from .rate_limit import SlidingWindowLimiter
+from core.errors import RateLimited
+from core.ids import sha256_hex
+from core.services.rate_limit import SlidingWindowLimiter
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 

@@ -15,11 +15,11 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ValidationFailed
-from ..ids import new_id, now_iso
-from ..models.records import BrandRecord, MembershipRecord, WorkspaceRecord
-from ..repositories.workspaces import SlugTaken
-from . import ports
+from core.errors import ValidationFailed
+from core.ids import new_id, now_iso
+from core.models.records import BrandRecord, MembershipRecord, WorkspaceRecord
+from core.repositories.workspaces import SlugTaken
+from core.services import ports
 
 MAX_NAME = 80
 SLUG_ATTEMPTS = 20

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..errors import Forbidden, NotFound
-from ..ids import now_iso
-from ..models.kinds import Role
-from ..models.management import (
+from core.errors import Forbidden, NotFound
+from core.ids import now_iso
+from core.models.kinds import Role
+from core.models.management import (
     Account,
     Brand,
     CreateWorkspaceRequest,
@@ -18,11 +18,11 @@ from ..models.management import (
     Workspace,
     WorkspaceSummary,
 )
-from ..models.records import AgentRecord, MembershipRecord, UserRecord, WorkspaceRecord
-from ..settings import PlanLimits
-from . import ports, together
-from .idempotency import Idempotency
-from .workspace_create import create_workspace, validate_name
+from core.models.records import AgentRecord, MembershipRecord, UserRecord, WorkspaceRecord
+from core.services import ports, together
+from core.services.idempotency import Idempotency
+from core.services.workspace_create import create_workspace, validate_name
+from core.settings import PlanLimits
 
 
 @dataclass(frozen=True)

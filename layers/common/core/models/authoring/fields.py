@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
-from ...ids import iso
-from ...media_types import upload_type_problem
-from ...object_paths import path_problem
-from ..fields import Rules, text_rules
+from core.ids import iso
+from core.media_types import upload_type_problem
+from core.models.fields import Rules, text_rules
+from core.object_paths import path_problem
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 # An agent's or a brand's slug: lower-case ASCII words joined by single hyphens (as slugify makes them).

@@ -10,10 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from ..base import ApiModel, RequestModel
-from ..fields import QueryInt, name_rules, whole_number_rules
-from ..kinds import ItemKind, ItemOrigin, MediaType, PostKind
-from .fields import (
+from core.models.authoring.fields import (
     JsonDocument,
     JsonObject,
     ObjectKey,
@@ -25,6 +22,9 @@ from .fields import (
     UploadType,
     free_text_rules,
 )
+from core.models.base import ApiModel, RequestModel
+from core.models.fields import QueryInt, name_rules, whole_number_rules
+from core.models.kinds import ItemKind, ItemOrigin, MediaType, PostKind
 
 MAX_CHANNELS = 20
 MAX_PAGES = 20

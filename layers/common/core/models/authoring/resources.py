@@ -6,9 +6,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..base import ApiModel
-from ..management import Brand
-from ..read_plane import FeedPost, Item
+from core.models.base import ApiModel
+from core.models.management import Brand
+from core.models.read_plane import FeedPost, Item
 
 PostStatus = Literal["draft", "published"]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
-from ...models.records import AgentRecord, PurgeRecord, WorkflowRecord
-from .. import main_table as keys
-from ..dynamo import get_item, query_all, to_item
-from ..transactions import EXISTS, NEW, Also, Changed, Transaction
-from .versions import unchanged_since, update_fields, versioned
+from core.errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
+from core.models.records import AgentRecord, PurgeRecord, WorkflowRecord
+from core.repositories import main_table as keys
+from core.repositories.authoring.versions import unchanged_since, update_fields, versioned
+from core.repositories.dynamo import get_item, query_all, to_item
+from core.repositories.transactions import EXISTS, NEW, Also, Changed, Transaction
 
 SLUG_TAKEN = Conflict("slug: another agent of this workspace has it")
 CHANGED = Changed("The agent changed while this request was applied; read it again")

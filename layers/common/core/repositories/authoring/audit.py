@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...models.records import AuditRecord
-from .. import main_table as keys
-from ..dynamo import query_all, to_item
-from ..transactions import Also, Transaction
+from core.models.records import AuditRecord
+from core.repositories import main_table as keys
+from core.repositories.dynamo import query_all, to_item
+from core.repositories.transactions import Also, Transaction
 
 
 class AuditLog:

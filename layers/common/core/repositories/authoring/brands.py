@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import Conflict
-from ...models.records import BrandRecord
-from .. import main_table as keys
-from ..dynamo import get_item
-from ..transactions import EXISTS, IN_PROGRESS, NEW, Also, Changed, Transaction
-from .versions import unchanged_since, update_fields, versioned
+from core.errors import Conflict
+from core.models.records import BrandRecord
+from core.repositories import main_table as keys
+from core.repositories.authoring.versions import unchanged_since, update_fields, versioned
+from core.repositories.dynamo import get_item
+from core.repositories.transactions import EXISTS, IN_PROGRESS, NEW, Also, Changed, Transaction
 
 DEFAULT_MOVED = Conflict("The workspace's default brand changed while this request was applied; try again")
 NOT_IN_USE = "attribute_not_exists(agentCount) OR agentCount = :zero"  # brands and workflows alike

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import NotFound
-from ...models.records import ItemRecord
-from .. import main_table as keys
-from ..dynamo import batch_get, query_all, to_item
-from ..transactions import EXISTS, NEW, Also, Changed, Transaction
-from .versions import count_on_agent, unchanged_since, versioned
+from core.errors import NotFound
+from core.models.records import ItemRecord
+from core.repositories import main_table as keys
+from core.repositories.authoring.versions import count_on_agent, unchanged_since, versioned
+from core.repositories.dynamo import batch_get, query_all, to_item
+from core.repositories.transactions import EXISTS, NEW, Also, Changed, Transaction
 
 AGENT_GONE = NotFound("Agent not found")
 CHANGED = Changed("The item changed while this request was applied; read it again")

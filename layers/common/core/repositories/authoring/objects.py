@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ...media_types import served_type
-from ..dynamo import error_code, translate_errors
+from core.media_types import served_type
+from core.repositories.dynamo import error_code, translate_errors
 
 LIST_PAGE = 1000  # ListObjectsV2's most per request
 

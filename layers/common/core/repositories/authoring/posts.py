@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import NotFound
-from ...models.records import PostRecord
-from .. import main_table as keys
-from ..dynamo import from_item, get_item, to_item, translate_errors
-from ..transactions import EXISTS, NEW, Also, Changed, Transaction
-from .versions import count_on_agent, unchanged_since, versioned
+from core.errors import NotFound
+from core.models.records import PostRecord
+from core.repositories import main_table as keys
+from core.repositories.authoring.versions import count_on_agent, unchanged_since, versioned
+from core.repositories.dynamo import from_item, get_item, to_item, translate_errors
+from core.repositories.transactions import EXISTS, NEW, Also, Changed, Transaction
 
 AGENT_GONE = NotFound("Agent not found")
 CHANGED = Changed("The post changed while this request was applied; read it again")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import Conflict
-from ...models.records import UploadRecord
-from .. import main_table as keys
-from ..dynamo import StorageUnavailable, get_item, query_all, to_item
-from ..idempotency import known_not_applied
-from ..transactions import IN_PROGRESS, Also, Transaction
+from core.errors import Conflict
+from core.models.records import UploadRecord
+from core.repositories import main_table as keys
+from core.repositories.dynamo import StorageUnavailable, get_item, query_all, to_item
+from core.repositories.idempotency import known_not_applied
+from core.repositories.transactions import IN_PROGRESS, Also, Transaction
 
 
 class UploadLedger:

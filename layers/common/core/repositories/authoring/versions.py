@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .. import main_table as keys
-from ..transactions import EXISTS, Transaction
+from core.repositories import main_table as keys
+from core.repositories.transactions import EXISTS, Transaction
 
 
 def versioned[R: BaseModel](seen: int, new: R) -> R:

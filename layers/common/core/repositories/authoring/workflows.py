@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import Conflict
-from ...models.records import WorkflowRecord
-from .. import main_table as keys
-from ..dynamo import get_item, query_all, to_item
-from ..transactions import EXISTS, NEW, Also, Changed, Transaction
-from .brands import NOT_IN_USE
-from .versions import update_fields, versioned
+from core.errors import Conflict
+from core.models.records import WorkflowRecord
+from core.repositories import main_table as keys
+from core.repositories.authoring.brands import NOT_IN_USE
+from core.repositories.authoring.versions import update_fields, versioned
+from core.repositories.dynamo import get_item, query_all, to_item
+from core.repositories.transactions import EXISTS, NEW, Also, Changed, Transaction
 
 
 class WorkflowStore:

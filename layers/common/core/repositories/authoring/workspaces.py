@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import ValidationFailed
-from .. import main_table as keys
-from ..transactions import EXISTS, Also, Changed, Transaction
-from .brands import swap_default_flags
-from .versions import update_fields
+from core.errors import ValidationFailed
+from core.repositories import main_table as keys
+from core.repositories.authoring.brands import swap_default_flags
+from core.repositories.authoring.versions import update_fields
+from core.repositories.transactions import EXISTS, Also, Changed, Transaction
 
 
 class WorkspaceSettingsStore:

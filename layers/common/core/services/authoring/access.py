@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...errors import NotFound
-from ...models.kinds import Role
-from ...models.records import AgentRecord
-from ...settings import PlanLimits
-from ..workspaces import WorkspaceAccess, WorkspaceService
+from core.errors import NotFound
+from core.models.kinds import Role
+from core.models.records import AgentRecord
+from core.services.workspaces import WorkspaceAccess, WorkspaceService
+from core.settings import PlanLimits
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")
 

@@ -11,18 +11,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import NotFound, ValidationFailed
-from ...ids import new_id, now_iso
-from ...models.authoring.fields import document_size_problem
-from ...models.authoring.requests import AgentCreate, AgentUpdate, changes
-from ...models.authoring.resources import Agent
-from ...models.records import AgentRecord, PurgeRecord, WorkflowRecord
-from .. import ports as core_ports
-from .. import together
-from ..workspace_create import slugify
-from . import ports
-from .access import AuthoringAccess, found_agent
-from .writes import Author, Write, Writes, until_unchanged
+from core.errors import NotFound, ValidationFailed
+from core.ids import new_id, now_iso
+from core.models.authoring.fields import document_size_problem
+from core.models.authoring.requests import AgentCreate, AgentUpdate, changes
+from core.models.authoring.resources import Agent
+from core.models.records import AgentRecord, PurgeRecord, WorkflowRecord
+from core.services import ports as core_ports
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess, found_agent
+from core.services.authoring.writes import Author, Write, Writes, until_unchanged
+from core.services.workspace_create import slugify
 
 DOCUMENTS = {"wrap": "wrapJson", "site": "siteJson"}
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import Conflict
-from ...ids import new_id, now_iso
-from ...models.authoring.requests import BrandCreate, BrandUpdate, changes
-from ...models.management import Brand
-from ...models.records import BrandRecord
-from .. import together
-from ..workspace_create import slugify
-from . import ports
-from .access import AuthoringAccess, found
-from .writes import Author, Write, Writes, until_unchanged
+from core.errors import Conflict
+from core.ids import new_id, now_iso
+from core.models.authoring.requests import BrandCreate, BrandUpdate, changes
+from core.models.management import Brand
+from core.models.records import BrandRecord
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess, found
+from core.services.authoring.writes import Author, Write, Writes, until_unchanged
+from core.services.workspace_create import slugify
 
 KEEP_ONE_DEFAULT = "isDefault: a workspace always has a default brand: make another brand the default instead"
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ValidationFailed
-from ...ids import new_id, now_iso
-from ...models.authoring.requests import ItemCreate, ItemQuery, ItemUpdate, changes
-from ...models.authoring.resources import AgentItem
-from ...models.records import ItemRecord
-from ...repositories.authoring.objects import ObjectHead
-from .. import together
-from . import ports
-from .access import AuthoringAccess, found
-from .writes import Author, Write, Writes, until_unchanged
+from core.errors import ValidationFailed
+from core.ids import new_id, now_iso
+from core.models.authoring.requests import ItemCreate, ItemQuery, ItemUpdate, changes
+from core.models.authoring.resources import AgentItem
+from core.models.records import ItemRecord
+from core.repositories.authoring.objects import ObjectHead
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess, found
+from core.services.authoring.writes import Author, Write, Writes, until_unchanged
 
 
 def item_view(record: ItemRecord) -> AgentItem:

@@ -17,17 +17,17 @@ import binascii
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ...errors import DomainError, NotFound, ValidationFailed
-from ...ids import iso
-from ...models.authoring.requests import ObjectQuery
-from ...models.authoring.resources import ObjectDownload, ObjectPage, StoredObject
-from ...object_paths import checked_path, path_problem, path_refusal
-from ...repositories.authoring.objects import ObjectHead
-from ...settings import ALLOWED_R2_PREFIXES
-from .. import together
-from . import ports
-from .access import AuthoringAccess
-from .writes import Author, Write, Writes
+from core.errors import DomainError, NotFound, ValidationFailed
+from core.ids import iso
+from core.models.authoring.requests import ObjectQuery
+from core.models.authoring.resources import ObjectDownload, ObjectPage, StoredObject
+from core.object_paths import checked_path, path_problem, path_refusal
+from core.repositories.authoring.objects import ObjectHead
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess
+from core.services.authoring.writes import Author, Write, Writes
+from core.settings import ALLOWED_R2_PREFIXES
 
 DOWNLOAD_SECONDS = 300
 PAST_FOLDER = "/\U0010ffff"  # after every key of a folder: S3 orders keys by their UTF-8 bytes

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from ...models.records import (
+    from core.models.records import (
         AgentRecord,
         AuditRecord,
         BrandRecord,
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
         UploadRecord,
         WorkflowRecord,
     )
-    from ...repositories.authoring.objects import Listed, ObjectHead
-    from ...repositories.transactions import Also
+    from core.repositories.authoring.objects import Listed, ObjectHead
+    from core.repositories.transactions import Also
 
 
 class AuditLog(Protocol):

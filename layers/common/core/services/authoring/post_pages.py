@@ -14,12 +14,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ...errors import ValidationFailed
-from ...models.authoring.requests import PostQuery
-from ...models.authoring.resources import Post, PostPage
-from ...models.records import PostRecord
-from ...repositories import main_table as keys
-from .. import together
+from core.errors import ValidationFailed
+from core.models.authoring.requests import PostQuery
+from core.models.authoring.resources import Post, PostPage
+from core.models.records import PostRecord
+from core.repositories import main_table as keys
+from core.services import together
 
 Rows = tuple[list[tuple[str, PostRecord]], bool]  # (sort key, post) newest first, and whether more may follow
 Position = dict[str, Any]  # {"after": sort key | None, "done": bool}

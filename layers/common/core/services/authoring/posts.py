@@ -15,18 +15,18 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Protocol
 
-from ...errors import ValidationFailed
-from ...ids import iso, new_id, now_iso
-from ...models.authoring.requests import PostCreate, PostFields, PostQuery, PostUpdate, changes
-from ...models.authoring.resources import Post, PostPage
-from ...models.read_plane import FeedPage
-from ...models.records import PostRecord
-from .. import together
-from ..read_plane import to_feed_post
-from . import ports
-from .access import AuthoringAccess, found
-from .post_pages import merged_page
-from .writes import Author, Write, Writes, until_unchanged
+from core.errors import ValidationFailed
+from core.ids import iso, new_id, now_iso
+from core.models.authoring.requests import PostCreate, PostFields, PostQuery, PostUpdate, changes
+from core.models.authoring.resources import Post, PostPage
+from core.models.read_plane import FeedPage
+from core.models.records import PostRecord
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess, found
+from core.services.authoring.post_pages import merged_page
+from core.services.authoring.writes import Author, Write, Writes, until_unchanged
+from core.services.read_plane import to_feed_post
 
 
 def post_view(record: PostRecord) -> Post:

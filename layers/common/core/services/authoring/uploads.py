@@ -16,17 +16,17 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ...errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
-from ...ids import iso, new_id
-from ...models.authoring.requests import UploadRequest
-from ...models.authoring.resources import UploadTicket
-from ...models.records import UploadRecord
-from ...object_paths import checked_path
-from ...repositories.authoring.objects import Listed
-from .. import together
-from . import ports
-from .access import AuthoringAccess
-from .writes import Author, Write, Writes
+from core.errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
+from core.ids import iso, new_id
+from core.models.authoring.requests import UploadRequest
+from core.models.authoring.resources import UploadTicket
+from core.models.records import UploadRecord
+from core.object_paths import checked_path
+from core.repositories.authoring.objects import Listed
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess
+from core.services.authoring.writes import Author, Write, Writes
 
 # Signings of a workspace take turns on one counter: one that lost the turn counts again after a pause with full
 # jitter (a uniform wait up to 20 ms, doubling to at most 400 ms), so signers that collided do not collide again in

@@ -6,14 +6,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ...ids import new_id, now_iso
-from ...models.authoring.requests import WorkflowCreate, WorkflowUpdate, changes
-from ...models.authoring.resources import Workflow
-from ...models.records import WorkflowRecord
-from .. import together
-from . import ports
-from .access import AuthoringAccess, found
-from .writes import Author, Write, Writes, until_unchanged
+from core.ids import new_id, now_iso
+from core.models.authoring.requests import WorkflowCreate, WorkflowUpdate, changes
+from core.models.authoring.resources import Workflow
+from core.models.records import WorkflowRecord
+from core.services import together
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess, found
+from core.services.authoring.writes import Author, Write, Writes, until_unchanged
 
 
 def workflow_view(record: WorkflowRecord) -> Workflow:

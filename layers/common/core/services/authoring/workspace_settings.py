@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...ids import now_iso
-from ...models.authoring.requests import WorkspaceUpdate, changes
-from ...models.records import WorkspaceRecord
-from ..workspaces import WorkspaceService
-from . import ports
-from .access import AuthoringAccess
-from .writes import Author, Write, Writes, until_unchanged
+from core.ids import now_iso
+from core.models.authoring.requests import WorkspaceUpdate, changes
+from core.models.records import WorkspaceRecord
+from core.services.authoring import ports
+from core.services.authoring.access import AuthoringAccess
+from core.services.authoring.writes import Author, Write, Writes, until_unchanged
+from core.services.workspaces import WorkspaceService
 
 
 class WorkspaceSettingsService:

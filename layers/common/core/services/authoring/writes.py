@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ...ids import new_id, now_iso
-from ...models.records import AuditRecord
-from ...repositories.transactions import Also, Changed
-from ..idempotency import Claim, Idempotency
-from . import ports
+from core.ids import new_id, now_iso
+from core.models.records import AuditRecord
+from core.repositories.transactions import Also, Changed
+from core.services.authoring import ports
+from core.services.idempotency import Claim, Idempotency
 
 CHANGED_TRIES = 8
 

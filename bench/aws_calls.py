@@ -81,7 +81,7 @@ def calls_of(op: Operation) -> tuple[collections.Counter, collections.Counter]:
 @contextlib.contextmanager
 def feed_cache(seconds: float) -> Iterator[None]:
     """The per-container feed cache's lifetime set to ``seconds`` for the functions built within."""
-    from core.services import feed_cache as module
+    from core.posts import feed_cache as module
 
     saved, module.FEED_CACHE_SECONDS = module.FEED_CACHE_SECONDS, seconds
     try:

@@ -55,7 +55,7 @@ def stamped_model(marks: dict[str, float]) -> None:
 
 def in_process_turn(op: Operation, marks: dict[str, float]) -> dict[str, float]:
     """One turn through the handler, its body drained line by line: every stamp in ms from the request."""
-    from core.lambda_runtime.response_stream import StreamBody, body_chunks
+    from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module
 
     marks.clear()

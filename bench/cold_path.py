@@ -2,9 +2,9 @@
 
 A function's cold path is what a fresh execution environment pays before the first request's own work:
 the handler's import (a streaming function's runtime loop too), the services its first request builds
-(the ``core.deps`` accessors its handler calls and its plane's credential check: whatever they import
+(the providers its handler calls and its plane's credential check: whatever they import
 lazily is counted, so moving an import into an accessor is no gain here), ``import boto3``, the clients
-the function's IAM policies give it a use for (created by ``core.aws``, as its requests create them) and
+the function's IAM policies give it a use for (created by ``core.platform.aws``, as its requests create them) and
 its settings. Pydantic schemas built at a model's first use (``defer_build``) are not counted.
 
 The floor is ``import boto3`` + one DynamoDB client: no function that reads DynamoDB can start lighter.
@@ -70,17 +70,19 @@ SAM_POLICY_TEMPLATES = {
 
 
 def accessors_of(handler_source: str) -> tuple[str, ...]:
-    """The ``core.deps`` service accessors a handler's first request calls: its own, and its plane's credential
-    check (``key_authenticator`` for a brain_api, ``identity`` for an authenticated portal_api). Only the cached
-    builders: an accessor that calls AWS (a secret, a queue) is left to the request."""
-    names = re.findall(r"deps\.(\w+)\(", handler_source)
+    """The providers a handler's first request calls (``"core.posts.providers:writer"``): its own, and its plane's
+    credential check (the key check for a brain_api, the session check for an authenticated portal_api). Only the
+    cached builders: a provider that calls AWS (a secret, a queue) is left to the request."""
+    aliases = dict(re.findall(r"^from (core\.\w+) import providers as (\w+)$", handler_source, re.M))
+    names = [f"{package}.providers:{name}" for package, alias in aliases.items()
+             for name in re.findall(rf"\b{alias}\.(\w+)\(", handler_source)]  # fmt: skip
     if "brain_api(" in handler_source:
-        names.append("key_authenticator")
+        names.append("core.keys.providers:checker")
     if re.search(r"portal_api\((authenticated=True)?\)", handler_source):
-        names.append("identity")
+        names.append("core.identity.providers:service")
     builders = {
-        b
-        for f in (ROOT / "layers/common/core/deps").glob("*.py")
+        f"core.{f.parent.name}.providers:{b}"
+        for f in (ROOT / "layers/common/core").glob("*/providers.py")
         for b in re.findall(r"@per_container\ndef (\w+)\(", f.read_text())
     }
     return tuple(dict.fromkeys(name for name in names if name in builders))
@@ -116,7 +118,7 @@ def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str
         values = {
             "code": str(spec.code_uri),
             "layer": str(layer),
-            "runtime": "import core.lambda_runtime.loop\n" if spec.streaming else "",
+            "runtime": "import core.platform.lambda_runtime.loop\n" if spec.streaming else "",
             "module": module,
             "accessors": accessors,
             "services": services,

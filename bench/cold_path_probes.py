@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from bench.benchkit import ROOT
 
 FUNCTION_PROBE = """
-import sys, time
+import importlib, sys, time
 sys.path[:0] = [{code!r}, {layer!r}]
 start = time.process_time()
 {runtime}import {module}
-from core import aws, deps, settings
+from core.platform import aws, settings
 for accessor in {accessors!r}:
-    getattr(deps, accessor)()
+    provider, _, name = accessor.partition(":")
+    getattr(importlib.import_module(provider), name)()
 for service in {services!r}:
     aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
 settings.get_settings()
@@ -30,7 +31,7 @@ print((time.process_time() - start) * 1000)
 # The same cold path in stages, the floor's first, for where the time goes (the stages' order decides which
 # stage pays for a module two of them import; settings are part of "our code").
 STAGED_PROBE = """
-import json, sys, time
+import importlib, json, sys, time
 sys.path[:0] = [{code!r}, {layer!r}]
 stages, last = [], time.process_time()
 def stage(name):
@@ -39,19 +40,20 @@ def stage(name):
     stages.append((name, (now - last) * 1000))
     last = now
 import boto3
-from core import aws
+from core.platform import aws
 aws.client("dynamodb")
 stage("floor: import boto3 + DynamoDB client")
 from pydantic import BaseModel, Field
 class FirstModel(BaseModel):  # a model's first schema loads pydantic's schema machinery
     count: int = Field(1, ge=1)
 stage("pydantic: import, the first model's schema")
-import aws_lambda_powertools, core.observability
+import aws_lambda_powertools, core.platform.observability
 stage("Powertools: Logger, metrics")
 {runtime}import {module}
-from core import deps, settings
+from core.platform import settings
 for accessor in {accessors!r}:
-    getattr(deps, accessor)()
+    provider, _, name = accessor.partition(":")
+    getattr(importlib.import_module(provider), name)()
 settings.get_settings()
 stage("our code: handler, REST resolver, services, models, settings")
 for service in {services!r}:

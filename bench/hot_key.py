@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from bench.benchkit import command, finish, parser, table
 from bench.hot_key_measured import measured
-from core.services.rate_shards import shard_count, shard_limits
+from core.platform.rate_shards import shard_count, shard_limits
 
 WRITE_CEILING = 1_000  # WCU a second, one partition
 READ_CEILING = 3_000  # RCU a second, one partition
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         f"\n\nModel: one partition takes {WRITE_CEILING:,} WCU and {READ_CEILING:,} RCU a second; a counted "
         "request is 1 RCU + 1 WCU, a refused one 1 RCU (N=1) or none once its container knows every shard full; "
         f"{args.containers} containers. Shards hold at most 500 writes a second each "
-        "(`core.services.rate_shards`). 0.984x at or over the limit is the window's one-second conservatism "
+        "(`core.platform.rate_shards`). 0.984x at or over the limit is the window's one-second conservatism "
         "(60/61), not the sharding. A shard takes up to 1,000 writes a second, twice its share of the sustained "
         "rate: a burst beyond that (the limit is per minute, so a key may spend it in seconds) is throttled until "
         "the window fills (last row)."

@@ -11,8 +11,8 @@ import collections
 import os
 from typing import Any
 
-from core.services import rate_shards
-from core.services.rate_shards import shard_count
+from core.platform import rate_shards
+from core.platform.rate_shards import shard_count
 
 
 class CountingClient:
@@ -44,9 +44,9 @@ def measured(containers: int, limit: int = 600, shards: int = 20, flood: float =
     with mock_aws():
         import boto3
 
-        from core.errors import RateLimited
-        from core.repositories.rate_limits import RateLimitRepository
-        from core.services.rate_limit import SlidingWindowLimiter
+        from core.platform.errors import RateLimited
+        from core.platform.rate_limit import SlidingWindowLimiter
+        from core.platform.rate_limit_store import RateLimitStore
 
         db = boto3.client("dynamodb")
         for per_shard in (limit, limit / 60 / shards):  # one item (the baseline), then the shards
@@ -59,7 +59,7 @@ def measured(containers: int, limit: int = 600, shards: int = 20, flood: float =
             )  # fmt: skip
             client = CountingClient(db)
             limiters = [
-                SlidingWindowLimiter(RateLimitRepository(client, table_name), clock=lambda: 1_800_000_030.5)
+                SlidingWindowLimiter(RateLimitStore(client, table_name), clock=lambda: 1_800_000_030.5)
                 for _ in range(containers)
             ]
             admitted = refused = 0

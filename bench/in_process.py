@@ -4,7 +4,7 @@
 wrap/site documents; placeholder media bodies, so no ffmpeg) plus two large media objects;
 ``operations()`` names one request per brain endpoint; ``prepare()`` gives a function its environment and
 fresh clients from the default session (so a hook on that session sees every call it makes); ``invoke()``
-runs one request as ``core.lambda_runtime.loop`` does, draining a streamed body chunk by chunk.
+runs one request as ``core.platform.lambda_runtime.loop`` does, draining a streamed body chunk by chunk.
 """
 
 from __future__ import annotations
@@ -107,8 +107,9 @@ def operations(demo: dict[str, Any]) -> list[Operation]:
 
 
 def invoke(op: Operation, event: dict[str, Any]) -> tuple[int, int]:
-    """Status and body bytes; a streamed body is drained chunk by chunk and closed, as core.lambda_runtime.loop does."""
-    from core.lambda_runtime.response_stream import StreamBody, body_chunks
+    """Status and body bytes; a streamed body is drained chunk by chunk and closed, as
+    core.platform.lambda_runtime.loop does."""
+    from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module, stack
 
     spec = stack().functions()[op.function]
@@ -127,12 +128,12 @@ def invoke(op: Operation, event: dict[str, Any]) -> tuple[int, int]:
 
 
 def configure_logging() -> None:
-    """Log as on Lambda: Powertools' JSON lines where the layer uses it (core.observability), else the managed
+    """Log as on Lambda: Powertools' JSON lines where the layer uses it (core.platform.observability), else the managed
     runtime's JSON format for stdlib logging (core.lambda_logging, older layers), at Lambda's default level."""
     try:
         from core import lambda_logging  # type: ignore[attr-defined]
     except ImportError:
-        return  # core.observability routes the layer's loggers through Powertools, which writes to stdout itself
+        return  # core.platform.observability routes the layer's loggers through Powertools (it writes to stdout)
     lambda_logging.configure()
 
 
@@ -170,11 +171,11 @@ def prepare(op: Operation) -> Any:
     """The function's environment set, its cached clients dropped: the boto3 session its new clients come from."""
     import boto3
 
-    from core import deps
+    from core.platform import providers as platform_providers
     from tests.support.lambdas import stack
 
     os.environ.update(stack().functions()[op.function].environment | op.env)
-    deps.reset()
+    platform_providers.reset()
     boto3.setup_default_session()
     return boto3.DEFAULT_SESSION
 

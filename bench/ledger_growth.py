@@ -91,8 +91,8 @@ def _turns(turns: int, stack_name: str, *, table_copy: bool) -> tuple[list[float
     """Per turn (hold + settle), against a fresh ledger table: wall-clock ms, and moto's CPU ms."""
     import boto3
 
-    from core.models.ledger import HoldRecord
-    from core.repositories.ledger import LedgerRepository
+    from core.credits.records import HoldRecord
+    from core.credits.store import LedgerStore
     from local.emulator import create_resources, start_moto
     from local.template import Stack, load
 
@@ -107,7 +107,7 @@ def _turns(turns: int, stack_name: str, *, table_copy: bool) -> tuple[list[float
             )
             dynamodb = session.client("dynamodb", endpoint_url=endpoint)
             create_resources(stack, dynamodb, session.client("s3", endpoint_url=endpoint))
-            ledger = LedgerRepository(dynamodb, stack.physical_name("LedgerTable"))
+            ledger = LedgerStore(dynamodb, stack.physical_name("LedgerTable"))
             ledger.grant("acct_bench", 10 * turns + 10, "topup", "bench-topup", "bench")
             now = datetime.now(UTC)
             wall, cpu = [], []

@@ -48,7 +48,7 @@ sys.path[:0] = [{code!r}, {layer!r}]
 start = time.perf_counter()
 {runtime}import {module}
 import boto3
-from core import aws, settings
+from core.platform import aws, settings
 aws.dynamodb()
 settings.get_settings()
 print((time.perf_counter() - start) * 1000)
@@ -75,7 +75,7 @@ def measure(stack: Stack, function: str, runs: int) -> tuple[float, float]:
     module = spec.handler.rsplit(".", 1)[0]
     source = PROBE.format(
         code=str(spec.code_uri), layer=str(ROOT / "layers" / "common"), module=module,
-        runtime="import core.lambda_runtime.loop\n" if spec.streaming else "",
+        runtime="import core.platform.lambda_runtime.loop\n" if spec.streaming else "",
     )  # fmt: skip
     ours, floor = [], []
     for _ in range(runs):

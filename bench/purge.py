@@ -40,7 +40,10 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     with mock_aws():
         import boto3
 
-        from core import aws, deps
+        from core.platform import aws
+        from core.platform import providers as platform_providers
+        from core.purge import providers as purge_providers
+        from core.workspaces import providers as workspaces_providers
         from local.emulator import create_resources
         from local.template import Stack, load
 
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         os.environ["PURGE_SETTLE_SECONDS"] = "0"
         dynamodb, objects = boto3.client("dynamodb"), boto3.client("s3")
         create_resources(stack, dynamodb, objects, secrets=boto3.client("secretsmanager"), sqs=boto3.client("sqs"))
-        deps.reset()
+        platform_providers.reset()
         bucket = stack.physical_name("ContentBucket")
 
         from tests.support.seed import Seeder
@@ -71,12 +74,12 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         s3 = aws.s3()  # the cached client the purge uses: count what it asks of S3
         s3.meta.events.register("before-call.s3", lambda **_: calls.__setitem__("s3", calls["s3"] + 1))
 
-        deps.workspaces().delete(owner.id, doomed.id)
+        workspaces_providers.service().delete(owner.id, doomed.id)
         passes, started = 0, time.perf_counter()
         while True:
             passes += 1
             deadline = time.monotonic() + args.budget_ms / 1000
-            result = deps.purge().purge(doomed.id, partial(_remaining_ms, deadline))
+            result = purge_providers.service().purge(doomed.id, partial(_remaining_ms, deadline))
             if result.finished:
                 break
         elapsed = time.perf_counter() - started

@@ -6,7 +6,7 @@ trips cost on Lambda and compete with our threads for the GIL. So each operation
 record every answer, and the timed requests are then answered from that recording by a botocore
 ``before-call`` hook that first sleeps ``--latency-ms`` in the calling thread (calls issued together wait at
 the same time; botocore still builds and signs each request, only the wire and parsing are replaced). Each
-operation runs alternately with ``core.services.together.run`` as shipped (``concurrently``) and as
+operation runs alternately with ``core.platform.together.run`` as shipped (``concurrently``) and as
 ``in_order`` (the same calls one after another: the baseline, measured in the same run). A chat turn is timed
 to its first line (the stream's ``start``, sent once the turn's reads and hold are done) and to its end; the
 feed's per-container cache is off, so every request reads. Medians of ``--runs`` requests, demo data.
@@ -35,8 +35,8 @@ TIMED = ("agent", "feed (120 of 168 posts)", "items", "suggestions", "chat turn 
 
 
 def timed(op: Operation) -> tuple[float, float]:
-    """(ms to the first body chunk, ms to the end) of one request, drained as core.lambda_runtime.loop does."""
-    from core.lambda_runtime.response_stream import StreamBody, body_chunks
+    """(ms to the first body chunk, ms to the end) of one request, drained as core.platform.lambda_runtime.loop does."""
+    from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module, stack
 
     entry = getattr(handler_module(op.function), stack().functions()[op.function].handler.rsplit(".", 1)[1])
@@ -89,7 +89,8 @@ class Replay:
 
 
 def measure(op: Operation, runs: int, latency: float) -> dict[str, Any]:
-    from core.services import feed_cache, together
+    from core.platform import together
+    from core.posts import feed_cache
 
     feed_cache.FEED_CACHE_SECONDS = 0  # every feed request reads
     replay = Replay(latency)

@@ -12,19 +12,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.auth.api_keys import generate
-from core.ids import new_id, now_iso
-from core.models.records import AgentRecord, ItemRecord, PostRecord, UserRecord, WorkflowRecord
-from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.authoring.agents import AgentStore
-from core.repositories.authoring.items import ItemStore
-from core.repositories.authoring.posts import PostStore
-from core.repositories.ledger import LedgerRepository
-from core.repositories.transactions import Also
-from core.repositories.users import UserRepository
-from core.repositories.workspaces import WorkspaceRepository
-from core.services.key_admin import key_record
-from core.services.workspace_create import create_workspace
+from core.agents.records import AgentRecord
+from core.agents.write_store import AgentStore
+from core.credits.store import LedgerStore
+from core.identity.records import UserRecord
+from core.identity.store import UserStore
+from core.items.records import ItemRecord
+from core.items.write_store import ItemStore
+from core.keys.admin import key_record
+from core.keys.key_format import generate
+from core.keys.store import ApiKeyStore
+from core.platform.ids import new_id, now_iso
+from core.platform.transactions import Also
+from core.posts.records import PostRecord
+from core.posts.write_store import PostStore
+from core.workflows.records import WorkflowRecord
+from core.workspaces.create import create_workspace
+from core.workspaces.store import WorkspaceStore
 from local.template import ROOT
 
 BUNDLE = ROOT / "examples" / "northwind-barista"
@@ -44,13 +48,13 @@ def _object(path: str) -> tuple[bytes, str]:
 
 def seed_example(db: Any, s3: Any, *, main_table: str, api_keys_table: str, ledger_table: str, bucket: str) -> dict:
     now = now_iso()
-    owner = UserRepository(db, main_table).create(
+    owner = UserStore(db, main_table).create(
         UserRecord(id=new_id("usr"), email="ava@northwind.example", name="Ava", plan="pro", created_at=now)
     )
-    ws = create_workspace(WorkspaceRepository(db, main_table), owner.id, "Northwind Coffee", 5)
+    ws = create_workspace(WorkspaceStore(db, main_table), owner.id, "Northwind Coffee", 5)
     raw = generate()
-    ApiKeyRepository(db, api_keys_table).put(key_record(raw, ws.id, "Bench key"))
-    LedgerRepository(db, ledger_table).grant(owner.id, 1_000_000, "topup", new_id("top"), "Bench credits")
+    ApiKeyStore(db, api_keys_table).put(key_record(raw, ws.id, "Bench key"))
+    LedgerStore(db, ledger_table).grant(owner.id, 1_000_000, "topup", new_id("top"), "Bench credits")
     spec = _read("agent.json")
     workflow = WorkflowRecord(id=new_id("wf"), workspace_id=ws.id, name=spec["name"], created_at=now, updated_at=now,
                               suggestions_json=json.dumps(_read("suggestions.json")))  # fmt: skip

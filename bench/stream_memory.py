@@ -34,12 +34,13 @@ from local.process import moto_client, running  # noqa: E402
 
 
 def function_pids(name: str) -> list[int]:
-    """Runtime processes (``python -m core.lambda_runtime``, the stream-bootstrap's) of the emulated containers of
+    """Runtime processes (``python -m core.platform.lambda_runtime``, the stream-bootstrap's) of the emulated
+    containers of
     function ``name``."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if not proc.name.isdigit() or b"core.lambda_runtime" not in (proc / "cmdline").read_bytes():
+            if not proc.name.isdigit() or b"core.platform.lambda_runtime" not in (proc / "cmdline").read_bytes():
                 continue
             if f"AWS_LAMBDA_FUNCTION_NAME={name}".encode() in (proc / "environ").read_bytes():
                 found.append(int(proc.name))

@@ -53,7 +53,7 @@ def timed(op: Operation, runs: int) -> tuple[list[float], list[float]]:
 
 def profiled(op: Operation, runs: int) -> list[list[object]]:
     """Our code's top entries by own cumulative time (bench/own_time.py): [function, calls, ms] per request."""
-    from core.services import together
+    from core.platform import together
 
     profile = cProfile.Profile()
     # cProfile sees every thread (sys.monitoring) but files a worker thread's calls under whatever frame the main

@@ -45,7 +45,7 @@ def signed_in(demo: dict[str, Any]) -> Any:
     """The demo's owner signed in through the portal (its mail to a throwaway outbox): a ``Studio`` on the demo."""
     import boto3
 
-    from core import deps
+    from core.platform import providers as platform_providers
     from tests.conftest import Aws
     from tests.support.authoring import Studio
     from tests.support.portal import Portal
@@ -54,12 +54,12 @@ def signed_in(demo: dict[str, Any]) -> Any:
     aws = Aws(*(session.client(name) for name in ("dynamodb", "s3", "secretsmanager", "sqs")))
     with tempfile.TemporaryDirectory() as outbox, captured_output():
         os.environ |= {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": outbox}
-        deps.reset()
+        platform_providers.reset()
         portal = Portal(aws, Path(outbox))
         who = portal.sign_in(demo["owner"])
     for name in ("MAIL_TRANSPORT", "OUTBOX_DIR"):
         os.environ.pop(name)
-    deps.reset()
+    platform_providers.reset()
     return Studio(portal, who, demo["id"])
 
 

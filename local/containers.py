@@ -1,7 +1,7 @@
 """Emulated Lambda containers: a bounded pool of worker processes per function.
 
 A buffered function runs in ``local.worker`` (a pipe protocol, ``local.container``); a streaming
-one in the layer's ``stream-bootstrap`` (``core.lambda_runtime.loop``, as on AWS) against its own local
+one in the layer's ``stream-bootstrap`` (``core.platform.lambda_runtime.loop``, as on AWS) against its own local
 Runtime API (``local.streaming_containers``, ``local.runtime_api``).
 """
 

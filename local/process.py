@@ -135,7 +135,8 @@ def moto_client(state_dir: Path, name: str) -> Any:
     import boto3
 
     runner = json.loads((state_dir / "runner.json").read_text())
-    # boto3-stubs type client() once per literal service name; this takes any name, and answers Any (as core.aws).
+    # boto3-stubs type client() once per literal service name; this takes any name, and answers Any (as
+    # core.platform.aws).
     return boto3.client(  # type: ignore[call-overload]
         name, endpoint_url=runner["awsEndpoint"], region_name=runner["region"],
         aws_access_key_id="local", aws_secret_access_key="local",  # noqa: S106 - moto takes any

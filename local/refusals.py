@@ -20,7 +20,7 @@ MAX_REQUEST_HEAD = 10240
 KNOWN_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 MAX_CHUNK_LINE = 1024
 
-# The application's vocabulary (core.errors) where it has the status, else the status's own name.
+# The application's vocabulary (core.platform.errors) where it has the status, else the status's own name.
 CODES = {
     400: ("Bad request", "BAD_REQUEST"),
     404: ("Not found", "NOT_FOUND"),

@@ -1,6 +1,6 @@
 """A local Lambda Runtime API, one per emulated streaming container (``local.containers``).
 
-``core.lambda_runtime.loop`` talks to it as to Lambda's: it long-polls ``/next``, then streams its
+``core.platform.lambda_runtime.loop`` talks to it as to Lambda's: it long-polls ``/next``, then streams its
 response as a chunked POST (prelude, eight NUL bytes, body, and trailers for an error
 raised mid-stream) or posts ``/error``; or it posts ``/init/error`` and exits. What
 arrives is handed at once to the gateway thread waiting on the ``Invocation``.
@@ -144,7 +144,9 @@ class _Handler(BaseHTTPRequestHandler):
         if action == "error":
             api.retire(self._error_text())
             return self._reply(202)
-        return self._stream(invocation)  # core.lambda_runtime.loop always streams: a buffered reply is not emulated
+        return self._stream(
+            invocation
+        )  # core.platform.lambda_runtime.loop always streams: a buffered reply is not emulated
 
     def _stream(self, invocation: Invocation) -> None:
         invocation.connection = self.connection

@@ -1,4 +1,4 @@
-"""An emulated streaming container: the layer's ``stream-bootstrap`` (``core.lambda_runtime.loop``, as on AWS)
+"""An emulated streaming container: the layer's ``stream-bootstrap`` (``core.platform.lambda_runtime.loop``, as on AWS)
 against a local Runtime API of its own (``local.runtime_api``)."""
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ class InvocationFailed(Exception):
 
 
 class StreamingContainer:
-    """Runs ``core.lambda_runtime.loop`` via the layer's ``stream-bootstrap``, the handler named as Lambda names it."""
+    """Runs ``core.platform.lambda_runtime.loop`` via the layer's ``stream-bootstrap``, the handler named as Lambda
+    names it."""
 
     def __init__(
         self,

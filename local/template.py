@@ -60,7 +60,9 @@ class FunctionSpec:
     timeout: int
     memory: int
     environment: dict[str, str] = field(default_factory=dict)
-    streaming: bool = False  # an Api event streams its response (runs core.lambda_runtime.loop, not local.worker)
+    streaming: bool = (
+        False  # an Api event streams its response (runs core.platform.lambda_runtime.loop, not local.worker)
+    )
 
 
 class Stack:

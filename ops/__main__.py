@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.ids import new_id
-from core.models.ledger import Outcome
-from core.repositories.ledger import LedgerRepository
-from core.repositories.users import UserRepository
-from core.settings import PLAN_LIMITS
+from core.credits.records import Outcome
+from core.credits.store import LedgerStore
+from core.identity.store import UserStore
+from core.platform.ids import new_id
+from core.platform.settings import PLAN_LIMITS
 
 LOCAL_STATE = Path(__file__).resolve().parent.parent / ".local"
 
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         return _smoke(args.stack, args.state_dir)
 
     dynamodb, tables = _deployed(args.stack) if args.stack else _local(args.state_dir)
-    users = UserRepository(dynamodb, tables["main"])
+    users = UserStore(dynamodb, tables["main"])
     user = users.find_by_email(args.email)
     if user is None:
         print(f"no user with e-mail {args.email} (they sign in once first)", file=sys.stderr)
@@ -106,9 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print("--credits must be a positive whole number", file=sys.stderr)
         return 2
     ref_id = args.ref_id or new_id("top")
-    outcome = LedgerRepository(dynamodb, tables["ledger"]).grant(
-        user.id, args.credits, args.type, ref_id, args.description
-    )
+    outcome = LedgerStore(dynamodb, tables["ledger"]).grant(user.id, args.credits, args.type, ref_id, args.description)
     applied = outcome is Outcome.APPLIED
     print(json.dumps({"userId": user.id, "credits": args.credits, "refId": ref_id, "applied": applied}))
     return 0

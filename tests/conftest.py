@@ -16,7 +16,7 @@ import botocore.loaders
 import botocore.session
 import pytest
 
-from core import deps
+from core.platform import providers as platform_providers
 from tests.support.lambdas import stack
 
 # Every log line the run writes is scanned for secrets; the run fails if one holds any (tests/support/log_scan.py).
@@ -26,7 +26,8 @@ pytest_plugins = ["tests.support.log_scan", "tests.support.iam_plugin"]
 
 # One botocore Loader per test process. Each Session makes its own, and the Loader caches the service models it parsed
 # per instance: moto's mock_aws starts every test on a new default session, and the functions' clients are made
-# anew after deps.reset(), so every test parsed the same ~20 JSON models again (0.16 s of a 0.24 s moto set-up).
+# anew after platform_providers.reset(), so every test parsed the same ~20 JSON models again (0.16 s of a 0.24 s moto
+# set-up).
 # The models are the same files: parsed once, shared, as they are between the clients of one session.
 botocore.session.create_loader = botocore.loaders.create_loader = functools.cache(botocore.loaders.create_loader)
 
@@ -60,9 +61,9 @@ def lambda_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     env = function_environment()
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    deps.reset()
+    platform_providers.reset()
     yield
-    deps.reset()
+    platform_providers.reset()
 
 
 @pytest.fixture
@@ -72,7 +73,7 @@ def as_function(monkeypatch: pytest.MonkeyPatch):
     def apply(logical_id: str) -> None:
         for name, value in stack().functions()[logical_id].environment.items():
             monkeypatch.setenv(name, value)
-        deps.reset()
+        platform_providers.reset()
 
     return apply
 
@@ -100,5 +101,5 @@ def aws() -> Iterator[Aws]:
 
         clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
         create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
-        deps.reset()
+        platform_providers.reset()
         yield clients

@@ -1,10 +1,10 @@
 """Demo data for the local runner: two workspaces with their people, keys and credits, and agents published from the
 bundles in ``examples/`` through the portal's API, as a user publishes them with ``workspace-client publish``.
 
-- Through the production create paths, in the tables: users (``UserRepository.create``, as sign-in), workspaces
+- Through the production create paths, in the tables: users (``UserStore.create``, as sign-in), workspaces
   (``create_workspace``, as the portal: slug claim, the owner's counted membership and the default brand in one
-  transaction), the extra member (``WorkspaceRepository.put_member``: no endpoint invites yet), API keys
-  (``key_record`` and ``ApiKeyRepository.put``, as mint) and credits (``LedgerRepository.grant``, as a top-up).
+  transaction), the extra member (``WorkspaceStore.put_member``: no endpoint invites yet), API keys
+  (``key_record`` and ``ApiKeyStore.put``, as mint) and credits (``LedgerStore.grant``, as a top-up).
 - Through the HTTP API, signed in as each owner (a magic link read from the runner's outbox): the workspace's
   own files (presigned POST uploads) and every agent, post, item and object of its bundles
   (``workspace_client.bundle.publish``, the command line's own code). Nothing the writer makes is inserted by hand.
@@ -24,16 +24,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.auth.api_keys import generate
-from core.ids import iso, new_id
-from core.models.records import MembershipRecord, UserRecord
-from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.ledger import LedgerRepository
-from core.repositories.users import UserRepository
-from core.repositories.workspaces import WorkspaceRepository
-from core.services.key_admin import key_record
-from core.services.workspace_create import create_workspace
-from core.settings import PLAN_LIMITS
+from core.credits.store import LedgerStore
+from core.identity.records import UserRecord
+from core.identity.store import UserStore
+from core.keys.admin import key_record
+from core.keys.key_format import generate
+from core.keys.store import ApiKeyStore
+from core.platform.ids import iso, new_id
+from core.platform.settings import PLAN_LIMITS
+from core.workspaces.create import create_workspace
+from core.workspaces.records import MembershipRecord
+from core.workspaces.store import WorkspaceStore
 
 from .bundles import ensure_media
 from .signed_in import owner_portal, upload
@@ -57,13 +58,13 @@ class Demo:
     def user(self, person: tuple[str, str], plan: str, created: str, **fields: Any) -> UserRecord:
         email, name = person
         user = UserRecord(id=new_id("usr"), email=email, name=name, plan=plan, created_at=created, **fields)
-        return UserRepository(self.db, self.main_table).create(user)
+        return UserStore(self.db, self.main_table).create(user)
 
     def workspace(self, spec: Spec, logo: bytes) -> dict[str, Any]:
         """The workspace, its people, key and credits in the tables; then its files and agents through the API."""
         created = iso_at(time.time() - 90 * DAY)
         owner = self.user(spec.owner, spec.plan, created)
-        repo = WorkspaceRepository(self.db, self.main_table)
+        repo = WorkspaceStore(self.db, self.main_table)
         ws = create_workspace(
             repo, owner.id, spec.name, PLAN_LIMITS[spec.plan].workspaces, slug=spec.slug, at=created,
             brand_fields={"palette": spec.palette, "font_family": spec.font},
@@ -74,11 +75,11 @@ class Demo:
             repo.put_member(MembershipRecord(id=new_id("mem"), workspace_id=ws.id, user_id=member.id, role="member",
                                              created_at=created))  # fmt: skip
         raw = generate()
-        ApiKeyRepository(self.db, self.api_keys_table).put(
+        ApiKeyStore(self.db, self.api_keys_table).put(
             key_record(raw, ws.id, "Demo key", rate_limit=spec.rate_limit, created_at=iso_at(time.time() - 3600))
         )
         if spec.credits:
-            LedgerRepository(self.db, self.ledger_table).grant(owner.id, spec.credits, "topup", new_id("top"),
+            LedgerStore(self.db, self.ledger_table).grant(owner.id, spec.credits, "topup", new_id("top"),
                                                                "Demo top-up")  # fmt: skip
         portal = owner_portal(self.portal_url, self.outbox, owner.email)
         if spec.store_conversations:

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.auth.api_keys import generate, hash_key
-from core.ids import now_iso
-from core.repositories.api_keys import ApiKeyRepository
-from core.services.key_admin import key_record
+from core.keys.admin import key_record
+from core.keys.key_format import generate, hash_key
+from core.keys.store import ApiKeyStore
+from core.platform.ids import now_iso
 
 # One page view asks for the wrap, the feed, a batch of signed media URLs and every media range it plays.
 PAGE_RATE_LIMIT = 600
@@ -32,7 +32,7 @@ def _origins(origin: str) -> list[str]:
 
 def page_key(dynamodb: Any, api_keys_table: str, kept: Path, workspace_id: str, origin: str) -> str:
     """The raw key the page at ``origin`` embeds: the kept one while its record exists, else a new one."""
-    keys = ApiKeyRepository(dynamodb, api_keys_table)
+    keys = ApiKeyStore(dynamodb, api_keys_table)
     known: dict[str, str] = json.loads(kept.read_text()) if kept.exists() else {}
     raw = known.get(origin)
     if raw and keys.get_by_hash(hash_key(raw)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
-    from core.errors import DomainError
+    from core.platform.errors import DomainError
 
 RATE_HEADERS = ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 
@@ -98,8 +98,8 @@ def plane_errors(
     """The errors every operation of the plane can answer, mirroring ``core.http``'s boundary: 413
     before anything, 415 for a body not declared JSON, 401 for two ``Authorization`` headers or a bad
     credential, the read plane's key limit (429) and a restricted key's origins (403), and 500 for anything
-    unexpected; 400 for a body, or an ``Idempotency-Key`` (``core.services.idempotency``), that is refused."""
-    from core import errors
+    unexpected; 400 for a body, or an ``Idempotency-Key`` (``core.platform.idempotency``), that is refused."""
+    from core.platform import errors
 
     found: list[type[DomainError]] = [
         errors.PayloadTooLarge, errors.UnsupportedMediaType, errors.Unauthorized, errors.DomainError,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from local.template import Route, Stack, load
 
 if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
-    from core.errors import DomainError
+    from core.platform.errors import DomainError
 
 PLANES = {"portal": "PortalApi", "brain": "BrainApi"}
 _PARAM = re.compile(r"\{([^}+]+)\+?\}")
@@ -21,7 +21,7 @@ _PARAM = re.compile(r"\{([^}+]+)\+?\}")
 
 @dataclass(frozen=True)
 class Contract:
-    """``core.contract.contract``'s keys, checked (an unknown key is a TypeError here, not a silent typo)."""
+    """``core.platform.contract.contract``'s keys, checked (an unknown key is a TypeError here, not a silent typo)."""
 
     summary: str
     response: Any = None

@@ -14,7 +14,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaV
 if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
     from pydantic._internal._dataclasses import PydanticDataclass  # where pydantic's own signatures take it from
 
-    from core.errors import DomainError
+    from core.platform.errors import DomainError
 
 REF = "#/components/schemas/{model}"
 
@@ -42,10 +42,10 @@ def _allows_null(json_schema: dict[str, Any]) -> bool:
 
 
 def resolve(reference: Any) -> Any:
-    """A model named by a string in a contract (``"envelopes.KeyList"``, under ``core.models``) or the model itself."""
+    """A model named by a string in a contract (``"keys.models.KeyList"``, under ``core``) or the model itself."""
     if isinstance(reference, str):
         module, _, name = reference.rpartition(".")
-        return getattr(importlib.import_module(f"core.models.{module}"), name)
+        return getattr(importlib.import_module(f"core.{module}"), name)
     return reference
 
 
@@ -105,7 +105,7 @@ def query_parameters(model: Any) -> list[dict[str, Any]]:
 
 def domain_errors() -> list[type[DomainError]]:
     """Every ``DomainError`` class the service defines (handlers imported first, so repositories' own are seen)."""
-    from core.errors import DomainError
+    from core.platform.errors import DomainError
 
     found: list[type[DomainError]] = []
     todo: list[type[DomainError]] = [DomainError]

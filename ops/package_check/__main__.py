@@ -47,7 +47,7 @@ def unpackaged_imports(package: Package) -> list[str]:
 
 def _probe(spec: FunctionSpec, layer: str) -> str | None:
     """Check 2 for one function: None when its handler imports from its folder, the layer and the stdlib alone."""
-    modules = [spec.handler.rsplit(".", 1)[0]] + (["core.lambda_runtime.loop"] if spec.streaming else [])
+    modules = [spec.handler.rsplit(".", 1)[0]] + (["core.platform.lambda_runtime.loop"] if spec.streaming else [])
     answer = subprocess.run(  # noqa: S603 - the bare interpreter and our own probe
         [*isolated(), str(PROBE), str(spec.code_uri), layer, *modules],
         capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")}, cwd=ROOT, check=False,

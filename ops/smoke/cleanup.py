@@ -13,10 +13,10 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from core.repositories import main_table as keys
-from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.dynamo import batch_delete, batch_get, query_all, to_item
-from core.repositories.purge import ObjectVersionsRepository, PurgeRepository
+from core.keys.store import ApiKeyStore
+from core.platform import main_table as keys
+from core.platform.dynamo import batch_delete, batch_get, query_all, to_item
+from core.purge.store import ObjectVersionStore, PurgeStore
 
 from .operator import Footprint
 from .recorder import idempotency_hashes
@@ -37,7 +37,7 @@ def clean_up(target: Target, footprint: Footprint) -> list[str]:
     ws, agent, slug, user = footprint.workspace_id, footprint.agent_id, footprint.workspace_slug, footprint.user_id
     if ws:
         always = lambda: True  # noqa: E731 - the purge repositories stop when told to; this run never does
-        objects, records = ObjectVersionsRepository(target.s3, target.bucket), PurgeRepository(db, main)
+        objects, records = ObjectVersionStore(target.s3, target.bucket), PurgeStore(db, main)
         attempt("objects", lambda: objects.delete_prefix(f"workspaces/{ws}/", keep_going=always))
         attempt("workspace records", lambda: records.delete_workspace_records(ws, always))
         if agent:  # the agent's partitions, even if the workspace item listing it is already gone
@@ -62,7 +62,7 @@ def clean_up(target: Target, footprint: Footprint) -> list[str]:
 
 
 def _delete_keys(target: Target, workspace_id: str) -> None:
-    api_keys = ApiKeyRepository(target.dynamodb, target.api_keys_table)
+    api_keys = ApiKeyStore(target.dynamodb, target.api_keys_table)
     api_keys.delete_many([record.key_hash for record in api_keys.list_for_workspace(workspace_id)])
 
 
@@ -120,8 +120,8 @@ def leftovers(target: Target, footprint: Footprint) -> list[str]:
             agent = footprint.agent_id
             partitions += [keys.posts_partition(agent), keys.feed_filters_partition(agent), keys.items_partition(agent)]
         left += [f"{main}: partition {pk}" for pk in partitions if _partition_keys(db, main, pk)]
-        if ApiKeyRepository(db, target.api_keys_table).list_for_workspace(ws):
+        if ApiKeyStore(db, target.api_keys_table).list_for_workspace(ws):
             left.append(f"keys of {ws}")
-        if ObjectVersionsRepository(target.s3, target.bucket).any_under(f"workspaces/{ws}/"):
+        if ObjectVersionStore(target.s3, target.bucket).any_under(f"workspaces/{ws}/"):
             left.append(f"objects under workspaces/{ws}/")
     return left

@@ -1,6 +1,6 @@
 """What only the operator may do, with the stack's own tables: a temporary user on a plan, a session, credits.
 
-The session is written exactly as the service writes one after a sign-in (``UserRepository.create_session``:
+The session is written exactly as the service writes one after a sign-in (``UserStore.create_session``:
 the session and its cookie pointer, keyed by the cookie's SHA-256), so no mail is sent and no endpoint of the
 service is bypassed or added: the portal JWT is then minted by the service itself, from the cookie, at
 ``POST /api/auth/api-token``. It takes write access to the main table, i.e. the operator's AWS credentials, never
@@ -15,10 +15,10 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
-from core.ids import new_id, now_iso, sha256_hex
-from core.models.records import SessionRecord, UserRecord
-from core.repositories.ledger import LedgerRepository
-from core.repositories.users import UserRepository
+from core.credits.store import LedgerStore
+from core.identity.records import SessionRecord, UserRecord
+from core.identity.store import UserStore
+from core.platform.ids import new_id, now_iso, sha256_hex
 
 from .target import Target
 
@@ -48,7 +48,7 @@ def new_footprint() -> Footprint:
 
 def create_user(target: Target, footprint: Footprint) -> str:
     """The temporary user, on ``PLAN``, and a live session; returns the raw ``session`` cookie value."""
-    users = UserRepository(target.dynamodb, target.main_table)
+    users = UserStore(target.dynamodb, target.main_table)
     user = UserRecord(id=new_id("usr"), email=footprint.email, name="Smoke test", plan=PLAN, created_at=now_iso())
     footprint.user_id = user.id  # before the write: a write that fails in doubt is cleaned up too
     if users.create(user).id != user.id:
@@ -66,6 +66,6 @@ def create_user(target: Target, footprint: Footprint) -> str:
 def grant(target: Target, footprint: Footprint, credits: int) -> None:
     """Credits for the chat (billed to the agent's owner), as ``ops grant`` gives them: one ledger top-up."""
     assert footprint.user_id is not None
-    LedgerRepository(target.dynamodb, target.ledger_table).grant(
+    LedgerStore(target.dynamodb, target.ledger_table).grant(
         footprint.user_id, credits, "topup", f"smoke-{footprint.run_id}", "Smoke test credits"
     )

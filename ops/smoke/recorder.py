@@ -2,7 +2,7 @@
 
 Every write the client sends carries an ``Idempotency-Key`` (the publish derives its own). The service keeps one
 record per key in the main table for a day, under ``sha256(scope|key)``, where the scope names the caller, the
-action and its target (``core/services/authoring/writes.py``, ``workspaces.py``, ``key_admin.py``). The records
+action and its target (``core/audit/writes.py``, ``workspaces.py``, ``key_admin.py``). The records
 are found by computing those hashes from what was sent: no table scan. ``scope_of`` mirrors the service's scopes
 for the writes the smoke makes; tests/e2e/test_smoke.py fails if one is missed (a record left behind).
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from core.ids import sha256_hex
+from core.platform.ids import sha256_hex
 
 from .operator import Footprint
 

@@ -4,7 +4,7 @@ bodies over their limits, markup in every text field, upload types a browser wou
 
 Controls: media keys are agent-relative and looked up under the agent's own folder when a post is published
 (``services/authoring/posts.py``), an item's ``r2Key`` must be under ``projects/<agentId>/`` and exist
-(``services/authoring/items.py``), both follow the r2 path rules (``core/object_paths.py``); documents are at most
+(``services/authoring/items.py``), both follow the r2 path rules (``core/objects/paths.py``); documents are at most
 64 KiB of compact JSON (``models/authoring/fields.py``) and a body at most 256 KiB (``core/http.py``); text is
 stored as sent and served as JSON (the widget puts it in ``textContent``); upload types are an allowlist
 (``UPLOAD_TYPES``); idempotency records are scoped to the caller (``services/authoring/writes.py``).

@@ -1,7 +1,7 @@
 """Uploads attacked over HTTP: paths the writer must not sign, then a valid ticket (a presigned S3 POST) bent into
 storing what it does not allow, posted to the runner's S3 endpoint as a browser posts a form.
 
-Controls: ``services/authoring/uploads.py`` (the r2 path rules and allowlist of ``core/object_paths.py``, the
+Controls: ``services/authoring/uploads.py`` (the r2 path rules and allowlist of ``core/objects/paths.py``, the
 workspace's prefix prepended, a ``projects/<agentId>/`` path only for an agent of the workspace), and the POST
 policy it signs (exact key, content type and size, a short expiry), which the runner checks as S3 does
 (``local/s3_post_policy.py``). Every refusal is checked against everything stored (``writer_attack.stored``:

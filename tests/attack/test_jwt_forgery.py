@@ -1,4 +1,4 @@
-"""Forged and tampered portal JWTs against the management plane (core/auth/portal_jwt.py, services/identity.py).
+"""Forged and tampered portal JWTs against the management plane (core/identity/portal_jwt.py, services/identity.py).
 
 Tokens that are validly signed with the service's own secret but wrong in exactly one claim show that each
 check holds by itself, not just the signature.

@@ -34,11 +34,11 @@ def test_a_consumed_link_cannot_be_used_again(service: LocalService) -> None:
 
 def test_an_expired_link_is_refused(service: LocalService) -> None:
     """A genuine link whose 15 minutes have passed (its stored expiry moved into the past, as time would)."""
-    from core.repositories.users import UserRepository
+    from core.identity.store import UserStore
     from local.template import Stack, load
 
     token = magic_token(service, "attack.late@example.org")
-    users = UserRepository(service.aws("dynamodb"), Stack(load()).physical_name("MainTable"))
+    users = UserStore(service.aws("dynamodb"), Stack(load()).physical_name("MainTable"))
     users.put_magic_token(hashlib.sha256(token.encode()).hexdigest(), "attack.late@example.org", int(time.time()) - 1)
     reply = verify(service, token)
     assert code(reply) == REFUSED and reply.header("set-cookie") is None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
+from core.platform.settings import Settings
 from tests.support.attack import post_json
 from tests.support.runner import LocalService, started_service
 

@@ -2,7 +2,7 @@
 
 Paths go out byte for byte (a raw socket: ``urllib`` would normalise some of them away). Each answer is its
 exact refusal (``400 INVALID_PATH``, ``403 PREFIX_NOT_ALLOWED`` or ``404 NOT_FOUND``) and never B's bytes.
-The control is ``core.services.media.object_path``: decode once, refuse traversal, control characters and
+The control is ``core.objects.service.object_path``: decode once, refuse traversal, control characters and
 backslashes, then prefix the key's own ``workspaces/<id>/`` (S3 keys are not paths: nothing resolves ``..``).
 """
 

@@ -1,12 +1,12 @@
 """The ``session`` cookie's flags (decisions.md: HttpOnly, SameSite=Lax, Path=/, 30 days, Secure except on
-plain-http local runs) and its end at logout (core/cookies.py, functions/portal/auth_*)."""
+plain-http local runs) and its end at logout (core/platform/cookies.py, functions/portal/auth_*)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.cookies import clear_session_cookie, session_cookie
-from core.settings import Settings
+from core.platform.cookies import clear_session_cookie, session_cookie
+from core.platform.settings import Settings
 from tests.support.attack import magic_token, portal, verify
 from tests.support.lambdas import stack
 from tests.support.runner import LocalService

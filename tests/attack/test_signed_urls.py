@@ -1,5 +1,5 @@
 """Signed media URLs, attacked over HTTP: tampering with each part, replays elsewhere, revoked keys, deleted
-workspaces, paths off the allowlist (core/auth/media_signing.py, services/key_auth.py ``authenticate_signed``).
+workspaces, paths off the allowlist (core/objects/signing.py, services/key_auth.py ``authenticate_signed``).
 
 Some URLs are forged with the runner's own secret (``<state_dir>/MediaUrlSecret.secret``), so a URL can be
 validly signed yet wrong in exactly one way, as a leaked secret or a confused signer would make it.
@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import pytest
 
-from core.auth import media_signing
+from core.objects import signing as media_signing
 from tests.support.attack import Cast, demo, portal
 from tests.support.runner import LocalService, Reply
 from tests.support.signed_urls import register_signatures

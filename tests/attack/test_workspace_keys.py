@@ -1,11 +1,12 @@
 """Workspace keys that must not authenticate: typos, forgeries, revoked keys, keys of a deleted workspace,
-and ambiguous ``Authorization`` headers (core/auth/api_keys.py, core/auth/bearer.py, services/key_auth.py)."""
+and ambiguous ``Authorization`` headers (core/keys/key_format.py, core/platform/rest/bearer.py,
+services/key_auth.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.auth.api_keys import generate, is_well_formed
+from core.keys.key_format import generate, is_well_formed
 from tests.support.attack import Cast, demo, portal, send
 from tests.support.runner import LocalService, Reply
 

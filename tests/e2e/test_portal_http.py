@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from core.auth.api_keys import is_well_formed
+from core.keys.key_format import is_well_formed
 from local.template import ROOT, Stack, load
 from tests.support.runner import LocalService, portal, sign_in
 

@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
-from core.auth.portal_jwt import issue
+from core.identity.portal_jwt import issue
 from tests.support.runner import LocalService
 
 pytestmark = pytest.mark.e2e

@@ -1,4 +1,5 @@
-"""A streamed route over real HTTP: local API Gateway → core.lambda_runtime.loop (via stream-bootstrap) → the probe.
+"""A streamed route over real HTTP: local API Gateway → core.platform.lambda_runtime.loop (via stream-bootstrap) →
+the probe.
 
 The stack is ``tests/support/streaming-template.yaml``; the probe streams NDJSON lines
 stamped with the time each was produced, so arrival can be compared with production.

@@ -19,10 +19,10 @@ from datetime import datetime
 from itertools import count
 from typing import Any
 
-from core.ids import new_id
-from core.repositories import main_table
-from core.repositories.dynamo import get_item, query_all, to_item
-from core.settings import get_settings
+from core.platform import main_table
+from core.platform.dynamo import get_item, query_all, to_item
+from core.platform.ids import new_id
+from core.platform.settings import get_settings
 from tests.faults.test_authoring_faults import (
     MEDIA,
     Answer,

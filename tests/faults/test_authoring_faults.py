@@ -19,17 +19,18 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.auth import portal_jwt
-from core.ids import new_id, now_iso, sha256_hex
-from core.models.records import PostRecord, SessionRecord
-from core.repositories import idempotency as idempotency_records
-from core.repositories import main_table
-from core.repositories.authoring.audit import AuditLog
-from core.repositories.dynamo import batch_delete, from_item
-from core.repositories.users import UserRepository
-from core.services.authoring.posts import post_view
-from core.settings import get_settings
+from core.audit.store import AuditStore
+from core.identity import portal_jwt
+from core.identity.records import SessionRecord
+from core.identity.store import UserStore
+from core.platform import idempotency_store as idempotency_records
+from core.platform import main_table
+from core.platform import providers as platform_providers
+from core.platform.dynamo import batch_delete, from_item
+from core.platform.ids import new_id, now_iso, sha256_hex
+from core.platform.settings import get_settings
+from core.posts.records import PostRecord
+from core.posts.writer import post_view
 from tests.support.fault_harness import World, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.feed_checks import AgentContent, agent_problems, assert_agent_content, read_agent
@@ -74,8 +75,13 @@ def signed_in(world: World, email: str) -> Session:
     user = world.portal.seed_user(email, plan="pro")
     token = secrets.token_urlsafe(32)
     session = SessionRecord(id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + 3600)
-    UserRepository(world.aws.dynamodb, get_settings().main_table).create_session(session, sha256_hex(token))
-    return Session(user.id, user.email, f"session={token}", portal_jwt.issue(deps.portal_secret(), user.id, session.id))
+    UserStore(world.aws.dynamodb, get_settings().main_table).create_session(session, sha256_hex(token))
+    return Session(
+        user.id,
+        user.email,
+        f"session={token}",
+        portal_jwt.issue(platform_providers.portal_secret(), user.id, session.id),
+    )
 
 
 def open_desk(world: World, *, post: str | None = None, idempotent: bool = False, media: tuple[str, ...] = ()) -> Desk:
@@ -109,7 +115,7 @@ def send(world: World, desk: Desk, function: str, *, body: Any = None, **params:
 
 def audited(world: World, desk: Desk, request_id: str) -> Counter[tuple[str, str]]:
     """(action, target) of each audit entry the request wrote."""
-    entries = AuditLog(world.aws.dynamodb, get_settings().main_table).newest(desk.workspace_id, 200)
+    entries = AuditStore(world.aws.dynamodb, get_settings().main_table).newest(desk.workspace_id, 200)
     return Counter((e.action, e.target) for e in entries if e.request_id == request_id)
 
 

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from core import deps
-from core.ids import new_id
-from core.repositories.workspaces import WorkspaceRepository
-from core.services import rate_limit
-from core.services.billing import Billing
-from core.settings import get_settings
+from core.credits import providers as credits_providers
+from core.credits.billing import Billing
+from core.platform import providers as platform_providers
+from core.platform import rate_limit
+from core.platform.ids import new_id
+from core.platform.settings import get_settings
+from core.workspaces.store import WorkspaceStore
 from tests.support.fault_harness import World, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import (
@@ -53,7 +54,7 @@ def sweep_past_expiry(world: World) -> None:
     """The scheduled sweeper, run as if every hold taken so far had expired."""
     later = Billing(ledger_repository(world.aws.dynamodb), hold_seconds=get_settings().hold_seconds,
                     clock=lambda: time.time() + get_settings().hold_seconds + 1)  # fmt: skip
-    world.monkeypatch.setattr(deps, "billing", cache(lambda: later))  # the sweeper's
+    world.monkeypatch.setattr(credits_providers, "billing", cache(lambda: later))  # the sweeper's
     context = LambdaContext(function_name="CreditHoldSweeperFunction")
     handler_module("CreditHoldSweeperFunction").lambda_handler({"source": "aws.scheduler"}, context)
 
@@ -69,11 +70,11 @@ class ChatScenario:
         world.monkeypatch.setenv("CHAT_MODEL", "offline")
         world.monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
         world.monkeypatch.setattr(rate_limit, "now", lambda: FROZEN)
-        deps.reset()
+        platform_providers.reset()
         seed = Seeder(world.aws.dynamodb)
         workspace = seed.workspace(seed.user(f"{new_id('o').lower()}@example.com", plan="pro"), "Shop")
         stored = workspace.model_copy(update={"store_conversations": True})  # the transcript is an S3 write
-        WorkspaceRepository(world.aws.dynamodb, get_settings().main_table).put_workspace(stored)
+        WorkspaceStore(world.aws.dynamodb, get_settings().main_table).put_workspace(stored)
         agent = seed.agent(workspace, slug="helper")
         seed.items(agent.id, [{"name": "Waxed rain jacket", "kind": "document", "folder": "catalogue"}])
         ledger_repository(world.aws.dynamodb).grant(workspace.owner_id, CREDITS, "topup", new_id("top"), "Top-up")

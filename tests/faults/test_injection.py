@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutError
 
-from core import aws
-from core.settings import get_settings
+from core.platform import aws
+from core.platform.settings import get_settings
 from tests.support.fault_harness import World
 from tests.support.fault_injection import CONDITIONAL, S3_SLOWDOWN, THROUGHPUT, Call, Plan, _timeouts
 

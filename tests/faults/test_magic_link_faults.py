@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from core.ids import new_id, sha256_hex
-from core.repositories.users import UserRepository
-from core.settings import get_settings
+from core.identity.store import UserStore
+from core.platform.ids import new_id, sha256_hex
+from core.platform.settings import get_settings
 from tests.support.fault_harness import World, answered, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
@@ -44,7 +44,7 @@ class MagicLinkScenario:
         if self.known_user:
             world.portal.seed_user(email)
         token = secrets.token_urlsafe(32)
-        UserRepository(world.aws.dynamodb, get_settings().main_table).put_magic_token(
+        UserStore(world.aws.dynamodb, get_settings().main_table).put_magic_token(
             sha256_hex(token), email, int(time.time()) + 900
         )
         return SignIn(email, token)

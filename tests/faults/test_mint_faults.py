@@ -13,15 +13,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from core import deps
-from core.auth import portal_jwt
-from core.auth.api_keys import hash_key
-from core.ids import new_id, now_iso, sha256_hex
-from core.models.records import SessionRecord, UserRecord
-from core.repositories import idempotency as idempotency_records
-from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.users import UserRepository
-from core.settings import get_settings
+from core.identity import portal_jwt
+from core.identity.records import SessionRecord, UserRecord
+from core.identity.store import UserStore
+from core.keys.key_format import hash_key
+from core.keys.store import ApiKeyStore
+from core.platform import idempotency_store as idempotency_records
+from core.platform import providers as platform_providers
+from core.platform.ids import new_id, now_iso, sha256_hex
+from core.platform.settings import get_settings
 from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult
@@ -54,8 +54,8 @@ def signed_in(world: World, user: UserRecord) -> Session:
     and its per-address and per-IP mail throttles would refuse a few hundred sign-ins from one test)."""
     token = secrets.token_urlsafe(32)
     session = SessionRecord(id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + 3600)
-    UserRepository(world.aws.dynamodb, get_settings().main_table).create_session(session, sha256_hex(token))
-    jwt = portal_jwt.issue(deps.portal_secret(), user.id, session.id)
+    UserStore(world.aws.dynamodb, get_settings().main_table).create_session(session, sha256_hex(token))
+    jwt = portal_jwt.issue(platform_providers.portal_secret(), user.id, session.id)
     return Session(user.id, user.email, f"session={token}", jwt)
 
 
@@ -94,9 +94,7 @@ class MintScenario:
             again = retry.json()["key"]["key"]
             assert raw is None or again == raw, "a retry of a minted key returned another key"
             raw = again
-        records = ApiKeyRepository(world.aws.dynamodb, get_settings().api_keys_table).list_for_workspace(
-            state.workspace_id
-        )
+        records = ApiKeyStore(world.aws.dynamodb, get_settings().api_keys_table).list_for_workspace(state.workspace_id)
         listed = world.portal.call("PortalKeysListFunction", token=state.owner.token,
                                    params={"workspaceId": state.workspace_id})  # fmt: skip
         assert listed.status == 200, listed.body

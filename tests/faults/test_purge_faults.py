@@ -13,11 +13,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.ids import new_id, now_iso
-from core.models.records import WorkspaceRecord
-from core.repositories import main_table
-from core.repositories.workspaces import WorkspaceRepository
-from core.settings import get_settings
+from core.platform import main_table
+from core.platform.ids import new_id, now_iso
+from core.platform.settings import get_settings
+from core.workspaces.records import WorkspaceRecord
+from core.workspaces.store import WorkspaceStore
 from tests.support.fault_harness import World, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import handler_module
@@ -92,7 +92,7 @@ class PurgeScenario:
         doomed = seed.workspace(owner, "Doomed")
         kept = seed.workspace(owner, "Kept", workspace_id=f"{doomed.id}x")  # shares the doomed id as a prefix
         state = Doomed(doomed.id, populated(world, seed, doomed), kept.id, populated(world, seed, kept))
-        assert WorkspaceRepository(world.aws.dynamodb, get_settings().main_table).delete(doomed, now_iso())
+        assert WorkspaceStore(world.aws.dynamodb, get_settings().main_table).delete(doomed, now_iso())
         return state
 
     def act(self, world: World, state: Doomed) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.ids import new_id
-from core.services import rate_limit
+from core.platform import rate_limit
+from core.platform.ids import new_id
 from tests.support.fault_harness import World, answered, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.lambdas import HttpResult

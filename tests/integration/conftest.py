@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.models.records import AgentRecord, WorkspaceRecord
+from core.agents.records import AgentRecord
+from core.platform import providers as platform_providers
+from core.workspaces.records import WorkspaceRecord
 from local.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
 from tests.support.boto_callers import watching
 from tests.support.chat import CHAT
@@ -39,7 +40,7 @@ def portal(aws: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Portal:
     """moto with the template's resources, mail written to ``tmp_path/outbox``."""
     monkeypatch.setenv("MAIL_TRANSPORT", "outbox")
     monkeypatch.setenv("OUTBOX_DIR", str(tmp_path / "outbox"))
-    deps.reset()
+    platform_providers.reset()
     return Portal(aws, tmp_path / "outbox")
 
 
@@ -77,7 +78,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """The clock of every rate limit (keys' and chat visitors'), frozen at the start of a window; tests move it."""
-    from core.services import rate_limit
+    from core.platform import rate_limit
 
     frozen = Clock()
     monkeypatch.setattr(rate_limit, "now", frozen)
@@ -95,4 +96,4 @@ def chat_environment(lambda_environment: None, monkeypatch: pytest.MonkeyPatch) 
             monkeypatch.setenv(name, value)
     monkeypatch.setenv("CHAT_MODEL", "offline")
     monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
-    deps.reset()
+    platform_providers.reset()

@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from core.services.feed_cache import FEED_CACHE_SECONDS
+from core.posts.feed_cache import FEED_CACHE_SECONDS
 from tests.support.feed_check import as_feed_post
 from tests.support.feed_checks import assert_agent_content
 from tests.support.load import (

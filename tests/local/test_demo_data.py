@@ -16,10 +16,15 @@ from typing import Any, get_args
 
 import pytest
 
-from core.auth.api_keys import display_prefix, hash_key, is_well_formed
-from core.models.kinds import PostKind
-from core.models.records import AgentRecord, ItemRecord, PostRecord, UserRecord, WorkflowRecord, WorkspaceRecord
-from core.repositories.dynamo import from_item
+from core.agents.records import AgentRecord
+from core.identity.records import UserRecord
+from core.items.records import ItemRecord
+from core.keys.key_format import display_prefix, hash_key, is_well_formed
+from core.platform.dynamo import from_item
+from core.platform.kinds import PostKind
+from core.posts.records import PostRecord
+from core.workflows.records import WorkflowRecord
+from core.workspaces.records import WorkspaceRecord
 from local.demo.specs import EXAMPLES
 from tests.support.lambdas import stack
 from tests.support.runner import LocalService, started_service

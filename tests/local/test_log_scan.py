@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.auth import api_keys
+from core.keys import key_format as api_keys
 from local.template import ROOT
 
 PROMPT = "Which cakes have no gluten at all?"
@@ -64,7 +64,7 @@ CASES = {
             try:
                 raise ValueError("model refused: " + os.environ["PLANTED_PROMPT"])
             except ValueError:
-                logging.getLogger("core.services.chat").exception("chat turn failed")
+                logging.getLogger("core.chat.service").exception("chat turn failed")
     """,
     "a key in a local runner's log file": """
         import os

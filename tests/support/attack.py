@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from core.auth import portal_jwt
+from core.identity import portal_jwt
 from tests.support.runner import LocalService, Reply
 
 JSON_TYPE = {"Content-Type": "application/json"}
@@ -171,12 +171,12 @@ def demo(service: LocalService) -> tuple[dict[str, Any], dict[str, Any]]:
 def add_member(service: LocalService, workspace_id: str, user_id: str, role: str) -> None:
     """Give a user a role in a workspace, written into the runner's moto through the layer's repository
     (the API has no invitation endpoint yet)."""
-    from core.ids import new_id, now_iso
-    from core.models.records import MembershipRecord
-    from core.repositories.workspaces import WorkspaceRepository
+    from core.platform.ids import new_id, now_iso
+    from core.workspaces.records import MembershipRecord
+    from core.workspaces.store import WorkspaceStore
     from local.template import Stack, load
 
-    repo = WorkspaceRepository(service.aws("dynamodb"), Stack(load()).physical_name("MainTable"))
+    repo = WorkspaceStore(service.aws("dynamodb"), Stack(load()).physical_name("MainTable"))
     repo.put_member(
         MembershipRecord(id=new_id("mem"), workspace_id=workspace_id, user_id=user_id, role=role, created_at=now_iso())
     )

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.models.records import AuditRecord
-from core.repositories import main_table
-from core.repositories.authoring.audit import AuditLog
-from core.settings import get_settings
+from core.audit.records import AuditRecord
+from core.audit.store import AuditStore
+from core.platform import main_table
+from core.platform.settings import get_settings
 from tests.support.lambdas import HttpResult, handler_module, invoke
 from tests.support.portal import (
     Portal,
@@ -166,7 +166,7 @@ class Studio:
 
     def audit(self, limit: int = 20) -> list[AuditRecord]:
         """The workspace's newest audit entries, newest first."""
-        return AuditLog(self.portal.aws.dynamodb, get_settings().main_table).newest(self.workspace_id, limit)
+        return AuditStore(self.portal.aws.dynamodb, get_settings().main_table).newest(self.workspace_id, limit)
 
     def partition(self, pk: str) -> list[str]:
         """The sort keys of a main-table partition, in order."""

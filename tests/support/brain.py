@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.services.key_auth import VAGUE_MESSAGE
+from core.keys.check import VAGUE_MESSAGE
 from tests.support.lambdas import HttpResult, invoke, sample_event, with_request
 
 UNAUTHORIZED = {"error": VAGUE_MESSAGE, "code": "UNAUTHORIZED"}

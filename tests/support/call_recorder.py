@@ -19,7 +19,7 @@ from typing import Any
 class Call:
     operation: str
     table: str  # the table's role ("main", "ledger", "keys", "rates"), "s3", or "" for other services
-    together: bool = field(default=False, compare=False)  # issued with others (core.services.together's pool)
+    together: bool = field(default=False, compare=False)  # issued with others (core.platform.together's pool)
 
     def __str__(self) -> str:
         return f"{self.operation}:{self.table}"

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from core.chat.offline import OfflineModel
-from core.ids import new_id
+from core.platform.ids import new_id
 from tests.support.brain import JSON
 from tests.support.lambdas import StreamedResult, invoke_streamed, sample_event, with_request
 from tests.support.ledger_checks import assert_consistent, entries, holds, ledger_items, ledger_repository

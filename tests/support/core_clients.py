@@ -1,4 +1,4 @@
-"""Hook into every boto3 client the layer builds (``core.aws.client``, cached per container)."""
+"""Hook into every boto3 client the layer builds (``core.platform.aws.client``, cached per container)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import pytest
 
 
 def wrap_core_clients(attach: Callable[[Any], Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pass each client ``core.aws.client`` builds through ``attach`` (which registers its hooks and returns it).
+    """Pass each client ``core.platform.aws.client`` builds through ``attach`` (which registers its hooks and returns
+    it).
 
-    The wrapper keeps ``cache_clear``, so ``deps.reset()`` still empties the client cache.
+    The wrapper keeps ``cache_clear``, so ``platform_providers.reset()`` still empties the client cache.
     """
-    from core import aws
+    from core.platform import aws
 
     original = aws.client
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.repositories.rate_limits import Added, Buckets
+from core.platform.rate_limit_store import Added, Buckets
 
 
 class FakeLimits:

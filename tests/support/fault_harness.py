@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 import pytest
 
-from core import deps
-from core.services import together
+from core.platform import providers as platform_providers
+from core.platform import together
 from tests.conftest import Aws, function_environment
 from tests.support.fault_injection import Call, Fault, Injector, Plan, attach_to_core_clients, faults_for
 from tests.support.lambdas import HttpResult, StreamedResult, stack
@@ -51,7 +51,7 @@ class World:
         attach_to_core_clients(self.injector, self.monkeypatch)
         # Reads a request issues together run one after another here, so each AWS call keeps its position.
         self.monkeypatch.setattr(together, "run", together.in_order)
-        deps.reset()
+        platform_providers.reset()
 
     @property
     def portal(self) -> Portal:
@@ -111,7 +111,7 @@ def lambda_moto() -> Iterator[tuple[pytest.MonkeyPatch, Aws]]:
             yield monkeypatch, clients
         finally:
             mock.stop()
-            deps.reset()
+            platform_providers.reset()
 
 
 def probe(scenario: Scenario) -> list[Call]:

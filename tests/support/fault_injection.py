@@ -1,4 +1,4 @@
-"""Counting the AWS calls of the service's own clients (``core.aws``) and failing the i-th one on purpose.
+"""Counting the AWS calls of the service's own clients (``core.platform.aws``) and failing the i-th one on purpose.
 
 The hook is botocore's ``before-call`` event: a handler that returns ``(http, parsed)`` stands in
 for the wire, so botocore itself turns the error into the exception class a real client raises
@@ -122,7 +122,7 @@ class Plan:
 
 
 class Injector:
-    """Attached to every client ``core.aws`` creates; counts (and may fail) calls only while armed."""
+    """Attached to every client ``core.platform.aws`` creates; counts (and may fail) calls only while armed."""
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
@@ -168,5 +168,5 @@ class Injector:
 
 
 def attach_to_core_clients(injector: Injector, monkeypatch: Any) -> None:
-    """Each client ``core.aws.client`` builds carries the injector."""
+    """Each client ``core.platform.aws.client`` builds carries the injector."""
     wrap_core_clients(injector.attach, monkeypatch)

@@ -7,7 +7,7 @@ the published ones (authoring.md, "Posts").
 - the portal's list of the agent's posts (every page), the author's view;
 - ``GET /v1/agent/{agentId}/feed`` unfiltered and with ``?channel=``, ``?category=`` and both, for every channel
   and category any post of the agent carries (drafts too, so a view that should be empty is asked for);
-- the posts and filter-copy partitions, key by key (``core.repositories.main_table``'s layout).
+- the posts and filter-copy partitions, key by key (``core.platform.main_table``'s layout).
 
 The feed's per-container cache is switched off by the fixture that builds a ``FeedCheck`` (``no_feed_cache``), so
 each read sees the table as the write left it.
@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.repositories import main_table
-from core.services import feed_cache
+from core.platform import main_table
+from core.platform import providers as platform_providers
+from core.posts import feed_cache
 from tests.support import brain
 from tests.support.authoring import Studio, agent_partitions
 
@@ -33,7 +33,7 @@ AUTHOR_ONLY = ("status", "updatedAt")  # what a Post adds to a FeedPost
 def no_feed_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every feed request reads the table (the cache would show a write up to FEED_CACHE_SECONDS late)."""
     monkeypatch.setattr(feed_cache, "FEED_CACHE_SECONDS", 0)
-    deps.reset()
+    platform_providers.reset()
 
 
 def as_feed_post(post: dict[str, Any]) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.repositories import main_table as keys
-from core.repositories.dynamo import from_item, query_all, to_item
+from core.platform import main_table as keys
+from core.platform.dynamo import from_item, query_all, to_item
 
 KEYS = ("pk", "sk")
 CANONICAL = "ID#"
@@ -67,7 +67,7 @@ def read_agent(
 ) -> AgentContent:
     """The agent's item and partitions; ``table`` defaults to the settings' main table."""
     if table is None:
-        from core.settings import get_settings
+        from core.platform.settings import get_settings
 
         table = get_settings().main_table
     workspace_id = workspace_id or _workspace_of(dynamodb, table, agent_id)

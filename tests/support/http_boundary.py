@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from core import deps, errors
-from core.services.key_auth import WorkspaceCaller
-from core.services.rate_limit import RateStatus
+from core.keys import providers as keys_providers
+from core.keys.check import WorkspaceCaller
+from core.platform import errors
+from core.platform.rate_limit import RateStatus
 from tests.support.lambdas import HttpResult, LambdaContext, sample_event, with_request
 
 RATE = RateStatus(limit=600, remaining=599, reset_seconds=42)
@@ -29,8 +30,9 @@ class FakeAuthenticator:
 
 
 def patch_key_authenticator(monkeypatch: pytest.MonkeyPatch, factory: Callable[[], Any]) -> None:
-    """Swap ``deps.key_authenticator``; cached like the original, so conftest's ``deps.reset()`` still works."""
-    monkeypatch.setattr(deps, "key_authenticator", functools.cache(factory))
+    """Swap ``keys_providers.checker``; cached like the original, so conftest's ``platform_providers.reset()`` still
+    works."""
+    monkeypatch.setattr(keys_providers, "checker", functools.cache(factory))
 
 
 def call(app: Any, event: dict[str, Any]) -> HttpResult:

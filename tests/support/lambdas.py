@@ -13,7 +13,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from core.lambda_runtime.response_stream import StreamBody, body_chunks
+from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
 from local.events import EVENTS_DIR
 from local.template import FunctionSpec, Stack, load
 from tests.support.iam_check import calling
@@ -176,7 +176,8 @@ class StreamedResult:
 
 
 def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None = None) -> StreamedResult:
-    """Invoke a streaming function and drain its body as ``core.lambda_runtime.loop`` does (closing it however it ends).
+    """Invoke a streaming function and drain its body as ``core.platform.lambda_runtime.loop`` does (closing it
+    however it ends).
 
     ``read``: stop after that many chunks, as when the reader goes away mid-stream.
     """
@@ -187,7 +188,8 @@ def invoke_streamed(logical_id: str, event: dict[str, Any], *, read: int | None 
 
 
 def drain(raw: dict[str, Any], *, read: int | None = None) -> StreamedResult:
-    """A streaming handler's result, read (up to ``read`` chunks) and closed, as ``core.lambda_runtime.loop`` does."""
+    """A streaming handler's result, read (up to ``read`` chunks) and closed, as
+    ``core.platform.lambda_runtime.loop`` does."""
     chunks: list[bytes] = []
     try:
         for chunk in body_chunks(raw):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.repositories.dynamo import query_all
-from core.repositories.ledger import LedgerRepository
-from core.settings import get_settings
+from core.credits.store import LedgerStore
+from core.platform.dynamo import query_all
+from core.platform.settings import get_settings
 
 
-def ledger_repository(dynamodb: Any) -> LedgerRepository:
-    return LedgerRepository(dynamodb, get_settings().ledger_table)
+def ledger_repository(dynamodb: Any) -> LedgerStore:
+    return LedgerStore(dynamodb, get_settings().ledger_table)
 
 
 def ledger_items(dynamodb: Any, account: str) -> list[dict[str, Any]]:

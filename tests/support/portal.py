@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from core.ids import new_id, now_iso
-from core.models.records import MembershipRecord, UserRecord, WorkspaceRecord
-from core.repositories.users import UserRepository
-from core.repositories.workspaces import WorkspaceRepository
-from core.settings import get_settings
+from core.identity.records import UserRecord
+from core.identity.store import UserStore
+from core.platform.ids import new_id, now_iso
+from core.platform.settings import get_settings
+from core.workspaces.records import MembershipRecord, WorkspaceRecord
+from core.workspaces.store import WorkspaceStore
 from tests.support.lambdas import HttpResult, LambdaContext, invoke, load_handler_module, sample_event, with_request
 
 JSON = "application/json; charset=utf-8"
@@ -82,12 +83,12 @@ class Portal:
         return invoke(function, event_for(function, **request))
 
     @property
-    def repo(self) -> WorkspaceRepository:
-        return WorkspaceRepository(self.aws.dynamodb, get_settings().main_table)
+    def repo(self) -> WorkspaceStore:
+        return WorkspaceStore(self.aws.dynamodb, get_settings().main_table)
 
     @property
-    def users(self) -> UserRepository:
-        return UserRepository(self.aws.dynamodb, get_settings().main_table)
+    def users(self) -> UserStore:
+        return UserStore(self.aws.dynamodb, get_settings().main_table)
 
     def mails(self, to: str | None = None) -> list[dict[str, Any]]:
         found = [json.loads(p.read_text()) for p in sorted(self.outbox.glob("*.json"))] if self.outbox.exists() else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.settings import get_settings
+from core.platform.settings import get_settings
 from tests.support.brain import JSON
 from tests.support.lambdas import StreamedResult, invoke_streamed, sample_event, with_request
 

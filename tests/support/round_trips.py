@@ -1,5 +1,5 @@
 """Round trips of a request: AWS calls one after another, where the reads a service issues together
-(``core.services.together.run``) count as one, however many they are.
+(``core.platform.together.run``) count as one, however many they are.
 
 ``RoundTrips.attach(monkeypatch)`` wraps ``together.run`` so each batch's span of the recorder's calls is known;
 ``count()`` then counts each call made outside a batch as one round trip and each batch that made a call as one.
@@ -24,7 +24,7 @@ class RoundTrips:
     spans: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of each batch in recorder.calls
 
     def attach(self, monkeypatch: pytest.MonkeyPatch) -> RoundTrips:
-        from core.services import together
+        from core.platform import together
 
         original = together.run
 

@@ -21,7 +21,8 @@ JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
 
 
 def s3_client(endpoint: str, access_key: str = "local", secret: str = "local") -> Any:  # noqa: S107 - moto's dummy
-    """An S3 client of moto at ``endpoint`` signing with SigV4 as ``core.aws`` makes it (the runner's credentials)."""
+    """An S3 client of moto at ``endpoint`` signing with SigV4 as ``core.platform.aws`` makes it (the runner's
+    credentials)."""
     return boto3.client(
         "s3", endpoint_url=endpoint, region_name="us-east-1", config=Config(signature_version="s3v4"),
         aws_access_key_id=access_key, aws_secret_access_key=secret,

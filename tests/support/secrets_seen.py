@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.auth.api_keys import DISPLAY_PREFIX_LENGTH
+from core.keys.key_format import DISPLAY_PREFIX_LENGTH
 
 SHAPES = {
-    "workspace key": re.compile(r"sk_ws_[0-9A-Za-z]{49}(?![0-9A-Za-z])"),  # core.auth.api_keys: prefix + 43 + 6
+    "workspace key": re.compile(r"sk_ws_[0-9A-Za-z]{49}(?![0-9A-Za-z])"),  # core.keys.key_format: prefix + 43 + 6
     "JWT": re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
     "session cookie": re.compile(r"\bsession=[A-Za-z0-9_-]{16,}"),
     "token parameter": re.compile(r"\btoken=[A-Za-z0-9_-]{16,}"),

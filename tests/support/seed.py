@@ -1,14 +1,14 @@
 """Small builders of test data, written by the code production writes with (so tests share its storage layout).
 
-Data with a production create path goes through it: users through ``UserRepository.create`` (sign-in),
+Data with a production create path goes through it: users through ``UserStore.create`` (sign-in),
 workspaces through ``create_workspace`` (the portal's create: slug claim, the owner's counted membership
 and the default brand, in the repository's transaction; so a seeded owner meets the plan limit as a
-signed-up one does), API keys as mint builds and stores them (``key_record``, ``ApiKeyRepository.put``), and
+signed-up one does), API keys as mint builds and stores them (``key_record``, ``ApiKeyStore.put``), and
 workflows, agents, posts and items through the writer's stores (``core.repositories.authoring``: the same
 transactions the authoring endpoints commit, counters and filter copies included). The stores are used
 without the services' checks, so a test may seed what no request could make: fixed ids and times, media
 keys that name no object, documents the read plane must survive. Members other than the owner are
-``WorkspaceRepository.put_member`` (no endpoint invites members yet).
+``WorkspaceStore.put_member`` (no endpoint invites members yet).
 """
 
 from __future__ import annotations
@@ -17,30 +17,28 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.auth.api_keys import generate
-from core.deps import plan_of
-from core.ids import new_id, now_iso
-from core.models.records import (
-    AgentRecord,
-    ItemRecord,
-    PostRecord,
-    UserRecord,
-    WorkflowRecord,
-    WorkspaceRecord,
-)
-from core.repositories import main_table as keys
-from core.repositories.api_keys import ApiKeyRepository
-from core.repositories.authoring.agents import AgentStore
-from core.repositories.authoring.items import ItemStore
-from core.repositories.authoring.posts import PostStore
-from core.repositories.authoring.workflows import WorkflowStore
-from core.repositories.dynamo import batch_put
-from core.repositories.transactions import Also
-from core.repositories.users import UserRepository
-from core.repositories.workspaces import WorkspaceRepository
-from core.services.key_admin import key_record
-from core.services.workspace_create import create_workspace
-from core.settings import get_settings
+from core.agents.records import AgentRecord
+from core.agents.write_store import AgentStore
+from core.identity.records import UserRecord
+from core.identity.store import UserStore
+from core.items.records import ItemRecord
+from core.items.write_store import ItemStore
+from core.keys.admin import key_record
+from core.keys.key_format import generate
+from core.keys.store import ApiKeyStore
+from core.platform import main_table as keys
+from core.platform.dynamo import batch_put
+from core.platform.ids import new_id, now_iso
+from core.platform.settings import get_settings
+from core.platform.transactions import Also
+from core.posts.records import PostRecord
+from core.posts.write_store import PostStore
+from core.workflows.records import WorkflowRecord
+from core.workflows.write_store import WorkflowStore
+from core.workspaces.create import create_workspace
+from core.workspaces.providers import plan_of
+from core.workspaces.records import WorkspaceRecord
+from core.workspaces.store import WorkspaceStore
 
 
 def stamp(n: int) -> str:
@@ -62,8 +60,8 @@ class Seeder:
         return self.dynamodb, get_settings().main_table
 
     @property
-    def _workspaces(self) -> WorkspaceRepository:
-        return WorkspaceRepository(self.dynamodb, get_settings().main_table)
+    def _workspaces(self) -> WorkspaceStore:
+        return WorkspaceStore(self.dynamodb, get_settings().main_table)
 
     def user(self, email: str, *, plan: str = "free", user_id: str | None = None) -> UserRecord:
         """A user as sign-in makes one (a taken e-mail gives back its owner, as sign-in does)."""
@@ -74,7 +72,7 @@ class Seeder:
             plan=plan,
             created_at=now_iso(),
         )
-        return UserRepository(self.dynamodb, get_settings().main_table).create(user)
+        return UserStore(self.dynamodb, get_settings().main_table).create(user)
 
     def workspace(self, owner: UserRecord, name: str = "Acme", *, workspace_id: str | None = None) -> WorkspaceRecord:
         """A workspace as the portal creates it, counted against ``owner``'s plan (``PlanLimitReached`` past it)."""
@@ -95,7 +93,7 @@ class Seeder:
         record = key_record(raw, workspace_id, "test", rate_limit=rate_limit, key_id=key_id)
         if revoked:
             record = record.model_copy(update={"revoked_at": now_iso()})
-        ApiKeyRepository(self.dynamodb, get_settings().api_keys_table).put(record)
+        ApiKeyStore(self.dynamodb, get_settings().api_keys_table).put(record)
         return raw
 
     def agent(

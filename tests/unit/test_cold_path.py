@@ -75,23 +75,37 @@ for missing in ("NoSuchResolver", "__wrapped__"):
     assert "aws_lambda_powertools.event_handler.appsync" in _modules_after(code)
 
 
-def test_importing_deps_builds_and_imports_no_service() -> None:
-    loaded = _modules_after("import core.deps")
-    assert not {m for m in loaded if m.startswith(("core.repositories", "core.services", "core.models"))}
+def test_importing_the_providers_builds_and_imports_no_service() -> None:
+    providers = sorted(p.parent.name for p in (LAYER / "core").glob("*/providers.py"))
+    loaded = _modules_after("".join(f"import core.{p}.providers\n" for p in providers))
+    assert len(providers) == 14
+    assert sorted(m for m in loaded if m.startswith("core.") and m.split(".")[1] != "platform"
+                  and m.split(".")[-1] != "providers" and m.count(".") > 1) == []  # fmt: skip
 
 
 def test_storage_records_do_not_load_the_management_models() -> None:
-    loaded = _modules_after("import core.models.records, core.models.ledger")
-    assert "core.models.management" not in loaded
+    loaded = _modules_after("import core.platform.records, core.credits.records")
+    assert "core.platform.envelopes" not in loaded
 
 
 # The management plane's modules (sign-in, workspaces, keys, credits) and the writer's: the read plane loads none.
-MANAGEMENT_AND_WRITER = (
-    "core.models.management", "core.models.authoring", "core.services.authoring", "core.repositories.authoring",
-    "core.services.credits", "core.services.workspaces", "core.services.workspace_create", "core.services.identity",
-    "core.services.key_admin", "core.services.idempotency", "core.repositories.workspaces", "core.repositories.users",
-    "core.repositories.idempotency", "core.deps.authoring",
+MANAGEMENT = (
+    "core.platform.envelopes", "core.credits.service", "core.workspaces.service", "core.workspaces.store",
+    "core.workspaces.create", "core.workspaces.access", "core.identity", "core.keys.admin", "core.platform.idempotency",
+    "core.audit", "core.purge",
 )  # fmt: skip
+# A writer's modules: in each resource package, what only the writer needs (docs/architecture.md).
+WRITER_PARTS = ("writer", "write_store", "writer_models", "uploads", "upload_store", "pages")
+
+
+def writer_modules(loaded: set[str]) -> set[str]:
+    return {m for m in loaded if m.startswith("core.") and m.rsplit(".", 1)[-1] in WRITER_PARTS}
+
+
+def resources_of(modules: set[str]) -> set[str]:
+    return {m.split(".")[1] for m in modules}
+
+
 READ_PLANE = sorted(
     name for name, spec in stack().functions().items()
     if spec.environment.get("API_PLANE") != "portal" and name.startswith("Brain")
@@ -104,14 +118,16 @@ def _first_request(function: str) -> str:
 
     spec = stack().functions()[function]
     source = (spec.code_uri / "handler.py").read_text()
-    return "import handler\nfrom core import deps\n" + "".join(f"deps.{a}()\n" for a in cold_path.accessors_of(source))
+    calls = "".join(f"getattr(importlib.import_module({p!r}), {n!r})()\n" for p, _, n in
+                    (a.partition(":") for a in cold_path.accessors_of(source)))  # fmt: skip
+    return "import importlib, handler\n" + calls
 
 
 @pytest.mark.parametrize("function", READ_PLANE)
 def test_a_read_plane_function_never_loads_the_management_or_the_writers_modules(function: str) -> None:
     loaded = _modules_after(_first_request(function), function=function)
-    assert "core.services.key_auth" in loaded or function == "BrainFallbackFunction"  # the probe reached the check
-    assert not sorted(m for m in loaded if m.startswith(MANAGEMENT_AND_WRITER))
+    assert "core.keys.check" in loaded or function == "BrainFallbackFunction"  # the probe reached the check
+    assert not sorted(m for m in loaded if m.startswith(MANAGEMENT) or m in writer_modules(loaded))
 
 
 def test_the_read_planes_functions_are_all_probed() -> None:
@@ -121,13 +137,43 @@ def test_the_read_planes_functions_are_all_probed() -> None:
 @pytest.mark.parametrize("function", ["PortalWorkspaceGetFunction", "PortalPostCreateFunction"])
 def test_a_portal_function_never_loads_the_read_planes_key_check(function: str) -> None:
     loaded = _modules_after(_first_request(function), function=function)
-    assert "core.services.identity" in loaded
-    assert loaded.isdisjoint({"core.services.key_auth", "core.services.media", "core.repositories.content"})
+    assert "core.identity.service" in loaded
+    assert loaded.isdisjoint({"core.keys.check", "core.objects.service", "core.objects.store"})
 
 
 def test_a_portal_function_outside_the_writer_never_loads_the_writer() -> None:
     loaded = _modules_after(_first_request("PortalWorkspaceGetFunction"), function="PortalWorkspaceGetFunction")
-    assert not sorted(m for m in loaded if m.startswith(("core.services.authoring", "core.repositories.authoring")))
+    assert sorted(writer_modules(loaded)) == []
+
+
+PORTAL = sorted(
+    name for name, spec in stack().functions().items()
+    if name.startswith("Portal") and name != "PortalFallbackFunction"
+)  # fmt: skip
+# The resources whose writer a portal function's own writer builds on: the objects a post or an item names, the
+# default brand a workspace names.
+WRITER_USES = {"posts": {"objects"}, "items": {"objects"}, "workspaces": {"brands"}}
+
+
+def _resource_of(function: str) -> str | None:
+    """The resource package whose providers the function's handler imports for its own work (None: not a writer)."""
+    import re
+
+    source = (stack().functions()[function].code_uri / "handler.py").read_text()
+    packages = set(re.findall(r"^from core\.(\w+) import providers", source, re.M))
+    return packages.pop() if len(packages) == 1 else None
+
+
+@pytest.mark.parametrize("function", PORTAL)
+def test_a_portal_function_loads_no_other_resources_writer(function: str) -> None:
+    loaded = _modules_after(_first_request(function), function=function)
+    own = _resource_of(function)
+    allowed = {own, *WRITER_USES.get(own or "", ())}
+    assert sorted(resources_of(writer_modules(loaded)) - allowed) == []
+
+
+def test_the_portals_functions_are_all_probed() -> None:
+    assert len(PORTAL) > 40 and "PortalPostPublishFunction" in PORTAL
 
 
 @pytest.mark.parametrize(
@@ -144,7 +190,7 @@ def test_a_lambda_init_creates_the_clients_every_request_needs(function: str, in
     # After the import, asking for exactly the expected clients must hit the cache every time and miss never.
     code = f"""
 import handler
-from core import aws
+from core.platform import aws
 created = aws.client.cache_info().currsize
 booted = "boto3" in sys.modules
 for service in {clients!r}:
@@ -176,8 +222,13 @@ def test_the_bench_builds_the_services_a_first_request_builds() -> None:
 
     functions = ROOT / "functions"
     assert cold_path.accessors_of((functions / "brain/feed/handler.py").read_text()) == (
-        "read_plane",
-        "key_authenticator",
+        "core.agents.providers:reader",
+        "core.keys.providers:checker",
     )
-    assert cold_path.accessors_of((functions / "portal/keys_mint/handler.py").read_text()) == ("key_admin", "identity")
-    assert cold_path.accessors_of((functions / "portal/auth_magic_link/handler.py").read_text()) == ("identity",)
+    assert cold_path.accessors_of((functions / "portal/keys_mint/handler.py").read_text()) == (
+        "core.keys.providers:admin",
+        "core.identity.providers:service",
+    )
+    assert cold_path.accessors_of((functions / "portal/auth_magic_link/handler.py").read_text()) == (
+        "core.identity.providers:service",
+    )

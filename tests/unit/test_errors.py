@@ -1,4 +1,4 @@
-"""core.errors: every DomainError's status and code (decisions.md's table) and the ``{error, code}`` body."""
+"""core.platform.errors: every DomainError's status and code (decisions.md's table) and the ``{error, code}`` body."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from core import errors
-from core.errors import DomainError, RateLimited
-from core.repositories.dynamo import StorageUnavailable
+from core.platform import errors
+from core.platform.dynamo import StorageUnavailable
+from core.platform.errors import DomainError, RateLimited
 
 # decisions.md "Wire conventions"; CONFLICT (idempotency keys) and RANGE_NOT_SATISFIABLE (/v1/r2) and
 # UNSUPPORTED_MEDIA_TYPE (a body not declared JSON) are the code's own.

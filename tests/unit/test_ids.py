@@ -1,4 +1,4 @@
-"""core.ids: prefixed ULIDs (time-sortable) and RFC 3339 timestamps with milliseconds and ``Z``."""
+"""core.platform.ids: prefixed ULIDs (time-sortable) and RFC 3339 timestamps with milliseconds and ``Z``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from core.ids import iso, new_id, now_iso, ulid
+from core.platform.ids import iso, new_id, now_iso, ulid
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ULID_RE = r"[0-9A-HJKMNP-TV-Z]{26}"

@@ -1,10 +1,11 @@
-"""core.media_types: the strict form of an upload's declared type, and the type a stored object is served with."""
+"""core.objects.media_types: the strict form of an upload's declared type, and the type a stored object is served
+with."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.media_types import UNKNOWN, served_type, upload_type_problem
+from core.objects.media_types import UNKNOWN, served_type, upload_type_problem
 
 
 @pytest.mark.parametrize(

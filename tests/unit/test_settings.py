@@ -1,12 +1,13 @@
-"""core.settings: environment aliases, defaults, plans and validation (read once, cached)."""
+"""core.platform.settings: environment aliases, defaults, plans and validation (read once, cached)."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
 
-from core import deps
-from core.settings import ALLOWED_R2_PREFIXES, PLAN_LIMITS, PlanLimits, Settings, get_settings
+from core.platform import providers as platform_providers
+from core.platform.settings import ALLOWED_R2_PREFIXES, PLAN_LIMITS, PlanLimits, Settings, get_settings
+from core.workspaces import providers as workspaces_providers
 
 OPTIONAL = [
     "DEFAULT_KEY_RATE_LIMIT", "CREDIT_USD_CENTS", "MAX_BODY_BYTES", "BRAIN_ALLOW_ORIGIN", "PORTAL_ALLOW_ORIGIN",
@@ -17,7 +18,7 @@ OPTIONAL = [
 
 
 def fresh() -> Settings:
-    deps.reset()
+    platform_providers.reset()
     return get_settings()
 
 
@@ -140,12 +141,12 @@ def test_plans(plan: str) -> None:
                                 object_bytes=object_bytes, storage_bytes=storage_bytes)  # fmt: skip
     assert limits.api_keys == (limits.workspaces > 1)  # "multi-workspace plan" means a limit above one
     assert limits.object_bytes <= limits.storage_bytes
-    assert deps.plan_of(plan) == limits
+    assert workspaces_providers.plan_of(plan) == limits
 
 
 def test_exactly_the_three_plans_and_unknown_plan_is_free() -> None:
     assert set(PLAN_LIMITS) == {"free", "pro", "business"}
-    assert deps.plan_of("enterprise-legacy") == PLAN_LIMITS["free"]
+    assert workspaces_providers.plan_of("enterprise-legacy") == PLAN_LIMITS["free"]
 
 
 def test_allowed_r2_prefixes() -> None:

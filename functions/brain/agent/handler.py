@@ -1,10 +1,10 @@
 """GET /v1/agent/{agentId}: the agent's metadata (404 outside the key's workspace)."""
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound
+from core.agents import providers as agents
+from core.agents.models import AgentMetadata
 from core.http import brain_api, json_response, workspace_caller
-from core.models.read_plane import AgentMetadata
+from core.platform.contract import contract
+from core.platform.errors import NotFound
 
 app = brain_api()
 
@@ -12,7 +12,7 @@ app = brain_api()
 @app.get("/v1/agent/<agentId>")
 @contract("An agent's metadata", response=AgentMetadata, errors=(NotFound,))
 def get_agent(agentId: str):
-    return json_response(deps.read_plane().metadata(workspace_caller(app).workspace_id, agentId))
+    return json_response(agents.reader().metadata(workspace_caller(app).workspace_id, agentId))
 
 
 def lambda_handler(event, context):

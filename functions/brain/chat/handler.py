@@ -5,11 +5,11 @@ billed; after ``start``, a failure is a final ``error`` event. The workspace's o
 pays for the turn, once, if any reply text was streamed.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import InsufficientCredits, NotFound, RateLimited, ValidationFailed
+from core.chat import providers as chat_providers
+from core.chat.models import ChatRequest
 from core.http import brain_api, parse_body, stream_response, workspace_caller
-from core.models.chat import ChatRequest
+from core.platform.contract import contract
+from core.platform.errors import InsufficientCredits, NotFound, RateLimited, ValidationFailed
 
 app = brain_api()
 NDJSON = "application/x-ndjson"
@@ -19,14 +19,16 @@ NDJSON = "application/x-ndjson"
 @contract(
     "Chat with an agent (a streamed, billed turn)",
     body=ChatRequest,
-    response="envelopes.ChatEvent",
+    response="chat.models.ChatEvent",
     media_type=NDJSON,
     errors=(ValidationFailed, NotFound, RateLimited, InsufficientCredits),
 )
 def chat(agentId: str):
     request = parse_body(app, ChatRequest)
     seconds_left = app.lambda_context.get_remaining_time_in_millis() / 1000
-    turn = deps.chat().start(workspace_caller(app).workspace_id, agentId, request, seconds_left=seconds_left)
+    turn = chat_providers.service().start(
+        workspace_caller(app).workspace_id, agentId, request, seconds_left=seconds_left
+    )
     return stream_response(200, {"Cache-Control": "no-store"}, turn, content_type=NDJSON)
 
 

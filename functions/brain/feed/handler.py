@@ -3,11 +3,11 @@
 Optional query: ``channel`` (posts whose channels contain it), ``category`` (equality).
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound, ValidationFailed
+from core.agents import providers as agents
 from core.http import brain_api, json_response, query_param, workspace_caller
-from core.models.read_plane import FeedPost
+from core.platform.contract import contract
+from core.platform.errors import NotFound, ValidationFailed
+from core.posts.models import FeedPost
 
 app = brain_api()
 
@@ -16,11 +16,11 @@ app = brain_api()
 @contract(
     "An agent's published posts, newest first",
     response=list[FeedPost],
-    query="envelopes.FeedQuery",
+    query="posts.models.FeedQuery",
     errors=(ValidationFailed, NotFound),
 )
 def get_feed(agentId: str):
-    posts = deps.read_plane().feed(
+    posts = agents.reader().feed(
         workspace_caller(app).workspace_id,
         agentId,
         channel=query_param(app, "channel"),

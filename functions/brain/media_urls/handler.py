@@ -6,12 +6,12 @@ the path and the key (so to its workspace). Paths are checked as ``/v1/r2`` chec
 INVALID_PATH, 403 PREFIX_NOT_ALLOWED, for the whole request); objects are not looked up.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import InvalidPath, PrefixNotAllowed
 from core.http import brain_api, json_response, parse_body, workspace_caller
-from core.models.media_urls import MediaUrls, MediaUrlsRequest
-from core.services.media_urls import request_base_url
+from core.objects import providers as objects
+from core.objects.models import MediaUrls, MediaUrlsRequest
+from core.objects.signed_urls import request_base_url
+from core.platform.contract import contract
+from core.platform.errors import InvalidPath, PrefixNotAllowed
 
 app = brain_api()
 
@@ -23,7 +23,7 @@ def media_urls():
     request = parse_body(app, MediaUrlsRequest)
     event = app.current_event
     base_url = request_base_url(event.headers, event.get("requestContext"))
-    urls = deps.media_urls().issue(workspace_caller(app).api_key_id, request.paths, request.expires_in, base_url)
+    urls = objects.signed_urls().issue(workspace_caller(app).api_key_id, request.paths, request.expires_in, base_url)
     return json_response(MediaUrls(urls=urls))
 
 

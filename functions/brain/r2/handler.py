@@ -10,12 +10,19 @@ SIGNED_URL_EXPIRED, any other bad one 403 SIGNED_URL_INVALID. With ``Authorizati
 signature's parameters are ignored: the request is a keyed one.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import InvalidPath, NotFound, PrefixNotAllowed, RangeNotSatisfiable, SignedUrlExpired, SignedUrlInvalid
 from core.http import brain_api, header, stream_response, workspace_caller
-from core.services.media import object_path
-from core.settings import ALLOWED_R2_PREFIXES
+from core.objects import providers as objects
+from core.objects.service import object_path
+from core.platform.contract import contract
+from core.platform.errors import (
+    InvalidPath,
+    NotFound,
+    PrefixNotAllowed,
+    RangeNotSatisfiable,
+    SignedUrlExpired,
+    SignedUrlInvalid,
+)
+from core.platform.settings import ALLOWED_R2_PREFIXES
 
 app = brain_api(signed_media=True)
 
@@ -41,7 +48,7 @@ app = brain_api(signed_media=True)
 @contract("No object key: always 400 INVALID_PATH", path="/v1/r2", errors=(InvalidPath,), status=None)
 def get_object():
     caller = workspace_caller(app)
-    reply = deps.media().fetch(
+    reply = objects.reader().fetch(
         caller.workspace_id,
         object_path(app.current_event.path),
         range_header=header(app, "Range"),

@@ -1,10 +1,10 @@
 """GET /v1/agent/{agentId}/site: the published brand-site config (`pages: []` when none)."""
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound
+from core.agents import providers as agents
+from core.agents.models import SiteConfig
 from core.http import brain_api, json_response, workspace_caller
-from core.models.read_plane import SiteConfig
+from core.platform.contract import contract
+from core.platform.errors import NotFound
 
 app = brain_api()
 
@@ -12,7 +12,7 @@ app = brain_api()
 @app.get("/v1/agent/<agentId>/site")
 @contract("An agent's brand-site config", response=SiteConfig, errors=(NotFound,))
 def get_site(agentId: str):
-    return json_response(deps.read_plane().site(workspace_caller(app).workspace_id, agentId))
+    return json_response(agents.reader().site(workspace_caller(app).workspace_id, agentId))
 
 
 def lambda_handler(event, context):

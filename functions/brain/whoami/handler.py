@@ -1,8 +1,8 @@
 """GET /v1/agent/_whoami: which workspace and key the bearer resolves to."""
 
-from core.contract import contract
 from core.http import brain_api, json_response, workspace_caller
-from core.models.read_plane import WhoAmI
+from core.keys.models import WhoAmI
+from core.platform.contract import contract
 
 app = brain_api()
 

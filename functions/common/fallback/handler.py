@@ -12,7 +12,7 @@ from pathlib import Path
 
 import core
 from core.http import fallback_api
-from core.settings import get_settings
+from core.platform.settings import get_settings
 
 
 @cache

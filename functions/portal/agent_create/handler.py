@@ -5,11 +5,11 @@ workflow of its own is made with it. The slug (from the name unless given) is un
 PLAN_LIMIT_REACHED over the owner's plan's agents per workspace. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, PlanLimitReached, ValidationFailed
+from core.agents import providers as agents
+from core.agents.writer_models import AgentCreate
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import AgentCreate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, PlanLimitReached, ValidationFailed
 
 app = portal_api()
 
@@ -18,7 +18,7 @@ app = portal_api()
 @contract(
     "Create an agent",
     body=AgentCreate,
-    response="authoring.resources.AgentEnvelope",
+    response="agents.writer_models.AgentEnvelope",
     status=201,
     errors=(NotFound, Forbidden, ValidationFailed, PlanLimitReached, Conflict),
     request_headers=("Idempotency-Key",),
@@ -26,7 +26,7 @@ app = portal_api()
 def create_agent(workspaceId: str):
     writer = author(app)
     request = parse_body(app, AgentCreate, first=as_writer(app, workspaceId))
-    status, body = deps.agents().create(writer, workspaceId, request)
+    status, body = agents.writer().create(writer, workspaceId, request)
     return json_response(body, status=status)
 
 

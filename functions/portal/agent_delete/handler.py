@@ -5,10 +5,10 @@ stored conversations are purged in the background (the purge queue). A retry que
 ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound
+from core.agents import providers as agents
 from core.http import author, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound
 
 app = portal_api()
 
@@ -16,13 +16,13 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>/agents/<agentId>")
 @contract(
     "Delete an agent, permanently",
-    response="envelopes.Deleted",
+    response="platform.envelopes.Deleted",
     errors=(NotFound, Forbidden, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def delete_agent(workspaceId: str, agentId: str):
     writer = author(app)
-    status, body = deps.agents().delete(writer, workspaceId, agentId)
+    status, body = agents.writer().delete(writer, workspaceId, agentId)
     return json_response(body, status=status)
 
 

@@ -1,9 +1,9 @@
 """GET /api/workspaces/{workspaceId}/agents/{agentId}: {agent}; members only."""
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound
+from core.agents import providers as agents
 from core.http import json_response, portal_api, portal_caller
+from core.platform.contract import contract
+from core.platform.errors import NotFound
 
 app = portal_api()
 
@@ -11,11 +11,11 @@ app = portal_api()
 @app.get("/api/workspaces/<workspaceId>/agents/<agentId>")
 @contract(
     "An agent",
-    response="authoring.resources.AgentEnvelope",
+    response="agents.writer_models.AgentEnvelope",
     errors=(NotFound,),
 )
 def get_agent(workspaceId: str, agentId: str):
-    return json_response({"agent": deps.agents().get(portal_caller(app).user_id, workspaceId, agentId).wire()})
+    return json_response({"agent": agents.writer().get(portal_caller(app).user_id, workspaceId, agentId).wire()})
 
 
 def lambda_handler(event, context):

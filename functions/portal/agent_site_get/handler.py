@@ -2,10 +2,10 @@
 before any); members only.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound
+from core.agents import providers as agents
 from core.http import json_response, portal_api, portal_caller
+from core.platform.contract import contract
+from core.platform.errors import NotFound
 
 app = portal_api()
 
@@ -13,11 +13,11 @@ app = portal_api()
 @app.get("/api/workspaces/<workspaceId>/agents/<agentId>/site")
 @contract(
     "The agent's published site document",
-    response="authoring.resources.SiteEnvelope",
+    response="agents.writer_models.SiteEnvelope",
     errors=(NotFound,),
 )
 def get_site(workspaceId: str, agentId: str):
-    return json_response({"site": deps.agents().document(portal_caller(app).user_id, workspaceId, agentId, "site")})
+    return json_response({"site": agents.writer().document(portal_caller(app).user_id, workspaceId, agentId, "site")})
 
 
 def lambda_handler(event, context):

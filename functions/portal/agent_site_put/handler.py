@@ -5,10 +5,10 @@ serves it on its next read of the agent (``GET /v1/agent/{agentId}/site``). Owne
 ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.agents import providers as agents
 from core.http import as_writer, author, json_document, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -16,15 +16,15 @@ app = portal_api()
 @app.put("/api/workspaces/<workspaceId>/agents/<agentId>/site")
 @contract(
     "Publish the agent's site document",
-    body="authoring.resources.SiteDocument",
-    response="authoring.resources.SiteEnvelope",
+    body="agents.writer_models.SiteDocument",
+    response="agents.writer_models.SiteEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def publish_site(workspaceId: str, agentId: str):
     writer = author(app)
     document = json_document(app, first=as_writer(app, workspaceId))
-    status, body = deps.agents().publish_document(writer, workspaceId, agentId, "site", document)
+    status, body = agents.writer().publish_document(writer, workspaceId, agentId, "site", document)
     return json_response(body, status=status)
 
 

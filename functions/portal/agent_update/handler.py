@@ -4,11 +4,11 @@ Owner or admin; a brand or workflow must be this workspace's (400), a slug anoth
 ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.agents import providers as agents
+from core.agents.writer_models import AgentUpdate
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import AgentUpdate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -17,14 +17,14 @@ app = portal_api()
 @contract(
     "Change an agent",
     body=AgentUpdate,
-    response="authoring.resources.AgentEnvelope",
+    response="agents.writer_models.AgentEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def update_agent(workspaceId: str, agentId: str):
     writer = author(app)
     request = parse_body(app, AgentUpdate, first=as_writer(app, workspaceId))
-    status, body = deps.agents().update(writer, workspaceId, agentId, request)
+    status, body = agents.writer().update(writer, workspaceId, agentId, request)
     return json_response(body, status=status)
 
 

@@ -5,10 +5,10 @@ serves it on its next read of the agent (``GET /v1/agent/{agentId}/wrap``). Owne
 ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.agents import providers as agents
 from core.http import as_writer, author, json_document, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -16,15 +16,15 @@ app = portal_api()
 @app.put("/api/workspaces/<workspaceId>/agents/<agentId>/wrap")
 @contract(
     "Publish the agent's wrap document",
-    body="authoring.resources.WrapDocument",
-    response="authoring.resources.WrapEnvelope",
+    body="agents.writer_models.WrapDocument",
+    response="agents.writer_models.WrapEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def publish_wrap(workspaceId: str, agentId: str):
     writer = author(app)
     document = json_document(app, first=as_writer(app, workspaceId))
-    status, body = deps.agents().publish_document(writer, workspaceId, agentId, "wrap", document)
+    status, body = agents.writer().publish_document(writer, workspaceId, agentId, "wrap", document)
     return json_response(body, status=status)
 
 

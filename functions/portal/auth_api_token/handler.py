@@ -1,11 +1,11 @@
 """POST /api/auth/api-token: the session cookie → a portal JWT (one hour)."""
 
-from core import deps
-from core.contract import contract
-from core.cookies import read_cookie
-from core.errors import Unauthorized
 from core.http import json_response, portal_api
-from core.models.management import TokenResponse
+from core.identity import providers as identity
+from core.identity.models import TokenResponse
+from core.platform.contract import contract
+from core.platform.cookies import read_cookie
+from core.platform.errors import Unauthorized
 
 app = portal_api(authenticated=False)
 
@@ -13,7 +13,7 @@ app = portal_api(authenticated=False)
 @app.post("/api/auth/api-token")
 @contract("A portal JWT for the session cookie", response=TokenResponse, auth="session", errors=(Unauthorized,))
 def mint_portal_token():
-    token = deps.identity().token_for_cookie(read_cookie(app.current_event.headers))
+    token = identity.service().token_for_cookie(read_cookie(app.current_event.headers))
     return json_response(TokenResponse(token=token))
 
 

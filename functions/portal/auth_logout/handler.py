@@ -4,13 +4,13 @@ Idempotent: without a live session it still answers ``{}``. A bearer token that 
 present but invalid is refused (401), like everywhere on the portal.
 """
 
-from core import deps
-from core.auth.bearer import bearer_token
-from core.contract import contract
-from core.cookies import clear_session_cookie, read_cookie
-from core.errors import Unauthorized
 from core.http import json_response, portal_api
-from core.settings import get_settings
+from core.identity import providers as identity
+from core.platform.contract import contract
+from core.platform.cookies import clear_session_cookie, read_cookie
+from core.platform.errors import Unauthorized
+from core.platform.rest.bearer import bearer_token
+from core.platform.settings import get_settings
 
 app = portal_api(authenticated=False)
 
@@ -18,20 +18,18 @@ app = portal_api(authenticated=False)
 @app.post("/api/auth/logout")
 @contract(
     "Sign out",
-    response="envelopes.Empty",
+    response="platform.envelopes.Empty",
     auth="session-or-bearer",
     errors=(Unauthorized,),
     response_headers=("Set-Cookie",),
 )
 def sign_out():
-    identity = deps.identity()
+    service = identity.service()
     headers = app.current_event.headers
     bearer = bearer_token(headers)
-    session_id = (
-        identity.authenticate(bearer).session_id if bearer else identity.session_of_cookie(read_cookie(headers))
-    )
+    session_id = service.authenticate(bearer).session_id if bearer else service.session_of_cookie(read_cookie(headers))
     if session_id:
-        identity.sign_out(session_id)
+        service.sign_out(session_id)
     return json_response({}, cookies=[clear_session_cookie(secure=get_settings().cookie_secure)])
 
 

@@ -4,25 +4,25 @@
 (per address and per source IP, counted by ``IdentityService``): nothing leaks.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import ValidationFailed
 from core.http import json_response, parse_body, portal_api
-from core.models.management import MagicLinkRequest
+from core.identity import providers as identity
+from core.identity.models import MagicLinkRequest
+from core.platform.contract import contract
+from core.platform.errors import ValidationFailed
 
 app = portal_api(authenticated=False)
 
 
 @app.post("/api/auth/magic-link")
 @contract(
-    "Mail a sign-in link", body=MagicLinkRequest, response="envelopes.Sent", status=202, auth="none",
+    "Mail a sign-in link", body=MagicLinkRequest, response="platform.envelopes.Sent", status=202, auth="none",
     errors=(ValidationFailed,),
 )  # fmt: skip
 def request_magic_link():
     request = parse_body(app, MagicLinkRequest)
     # API Gateway always sets it; read defensively so a hand-built event is not a 500.
     source_ip = ((app.current_event.get("requestContext") or {}).get("identity") or {}).get("sourceIp")
-    deps.identity().send_magic_link(request.email, source_ip)
+    identity.service().send_magic_link(request.email, source_ip)
     return json_response({"sent": True}, status=202)
 
 

@@ -4,13 +4,14 @@ Only this POST consumes a token: a mail scanner prefetching the link (a GET of t
 portal app) cannot burn it.
 """
 
-from core import deps
-from core.contract import contract
-from core.cookies import session_cookie
-from core.errors import NotFound, Unauthorized, ValidationFailed
 from core.http import json_response, parse_body, portal_api
-from core.models.management import MagicLinkVerifyRequest, SignInResponse
-from core.settings import get_settings
+from core.identity import providers as identity
+from core.identity.models import MagicLinkVerifyRequest, SignInResponse
+from core.platform.contract import contract
+from core.platform.cookies import session_cookie
+from core.platform.errors import NotFound, Unauthorized, ValidationFailed
+from core.platform.settings import get_settings
+from core.workspaces import providers as workspaces
 
 app = portal_api(authenticated=False)
 
@@ -25,10 +26,12 @@ app = portal_api(authenticated=False)
     response_headers=("Set-Cookie",),
 )
 def verify_magic_link():
-    identity = deps.identity()
-    sign_in = identity.open_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
-    account = deps.workspaces().account(sign_in.user.id)  # read before the link is used up: a failure here is retryable
-    session = identity.complete_magic_link(sign_in)  # one transaction; nothing after it can fail
+    service = identity.service()
+    sign_in = service.open_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
+    account = workspaces.service().account(
+        sign_in.user.id
+    )  # read before the link is used up: a failure here is retryable
+    session = service.complete_magic_link(sign_in)  # one transaction; nothing after it can fail
     cookie = session_cookie(session.token, session.max_age, secure=get_settings().cookie_secure)
     return json_response(SignInResponse(user=account), cookies=[cookie])
 

@@ -1,12 +1,13 @@
 """POST /api/auth/oauth/{provider} {idToken}: sign in with a Google or Apple ID token."""
 
-from core import deps
-from core.contract import contract
-from core.cookies import session_cookie
-from core.errors import NotFound, Unauthorized, ValidationFailed
 from core.http import json_response, parse_body, portal_api
-from core.models.management import IdTokenRequest, SignInResponse
-from core.settings import get_settings
+from core.identity import providers as identity
+from core.identity.models import IdTokenRequest, SignInResponse
+from core.platform.contract import contract
+from core.platform.cookies import session_cookie
+from core.platform.errors import NotFound, Unauthorized, ValidationFailed
+from core.platform.settings import get_settings
+from core.workspaces import providers as workspaces
 
 app = portal_api(authenticated=False)
 PROVIDERS = ("google", "apple")
@@ -25,8 +26,8 @@ PROVIDERS = ("google", "apple")
 def sign_in_with_provider(provider: str):
     if provider not in PROVIDERS:
         raise NotFound("Unknown sign-in provider")
-    session = deps.identity().sign_in_with(provider, parse_body(app, IdTokenRequest).id_token)
-    account = deps.workspaces().account(session.user.id)
+    session = identity.service().sign_in_with(provider, parse_body(app, IdTokenRequest).id_token)
+    account = workspaces.service().account(session.user.id)
     cookie = session_cookie(session.token, session.max_age, secure=get_settings().cookie_secure)
     return json_response(SignInResponse(user=account), cookies=[cookie])
 

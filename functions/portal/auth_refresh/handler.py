@@ -1,9 +1,9 @@
 """POST /api/auth/refresh: a valid, unexpired portal JWT of a live session → a fresh one."""
 
-from core import deps
-from core.contract import contract
 from core.http import json_response, portal_api, portal_caller
-from core.models.management import TokenResponse
+from core.identity import providers as identity
+from core.identity.models import TokenResponse
+from core.platform.contract import contract
 
 app = portal_api()
 
@@ -11,7 +11,7 @@ app = portal_api()
 @app.post("/api/auth/refresh")
 @contract("A fresh portal JWT for the same session", response=TokenResponse)
 def refresh_portal_token():
-    return json_response(TokenResponse(token=deps.identity().refresh(portal_caller(app))))
+    return json_response(TokenResponse(token=identity.service().refresh(portal_caller(app))))
 
 
 def lambda_handler(event, context):

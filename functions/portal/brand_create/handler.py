@@ -4,11 +4,11 @@ Owner or admin. The slug (from the name unless given) is unique in the workspace
 makes it the workspace's default brand in the same write. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.brands import providers as brands
+from core.brands.writer_models import BrandCreate
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import BrandCreate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -17,7 +17,7 @@ app = portal_api()
 @contract(
     "Create a brand",
     body=BrandCreate,
-    response="authoring.resources.BrandEnvelope",
+    response="brands.writer_models.BrandEnvelope",
     status=201,
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
@@ -25,7 +25,7 @@ app = portal_api()
 def create_brand(workspaceId: str):
     writer = author(app)
     request = parse_body(app, BrandCreate, first=as_writer(app, workspaceId))
-    status, body = deps.brands().create(writer, workspaceId, request)
+    status, body = brands.writer().create(writer, workspaceId, request)
     return json_response(body, status=status)
 
 

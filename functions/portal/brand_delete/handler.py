@@ -3,10 +3,10 @@
 409 CONFLICT for the workspace's default brand and for a brand an agent uses. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound
+from core.brands import providers as brands
 from core.http import author, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound
 
 app = portal_api()
 
@@ -14,13 +14,13 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>/brands/<brandId>")
 @contract(
     "Delete a brand",
-    response="envelopes.Empty",
+    response="platform.envelopes.Empty",
     errors=(NotFound, Forbidden, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def delete_brand(workspaceId: str, brandId: str):
     writer = author(app)
-    status, body = deps.brands().delete(writer, workspaceId, brandId)
+    status, body = brands.writer().delete(writer, workspaceId, brandId)
     return json_response(body, status=status)
 
 

@@ -4,11 +4,11 @@
 ``isDefault: false`` is 409 (make another brand the default instead). Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.brands import providers as brands
+from core.brands.writer_models import BrandUpdate
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import BrandUpdate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -17,14 +17,14 @@ app = portal_api()
 @contract(
     "Change a brand",
     body=BrandUpdate,
-    response="authoring.resources.BrandEnvelope",
+    response="brands.writer_models.BrandEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def update_brand(workspaceId: str, brandId: str):
     writer = author(app)
     request = parse_body(app, BrandUpdate, first=as_writer(app, workspaceId))
-    status, body = deps.brands().update(writer, workspaceId, brandId, request)
+    status, body = brands.writer().update(writer, workspaceId, brandId, request)
     return json_response(body, status=status)
 
 

@@ -1,9 +1,9 @@
 """GET /api/credits/balance: the caller's credits (available, held, total) and their value in US cents."""
 
-from core import deps
-from core.contract import contract
+from core.credits import providers as credits
+from core.credits.models import CreditBalance
 from core.http import json_response, portal_api, portal_caller
-from core.models.management import CreditBalance
+from core.platform.contract import contract
 
 app = portal_api()
 
@@ -11,7 +11,7 @@ app = portal_api()
 @app.get("/api/credits/balance")
 @contract("The caller's credits", response=CreditBalance)
 def get_balance():
-    return json_response(deps.credits().balance(portal_caller(app).user_id))
+    return json_response(credits.service().balance(portal_caller(app).user_id))
 
 
 def lambda_handler(event, context):

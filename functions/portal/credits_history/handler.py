@@ -4,11 +4,11 @@
 ``total`` counts the entries that match the filter. Anything else in range is a 400.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import ValidationFailed
+from core.credits import providers as credits
+from core.credits.models import CreditHistory, CreditHistoryQuery
 from core.http import json_response, parse_query, portal_api, portal_caller
-from core.models.management import CreditHistory, CreditHistoryQuery
+from core.platform.contract import contract
+from core.platform.errors import ValidationFailed
 
 app = portal_api()
 
@@ -22,7 +22,7 @@ app = portal_api()
 )
 def get_history():
     query = parse_query(app, CreditHistoryQuery)
-    return json_response(deps.credits().history(portal_caller(app).user_id, query))
+    return json_response(credits.service().history(portal_caller(app).user_id, query))
 
 
 def lambda_handler(event, context):

@@ -6,11 +6,11 @@ The body: ``name``, ``kind``, ``r2Key``, and optionally ``folder``, ``order``, `
 read from it. Owner or admin. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import ItemCreate
+from core.items import providers as items
+from core.items.writer_models import ItemCreate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -19,7 +19,7 @@ app = portal_api()
 @contract(
     "Create an item",
     body=ItemCreate,
-    response="authoring.resources.ItemEnvelope",
+    response="items.writer_models.ItemEnvelope",
     status=201,
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
@@ -27,7 +27,7 @@ app = portal_api()
 def create_item(workspaceId: str, agentId: str):
     writer = author(app)
     request = parse_body(app, ItemCreate, first=as_writer(app, workspaceId))
-    status, body = deps.items().create(writer, workspaceId, agentId, request)
+    status, body = items.writer().create(writer, workspaceId, agentId, request)
     return json_response(body, status=status)
 
 

@@ -3,10 +3,10 @@
 Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound
 from core.http import author, json_response, portal_api
+from core.items import providers as items
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound
 
 app = portal_api()
 
@@ -14,13 +14,13 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>/agents/<agentId>/items/<itemId>")
 @contract(
     "Delete an item",
-    response="envelopes.Empty",
+    response="platform.envelopes.Empty",
     errors=(NotFound, Forbidden, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def delete_item(workspaceId: str, agentId: str, itemId: str):
     writer = author(app)
-    status, body = deps.items().delete(writer, workspaceId, agentId, itemId)
+    status, body = items.writer().delete(writer, workspaceId, agentId, itemId)
     return json_response(body, status=status)
 
 

@@ -4,11 +4,11 @@ A new ``r2Key`` is checked and read as at creation; ``active: false`` takes it o
 admin. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import ItemUpdate
+from core.items import providers as items
+from core.items.writer_models import ItemUpdate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -17,14 +17,14 @@ app = portal_api()
 @contract(
     "Change an item",
     body=ItemUpdate,
-    response="authoring.resources.ItemEnvelope",
+    response="items.writer_models.ItemEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def update_item(workspaceId: str, agentId: str, itemId: str):
     writer = author(app)
     request = parse_body(app, ItemUpdate, first=as_writer(app, workspaceId))
-    status, body = deps.items().update(writer, workspaceId, agentId, itemId, request)
+    status, body = items.writer().update(writer, workspaceId, agentId, itemId, request)
     return json_response(body, status=status)
 
 

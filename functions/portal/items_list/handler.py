@@ -3,11 +3,11 @@
 Ordered by folder, then order; ``active=true`` or ``false`` picks one kind.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound, ValidationFailed
 from core.http import as_member, json_response, parse_query, portal_api, portal_caller
-from core.models.authoring.requests import ItemQuery
+from core.items import providers as items
+from core.items.writer_models import ItemQuery
+from core.platform.contract import contract
+from core.platform.errors import NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -16,13 +16,13 @@ app = portal_api()
 @contract(
     "An agent's items",
     query=ItemQuery,
-    response="authoring.resources.ItemList",
+    response="items.writer_models.ItemList",
     errors=(NotFound, ValidationFailed),
 )
 def list_items(workspaceId: str, agentId: str):
     query = parse_query(app, ItemQuery, first=as_member(app, workspaceId))
-    items = deps.items().list(portal_caller(app).user_id, workspaceId, agentId, query)
-    return json_response({"items": [i.wire() for i in items]})
+    found = items.writer().list(portal_caller(app).user_id, workspaceId, agentId, query)
+    return json_response({"items": [i.wire() for i in found]})
 
 
 def lambda_handler(event, context):

@@ -6,11 +6,11 @@ gets the same key back, re-derived (the raw key is never stored); once the 24 h
 record is gone, the same header mints a new key (``KeyAdminService.mint_once``).
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import ApiKeysNotAvailable, Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import header, json_response, parse_body, portal_api, portal_caller
-from core.models.management import MintKeyRequest
+from core.keys import providers as keys
+from core.keys.models import MintKeyRequest
+from core.platform.contract import contract
+from core.platform.errors import ApiKeysNotAvailable, Conflict, Forbidden, NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -18,12 +18,12 @@ app = portal_api()
 @app.post("/api/workspaces/<workspaceId>/keys")
 @contract(
     "Mint a workspace key (the raw key is in this answer only)", body=MintKeyRequest,
-    response="envelopes.MintedKeyEnvelope", status=201,
+    response="keys.models.MintedKeyEnvelope", status=201,
     errors=(NotFound, Forbidden, ValidationFailed, ApiKeysNotAvailable, Conflict), request_headers=("Idempotency-Key",),
 )  # fmt: skip
 def mint_key(workspaceId: str):
     user_id = portal_caller(app).user_id
-    admin = deps.key_admin()
+    admin = keys.admin()
     workspace = admin.require_manager(user_id, workspaceId)  # access (404/403) before the body (400)
     request = parse_body(app, MintKeyRequest)
     status, body = admin.mint_once(user_id, workspaceId, request, header(app, "Idempotency-Key"), workspace=workspace)

@@ -4,12 +4,12 @@ The object stops being served at once (the bucket keeps its old version for its 
 follows the r2 rules and allowlist (400 INVALID_PATH, 403 PREFIX_NOT_ALLOWED). Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, InvalidPath, NotFound, PrefixNotAllowed
 from core.http import author, json_response, portal_api
-from core.object_paths import key_in_request_path
-from core.settings import ALLOWED_R2_PREFIXES
+from core.objects import providers as objects
+from core.objects.paths import key_in_request_path
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, InvalidPath, NotFound, PrefixNotAllowed
+from core.platform.settings import ALLOWED_R2_PREFIXES
 
 app = portal_api()
 
@@ -18,7 +18,7 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>/objects/.+")
 @contract(
     "Delete an object",
-    response="envelopes.Empty",
+    response="platform.envelopes.Empty",
     errors=(NotFound, Forbidden, InvalidPath, PrefixNotAllowed, Conflict),
     request_headers=("Idempotency-Key",),
     path="/api/workspaces/{workspaceId}/objects/{path+}",
@@ -27,7 +27,7 @@ app = portal_api()
 def delete_object(workspaceId: str):
     writer = author(app)
     path = key_in_request_path(app.current_event.path, f"/{workspaceId}/objects/")
-    status, body = deps.objects().delete(writer, workspaceId, path)
+    status, body = objects.writer().delete(writer, workspaceId, path)
     return json_response(body, status=status)
 
 

@@ -3,11 +3,11 @@
 Path order, ``limit`` 1-200 (default 50); only paths the read plane serves (the r2 allowlist) are listed.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound, ValidationFailed
 from core.http import as_member, json_response, parse_query, portal_api, portal_caller
-from core.models.authoring.requests import ObjectQuery
+from core.objects import providers as objects
+from core.objects.writer_models import ObjectQuery
+from core.platform.contract import contract
+from core.platform.errors import NotFound, ValidationFailed
 
 app = portal_api()
 
@@ -16,12 +16,12 @@ app = portal_api()
 @contract(
     "A workspace's objects",
     query=ObjectQuery,
-    response="authoring.resources.ObjectPage",
+    response="objects.writer_models.ObjectPage",
     errors=(NotFound, ValidationFailed),
 )
 def list_objects(workspaceId: str):
     query = parse_query(app, ObjectQuery, first=as_member(app, workspaceId))
-    return json_response(deps.objects().list(portal_caller(app).user_id, workspaceId, query))
+    return json_response(objects.writer().list(portal_caller(app).user_id, workspaceId, query))
 
 
 def lambda_handler(event, context):

@@ -7,11 +7,11 @@ to the agent's folder and must be objects there when the post is published (400 
 may be given (an import), never in the future; the feed orders by it. Owner or admin. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import PostCreate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.posts import providers as posts
+from core.posts.writer_models import PostCreate
 
 app = portal_api()
 
@@ -20,7 +20,7 @@ app = portal_api()
 @contract(
     "Create a post",
     body=PostCreate,
-    response="authoring.resources.PostEnvelope",
+    response="posts.writer_models.PostEnvelope",
     status=201,
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
@@ -28,7 +28,7 @@ app = portal_api()
 def create_post(workspaceId: str, agentId: str):
     writer = author(app)
     request = parse_body(app, PostCreate, first=as_writer(app, workspaceId))
-    status, body = deps.posts().create(writer, workspaceId, agentId, request)
+    status, body = posts.writer().create(writer, workspaceId, agentId, request)
     return json_response(body, status=status)
 
 

@@ -3,10 +3,10 @@
 The post leaves the feed and every filtered view in the same write. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound
 from core.http import author, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound
+from core.posts import providers as posts
 
 app = portal_api()
 
@@ -14,13 +14,13 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>/agents/<agentId>/posts/<postId>")
 @contract(
     "Delete a post",
-    response="envelopes.Empty",
+    response="platform.envelopes.Empty",
     errors=(NotFound, Forbidden, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def delete_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
-    status, body = deps.posts().delete(writer, workspaceId, agentId, postId)
+    status, body = posts.writer().delete(writer, workspaceId, agentId, postId)
     return json_response(body, status=status)
 
 

@@ -4,10 +4,10 @@ Every media key must be an object of the agent's folder (400 naming the first th
 A post already published is answered as it is. Owner or admin. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import author, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.posts import providers as posts
 
 app = portal_api()
 
@@ -15,13 +15,13 @@ app = portal_api()
 @app.post("/api/workspaces/<workspaceId>/agents/<agentId>/posts/<postId>/publish")
 @contract(
     "Publish a post",
-    response="authoring.resources.PostEnvelope",
+    response="posts.writer_models.PostEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def publish_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
-    status, body = deps.posts().set_published(writer, workspaceId, agentId, postId, published=True)
+    status, body = posts.writer().set_published(writer, workspaceId, agentId, postId, published=True)
     return json_response(body, status=status)
 
 

@@ -5,11 +5,11 @@ or createdAt moves it in the feed and its filtered views in the same write. Owne
 ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import PostUpdate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.posts import providers as posts
+from core.posts.writer_models import PostUpdate
 
 app = portal_api()
 
@@ -18,14 +18,14 @@ app = portal_api()
 @contract(
     "Change a post",
     body=PostUpdate,
-    response="authoring.resources.PostEnvelope",
+    response="posts.writer_models.PostEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def update_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
     request = parse_body(app, PostUpdate, first=as_writer(app, workspaceId))
-    status, body = deps.posts().update(writer, workspaceId, agentId, postId, request)
+    status, body = posts.writer().update(writer, workspaceId, agentId, postId, request)
     return json_response(body, status=status)
 
 

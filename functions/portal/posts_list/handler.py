@@ -5,11 +5,11 @@ Newest first (by ``createdAt``, ties by id), drafts and published posts together
 page. Members only.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import NotFound, ValidationFailed
 from core.http import as_member, json_response, parse_query, portal_api, portal_caller
-from core.models.authoring.requests import PostQuery
+from core.platform.contract import contract
+from core.platform.errors import NotFound, ValidationFailed
+from core.posts import providers as posts
+from core.posts.writer_models import PostQuery
 
 app = portal_api()
 
@@ -18,12 +18,12 @@ app = portal_api()
 @contract(
     "An agent's posts, newest first",
     query=PostQuery,
-    response="authoring.resources.PostPage",
+    response="posts.writer_models.PostPage",
     errors=(NotFound, ValidationFailed),
 )
 def list_posts(workspaceId: str, agentId: str):
     query = parse_query(app, PostQuery, first=as_member(app, workspaceId))
-    return json_response(deps.posts().list(portal_caller(app).user_id, workspaceId, agentId, query))
+    return json_response(posts.writer().list(portal_caller(app).user_id, workspaceId, agentId, query))
 
 
 def lambda_handler(event, context):

@@ -7,9 +7,11 @@ names an agent of this workspace. Over the owner's plan's object size, or its st
 STORAGE_LIMIT_REACHED. Owner or admin. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import (
+from core.http import as_writer, author, json_response, parse_body, portal_api
+from core.objects import providers as objects
+from core.objects.writer_models import UploadRequest
+from core.platform.contract import contract
+from core.platform.errors import (
     Conflict,
     Forbidden,
     InvalidPath,
@@ -18,8 +20,6 @@ from core.errors import (
     StorageLimitReached,
     ValidationFailed,
 )
-from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import UploadRequest
 
 app = portal_api()
 
@@ -28,7 +28,7 @@ app = portal_api()
 @contract(
     "Sign an upload",
     body=UploadRequest,
-    response="authoring.resources.UploadTicket",
+    response="objects.writer_models.UploadTicket",
     status=201,
     errors=(NotFound, Forbidden, ValidationFailed, InvalidPath, PrefixNotAllowed, StorageLimitReached, Conflict),
     request_headers=("Idempotency-Key",),
@@ -36,7 +36,7 @@ app = portal_api()
 def create_upload(workspaceId: str):
     writer = author(app)
     request = parse_body(app, UploadRequest, first=as_writer(app, workspaceId))
-    status, body = deps.uploads().sign(writer, workspaceId, request)
+    status, body = objects.uploads().sign(writer, workspaceId, request)
     return json_response(body, status=status)
 
 

@@ -4,11 +4,11 @@
 agents whose active workflow it is. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import WorkflowCreate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.workflows import providers as workflows
+from core.workflows.writer_models import WorkflowCreate
 
 app = portal_api()
 
@@ -17,7 +17,7 @@ app = portal_api()
 @contract(
     "Create a workflow",
     body=WorkflowCreate,
-    response="authoring.resources.WorkflowEnvelope",
+    response="workflows.writer_models.WorkflowEnvelope",
     status=201,
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
@@ -25,7 +25,7 @@ app = portal_api()
 def create_workflow(workspaceId: str):
     writer = author(app)
     request = parse_body(app, WorkflowCreate, first=as_writer(app, workspaceId))
-    status, body = deps.workflows().create(writer, workspaceId, request)
+    status, body = workflows.writer().create(writer, workspaceId, request)
     return json_response(body, status=status)
 
 

@@ -3,10 +3,10 @@
 409 CONFLICT while it is an agent's active workflow or the workspace's default. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound
 from core.http import author, json_response, portal_api
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound
+from core.workflows import providers as workflows
 
 app = portal_api()
 
@@ -14,13 +14,13 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>/workflows/<workflowId>")
 @contract(
     "Delete a workflow",
-    response="envelopes.Empty",
+    response="platform.envelopes.Empty",
     errors=(NotFound, Forbidden, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def delete_workflow(workspaceId: str, workflowId: str):
     writer = author(app)
-    status, body = deps.workflows().delete(writer, workspaceId, workflowId)
+    status, body = workflows.writer().delete(writer, workspaceId, workflowId)
     return json_response(body, status=status)
 
 

@@ -3,11 +3,11 @@
 Owner or admin; the agents running it serve the new suggestions on their next read. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import WorkflowUpdate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.workflows import providers as workflows
+from core.workflows.writer_models import WorkflowUpdate
 
 app = portal_api()
 
@@ -16,14 +16,14 @@ app = portal_api()
 @contract(
     "Change a workflow",
     body=WorkflowUpdate,
-    response="authoring.resources.WorkflowEnvelope",
+    response="workflows.writer_models.WorkflowEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def update_workflow(workspaceId: str, workflowId: str):
     writer = author(app)
     request = parse_body(app, WorkflowUpdate, first=as_writer(app, workspaceId))
-    status, body = deps.workflows().update(writer, workspaceId, workflowId, request)
+    status, body = workflows.writer().update(writer, workspaceId, workflowId, request)
     return json_response(body, status=status)
 
 

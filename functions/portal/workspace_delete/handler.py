@@ -4,18 +4,18 @@ Gone at once for every API and its keys refused; content and records are purged
 in the background (the purge queue).
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Forbidden, NotFound
 from core.http import json_response, portal_api, portal_caller
+from core.platform.contract import contract
+from core.platform.errors import Forbidden, NotFound
+from core.workspaces import providers as workspaces
 
 app = portal_api()
 
 
 @app.delete("/api/workspaces/<workspaceId>")
-@contract("Delete a workspace, permanently", response="envelopes.Deleted", errors=(NotFound, Forbidden))
+@contract("Delete a workspace, permanently", response="platform.envelopes.Deleted", errors=(NotFound, Forbidden))
 def delete_workspace(workspaceId: str):
-    deps.workspaces().delete(portal_caller(app).user_id, workspaceId)
+    workspaces.service().delete(portal_caller(app).user_id, workspaceId)
     return json_response({"deleted": True})
 
 

@@ -5,11 +5,11 @@ Any of ``name``, ``listed``, ``storeConversations``, ``wrapConfig`` (a JSON obje
 anyone else 404. Honours ``Idempotency-Key``.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from core.http import as_writer, author, json_response, parse_body, portal_api
-from core.models.authoring.requests import WorkspaceUpdate
+from core.platform.contract import contract
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.workspaces import providers as workspaces
+from core.workspaces.writer_models import WorkspaceUpdate
 
 app = portal_api()
 
@@ -18,14 +18,14 @@ app = portal_api()
 @contract(
     "Change a workspace's settings",
     body=WorkspaceUpdate,
-    response="envelopes.WorkspaceEnvelope",
+    response="workspaces.models.WorkspaceEnvelope",
     errors=(NotFound, Forbidden, ValidationFailed, Conflict),
     request_headers=("Idempotency-Key",),
 )
 def update_workspace(workspaceId: str):
     writer = author(app)
     request = parse_body(app, WorkspaceUpdate, first=as_writer(app, workspaceId))
-    status, body = deps.workspace_settings().update(writer, workspaceId, request)
+    status, body = workspaces.writer().update(writer, workspaceId, request)
     return json_response(body, status=status)
 
 

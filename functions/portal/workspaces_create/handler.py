@@ -3,11 +3,11 @@
 Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer.
 """
 
-from core import deps
-from core.contract import contract
-from core.errors import Conflict, PlanLimitReached, ValidationFailed
 from core.http import header, json_response, parse_body, portal_api, portal_caller
-from core.models.management import CreateWorkspaceRequest
+from core.platform.contract import contract
+from core.platform.errors import Conflict, PlanLimitReached, ValidationFailed
+from core.workspaces import providers as workspaces
+from core.workspaces.models import CreateWorkspaceRequest
 
 app = portal_api()
 
@@ -16,7 +16,7 @@ app = portal_api()
 @contract(
     "Create a workspace",
     body=CreateWorkspaceRequest,
-    response="envelopes.WorkspaceEnvelope",
+    response="workspaces.models.WorkspaceEnvelope",
     status=201,
     errors=(ValidationFailed, PlanLimitReached, Conflict),
     request_headers=("Idempotency-Key",),
@@ -24,7 +24,7 @@ app = portal_api()
 def create_workspace():
     user_id = portal_caller(app).user_id
     request = parse_body(app, CreateWorkspaceRequest)
-    status, body = deps.workspaces().create_once(user_id, request, header(app, "Idempotency-Key"))
+    status, body = workspaces.service().create_once(user_id, request, header(app, "Idempotency-Key"))
     return json_response(body, status=status)
 
 

@@ -6,7 +6,8 @@ Every step is idempotent, so overlapping or repeated runs change nothing twice.
 
 import logging
 
-from core import deps, observability
+from core.credits import providers as credits
+from core.platform import observability
 
 logger = logging.getLogger("hold_sweeper")
 
@@ -15,7 +16,7 @@ logger = logging.getLogger("hold_sweeper")
 def lambda_handler(event, context):
     settled = released = 0
     while True:  # batch after batch, until none is left or the run is nearly out of time
-        report = deps.billing().sweep()
+        report = credits.billing().sweep()
         settled, released = settled + report.settled, released + report.released
         if not report.more or context.get_remaining_time_in_millis() < 30_000:
             break

@@ -15,7 +15,8 @@ import logging
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from core import deps, observability
+from core.platform import observability
+from core.purge import providers as purge
 
 logger = logging.getLogger("purge")
 # A batch whose every record failed is reported like any other (each message retried on its own), not raised.
@@ -26,17 +27,17 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
     try:
         message = json.loads(record.body)
         workspace_id, agent_id = message["workspaceId"], message.get("agentId")
-        remaining, purge = lambda_context.get_remaining_time_in_millis, deps.purge()
+        remaining, service = lambda_context.get_remaining_time_in_millis, purge.service()
         if agent_id:
-            result = purge.purge_agent(workspace_id, agent_id, remaining)
+            result = service.purge_agent(workspace_id, agent_id, remaining)
         else:
-            result = purge.purge(workspace_id, remaining)
+            result = service.purge(workspace_id, remaining)
     except Exception:
         logger.exception("purge pass failed", extra={"messageId": record.message_id})
         raise  # the processor reports the record in batchItemFailures
     logger.info("purge pass", extra={"workspaceId": workspace_id, **result.__dict__})
     if not result.finished:  # out of time (again now), or everything gone but the settle window (again after it)
-        deps.enqueue_purge(workspace_id, agent_id, delay_seconds=result.again_in)
+        purge.enqueue(workspace_id, agent_id, delay_seconds=result.again_in)
 
 
 @observability.observed("workers", routed=("purge",))

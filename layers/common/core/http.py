@@ -1,11 +1,11 @@
 """The one HTTP factory every handler uses: routing, CORS, auth, error mapping.
 
 ``brain_api()`` and ``portal_api()`` return a Powertools ``APIGatewayRestResolver`` behind one global
-middleware (``core.rest.boundary``: body size and media type, one credential, the plane's caller check,
+middleware (``core.platform.rest.boundary``: body size and media type, one credential, the plane's caller check,
 ``DomainError`` to ``{error, code}``, CORS and ``RateLimit-*`` headers), reading settings at request time
 so importing a handler reads no environment.
 
-Handlers import from here only; the pieces live in ``core.rest`` (responses, requests, boundary, resolver).
+Handlers import from here only; the pieces live in ``core.platform.rest`` (responses, requests, boundary, resolver).
 """
 
 from __future__ import annotations
@@ -14,18 +14,20 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
-from core import aws, deps, observability
-from core.powertools_rest import APIGatewayRestResolver, Response
-from core.rest.boundary import EXPOSED_HEADERS
-from core.rest.requests import header, json_document, parse_body, parse_query, query_param, validation_failed
-from core.rest.resolver import make_resolver
-from core.rest.responses import JSON, error_response, json_response, stream_response
-from core.settings import get_settings
+from core.platform import aws, observability
+from core.platform.rest.boundary import EXPOSED_HEADERS
+from core.platform.rest.powertools import APIGatewayRestResolver, Response
+from core.platform.rest.requests import header, json_document, parse_body, parse_query, query_param, validation_failed
+from core.platform.rest.resolver import make_resolver
+from core.platform.rest.responses import JSON, error_response, json_response, stream_response
+from core.platform.settings import get_settings
 
-if TYPE_CHECKING:  # the read plane's key check is imported by brain_api, the portal's session check by portal_api
-    from core.services.authoring.writes import Author
-    from core.services.identity import PortalCaller
-    from core.services.key_auth import WorkspaceCaller
+# Each plane's credential check, and the writer's access check, are imported by the function that uses them, so a
+# function loads its own plane's packages only (tests/unit/test_cold_path.py).
+if TYPE_CHECKING:
+    from core.audit.writes import Author
+    from core.identity.service import PortalCaller
+    from core.keys.check import WorkspaceCaller
 
 __all__ = [
     "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "as_member", "as_writer", "author", "brain_api",
@@ -38,11 +40,12 @@ __all__ = [
 def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bool = False) -> dict[str, str]:
     """The key's caller; with ``signed_media`` (``/v1/r2``), a request with no ``Authorization`` but a
     signature's parameters is the signing key's (an ``Authorization`` header always wins)."""
-    from core.auth import media_signing
-    from core.services.key_auth import RefusedOrigin
-    from core.services.media import object_path
+    from core.keys import providers as keys_providers
+    from core.keys.check import RefusedOrigin
+    from core.objects import signing as media_signing
+    from core.objects.service import object_path
 
-    event, authenticator = app.current_event, deps.key_authenticator()
+    event, authenticator = app.current_event, keys_providers.checker()
     origin, query = event.headers.get("origin"), event.query_string_parameters
     try:
         if signed_media and header(app, "Authorization") is None and media_signing.carries_signature(query):
@@ -60,7 +63,7 @@ def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bo
 def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
     """Read plane: every route requires a workspace API key (and counts against its rate limit);
     ``signed_media``: a URL signed for the route's path (``POST /v1/media-urls``) stands for the key."""
-    from core.services.key_auth import VAGUE_MESSAGE
+    from core.keys.check import VAGUE_MESSAGE
 
     aws.during_init(aws.dynamodb)  # every request's key check reads DynamoDB
     return make_resolver(
@@ -72,9 +75,10 @@ def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
 
 
 def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
-    from core.auth.bearer import bearer_token
+    from core.identity import providers as identity_providers
+    from core.platform.rest.bearer import bearer_token
 
-    caller = deps.identity().authenticate(bearer_token(app.current_event.headers))
+    caller = identity_providers.service().authenticate(bearer_token(app.current_event.headers))
     app.context.update(caller=caller)
     observability.identify(user_id=caller.user_id)
     return {}
@@ -120,20 +124,24 @@ def portal_caller(app: APIGatewayRestResolver) -> PortalCaller:
 
 def as_writer(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
     """The caller's check as a writer of the workspace (404, 403), for ``parse_body(..., first=)``."""
+    from core.workspaces import providers as workspaces_providers
+
     user_id = portal_caller(app).user_id
-    return lambda: deps.authoring_access().writer(user_id, workspace_id)
+    return lambda: workspaces_providers.access().writer(user_id, workspace_id)
 
 
 def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
     """The caller's check as a member of the workspace (404), for ``parse_query(..., first=)``."""
+    from core.workspaces import providers as workspaces_providers
+
     user_id = portal_caller(app).user_id
-    return lambda: deps.authoring_access().member(user_id, workspace_id)
+    return lambda: workspaces_providers.access().member(user_id, workspace_id)
 
 
 def author(app: APIGatewayRestResolver) -> Author:
     """The writer of a portal request: the caller, API Gateway's request id (its audit entry names it) and the
     request's ``Idempotency-Key``, if any."""
-    from core.services.authoring.writes import Author
+    from core.audit.writes import Author
 
     request_id = str((app.current_event.get("requestContext") or {}).get("requestId") or "")
     return Author(portal_caller(app).user_id, request_id, header(app, "Idempotency-Key"))

@@ -10,9 +10,10 @@ from functools import cache
 
 import pytest
 
-from core import deps
-from core.repositories.workspaces import WorkspaceRepository
-from core.settings import get_settings
+from core.chat import providers as chat_providers
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
+from core.workspaces.store import WorkspaceStore
 from tests.integration.conftest import Tenant
 from tests.support.chat import ITEM, RecordingModel, grant
 from tests.support.seed import Seeder
@@ -36,15 +37,15 @@ def funded(tenant: Tenant, seed: Seeder, aws) -> Tenant:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> RecordingModel:
     recorder = RecordingModel()
-    monkeypatch.setattr(deps, "chat_model", cache(lambda: recorder))
-    deps.reset()
+    monkeypatch.setattr(chat_providers, "model", cache(lambda: recorder))
+    platform_providers.reset()
     return recorder
 
 
 @pytest.fixture
 def storing(funded: Tenant, aws) -> Tenant:
     """The funded tenant, its workspace storing conversations."""
-    WorkspaceRepository(aws.dynamodb, get_settings().main_table).put_workspace(
+    WorkspaceStore(aws.dynamodb, get_settings().main_table).put_workspace(
         funded.ws.model_copy(update={"store_conversations": True})
     )
     return funded

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.auth.api_keys import hash_key
-from core.settings import get_settings
+from core.keys import providers as keys_providers
+from core.keys.key_format import hash_key
+from core.platform.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
 from tests.support.brain import call
 from tests.support.portal import Portal, Session
@@ -80,7 +80,7 @@ def restricted(seed, tenant, aws, as_function) -> str:
     """A key of the sample tenant restricted to SHOP and STAGING, with a rate limit of 5 a minute."""
     as_function("BrainR2Function")
     raw = seed.api_key(tenant.ws.id, rate_limit=5)
-    deps.api_keys()._db.update_item(
+    keys_providers.store()._db.update_item(
         TableName=get_settings().api_keys_table,
         Key={"keyHash": {"S": hash_key(raw)}},
         UpdateExpression="SET allowedOrigins = :o",

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from core.repositories import main_table
-from core.repositories.dynamo import to_item
-from core.settings import get_settings
+from core.platform import main_table
+from core.platform.dynamo import to_item
+from core.platform.settings import get_settings
 from local.events import SAMPLE_AGENT_ID
 from tests.support.brain import RFC3339_MS, call, ok_json
 from tests.support.seed import Seeder, stamp

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from core.errors import RateLimited
-from core.ids import new_id
-from core.repositories.rate_limits import RateLimitRepository
-from core.services import rate_shards
-from core.services.rate_limit import SlidingWindowLimiter
-from core.services.rate_shards import shard_count, shard_subject
-from core.settings import get_settings
+from core.platform import rate_shards
+from core.platform.errors import RateLimited
+from core.platform.ids import new_id
+from core.platform.rate_limit import SlidingWindowLimiter
+from core.platform.rate_limit_store import RateLimitStore
+from core.platform.rate_shards import shard_count, shard_subject
+from core.platform.settings import get_settings
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.brain import call
 from tests.support.chat import chat, grant, llm_charges, refused, streamed
@@ -32,7 +32,7 @@ WHOAMI = "BrainWhoAmIFunction"
 
 
 def limiter(aws: Any, clock: Any) -> SlidingWindowLimiter:
-    return SlidingWindowLimiter(RateLimitRepository(aws.dynamodb, get_settings().rate_limits_table), clock)
+    return SlidingWindowLimiter(RateLimitStore(aws.dynamodb, get_settings().rate_limits_table), clock)
 
 
 def most_in_any_rolling_window(served: list[float], window: float = 60.0) -> int:

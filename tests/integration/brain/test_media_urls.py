@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from core.auth import media_signing
-from core.settings import get_settings
+from core.objects import signing as media_signing
+from core.platform.settings import get_settings
 from local.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.lambdas import invoke, sample_event
@@ -187,10 +187,10 @@ def test_signed_requests_count_against_the_signing_keys_limit(objects, seed, ten
 
 def test_the_key_id_lookup_is_cached_and_revocation_still_seen(objects, seed, tenant, aws) -> None:
     """The id -> hash mapping never changes, so it is cached; liveness is read on every request."""
-    from core import deps
+    from core.keys import providers as keys_providers
 
     calls: list[str] = []
-    repo = deps.api_keys()
+    repo = keys_providers.store()
     original = repo.hash_of
 
     def recorded(key_id: str) -> str | None:
@@ -206,6 +206,6 @@ def test_the_key_id_lookup_is_cached_and_revocation_still_seen(objects, seed, te
 
 
 def _hash(key: str) -> str:
-    from core.auth.api_keys import hash_key
+    from core.keys.key_format import hash_key
 
     return hash_key(key)

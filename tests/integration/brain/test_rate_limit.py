@@ -6,8 +6,8 @@ counted whole): a request is remembered until the start of the 61st second after
 
 from __future__ import annotations
 
-from core.auth.api_keys import hash_key
-from core.repositories.dynamo import from_item
+from core.keys.key_format import hash_key
+from core.platform.dynamo import from_item
 from local.events import SAMPLE_KEY
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.brain import RFC3339_MS, call, error_of, ok_json

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.auth import portal_jwt
-from core.auth.api_keys import generate, hash_key
+from core.identity import portal_jwt
+from core.keys.key_format import generate, hash_key
 from local.events import SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
 from tests.support.brain import UNAUTHORIZED, call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event

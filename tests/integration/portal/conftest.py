@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core import deps
+from core.platform import providers as platform_providers
 from tests.support.idp import CLIENT_ID, IdentityProviders
 from tests.support.portal import Portal
 
@@ -18,5 +18,5 @@ def idp(portal: Portal, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iden
     for provider in ("google", "apple"):
         monkeypatch.setenv(f"{provider.upper()}_JWKS_URL", providers.urls[provider])
         monkeypatch.setenv(f"{provider.upper()}_CLIENT_IDS", f"another-client, {CLIENT_ID[provider]}")
-    deps.reset()
+    platform_providers.reset()
     return providers

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from core import deps
-from core.repositories.ledger import LedgerRepository
-from core.settings import get_settings
+from core.credits import providers as credits_providers
+from core.credits.store import LedgerStore
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
 from tests.support.lambdas import HttpResult, invoke, with_request
 from tests.support.portal import JSON, Portal, Session, assert_error, event_for
 
@@ -21,8 +22,8 @@ def history(portal: Portal, who: Session, **query: str) -> HttpResult:
 
 
 @pytest.fixture
-def ledger(portal: Portal) -> LedgerRepository:
-    return LedgerRepository(portal.aws.dynamodb, get_settings().ledger_table)
+def ledger(portal: Portal) -> LedgerStore:
+    return LedgerStore(portal.aws.dynamodb, get_settings().ledger_table)
 
 
 @pytest.fixture
@@ -41,12 +42,12 @@ def test_a_new_user_has_a_zero_balance(portal: Portal, ava: Session) -> None:
 
 
 def test_balance_counts_holds_and_prices_them(
-    portal: Portal, ava: Session, ledger: LedgerRepository, monkeypatch: pytest.MonkeyPatch
+    portal: Portal, ava: Session, ledger: LedgerStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CREDIT_USD_CENTS", "3")
-    deps.reset()
+    platform_providers.reset()
     ledger.grant(ava.user_id, 50, "topup", "inv-1", "Top-up")
-    deps.credits().hold(ava.user_id, "llm", "turn_1", 4, "Chat turn")
+    credits_providers.service().hold(ava.user_id, "llm", "turn_1", 4, "Chat turn")
     assert balance(portal, ava).json() == {
         "balance": {"available": 46, "held": 4, "total": 50},
         "unit": "credits",
@@ -54,24 +55,24 @@ def test_balance_counts_holds_and_prices_them(
     }
 
 
-def test_each_user_sees_only_their_own_credits(portal: Portal, ava: Session, ledger: LedgerRepository) -> None:
+def test_each_user_sees_only_their_own_credits(portal: Portal, ava: Session, ledger: LedgerStore) -> None:
     ledger.grant(ava.user_id, 50, "topup", "inv-1", "Top-up")
     bob = portal.sign_in("bob@example.com")
     assert balance(portal, bob).json()["balance"]["total"] == 0
     assert history(portal, bob).json() == {"entries": [], "total": 0, "limit": 50, "offset": 0}
 
 
-def seed_history(ava: Session, ledger: LedgerRepository) -> None:
+def seed_history(ava: Session, ledger: LedgerStore) -> None:
     """Oldest first: 5 top-ups, 3 settled chat turns, 1 refund (9 entries)."""
     for n in range(5):
         ledger.grant(ava.user_id, 10, "topup", f"inv-{n}", f"Top-up {n}")
     for n in range(3):
-        hold = deps.credits().hold(ava.user_id, "llm", f"turn_{n}", 1, f"Chat turn {n}")
-        deps.credits().settle(hold)
+        hold = credits_providers.service().hold(ava.user_id, "llm", f"turn_{n}", 1, f"Chat turn {n}")
+        credits_providers.service().settle(hold)
     ledger.grant(ava.user_id, 1, "refund", "turn_0", "Refund of a turn")
 
 
-def test_history_is_newest_first_with_every_field(portal: Portal, ava: Session, ledger: LedgerRepository) -> None:
+def test_history_is_newest_first_with_every_field(portal: Portal, ava: Session, ledger: LedgerStore) -> None:
     seed_history(ava, ledger)
     result = history(portal, ava)
     assert (result.status, result.header("Content-Type")) == (200, JSON)
@@ -91,7 +92,7 @@ def test_history_is_newest_first_with_every_field(portal: Portal, ava: Session, 
     assert times == sorted(times, reverse=True)
 
 
-def test_history_pages_with_limit_and_offset(portal: Portal, ava: Session, ledger: LedgerRepository) -> None:
+def test_history_pages_with_limit_and_offset(portal: Portal, ava: Session, ledger: LedgerStore) -> None:
     seed_history(ava, ledger)
     every = history(portal, ava).json()["entries"]
     pages = [history(portal, ava, limit="4", offset=str(offset)).json() for offset in (0, 4, 8, 12)]
@@ -100,7 +101,7 @@ def test_history_pages_with_limit_and_offset(portal: Portal, ava: Session, ledge
     assert pages[-1]["entries"] == []
 
 
-def test_history_filters_by_ref_type(portal: Portal, ava: Session, ledger: LedgerRepository) -> None:
+def test_history_filters_by_ref_type(portal: Portal, ava: Session, ledger: LedgerStore) -> None:
     seed_history(ava, ledger)
     llm = history(portal, ava, refType="llm").json()
     assert llm["total"] == 3 and [e["refId"] for e in llm["entries"]] == ["turn_2", "turn_1", "turn_0"]

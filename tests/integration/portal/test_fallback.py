@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core import deps
+from core.platform import providers as platform_providers
 from tests.support.lambdas import invoke, sample_event, stack, with_request
 from tests.support.portal import assert_error
 
@@ -18,7 +18,7 @@ def fallback_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """The environment template.yaml gives PortalFallbackFunction (``API_PLANE=portal``)."""
     for name, value in stack().functions()["PortalFallbackFunction"].environment.items():
         monkeypatch.setenv(name, value)
-    deps.reset()
+    platform_providers.reset()
 
 
 def fallback(resource: str, method: str, token: str | None = None):

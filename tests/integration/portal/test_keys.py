@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from core.auth.api_keys import is_well_formed
-from core.settings import get_settings
+from core.keys.key_format import is_well_formed
+from core.platform.settings import get_settings
 from tests.support.portal import JSON, Portal, Session, assert_error
 
 
@@ -211,14 +211,14 @@ def test_a_revoked_key_stays_revoked_when_its_idempotency_key_is_used_again_late
 
 
 def test_an_existing_key_record_is_never_overwritten(portal: Portal, team: dict[str, Any]) -> None:
-    from core import deps
-    from core.auth.api_keys import hash_key
-    from core.errors import Conflict
+    from core.keys import providers as keys_providers
+    from core.keys.key_format import hash_key
+    from core.platform.errors import Conflict
 
     ws, owner = team["workspace"], team["owner"]
     key = portal.mint_key(owner, ws["id"])
     assert revoke(portal, owner, ws["id"], key["id"]).status == 200
-    repo = deps.api_keys()
+    repo = keys_providers.store()
     revoked = repo.get_by_hash(hash_key(key["key"]))
     assert revoked is not None and revoked.revoked_at is not None
     with pytest.raises(Conflict):
@@ -230,22 +230,23 @@ def test_an_existing_key_record_is_never_overwritten(portal: Portal, team: dict[
 def stored_then_crashed(owner: Session, workspace_id: str, idempotency_key: str) -> str:
     """A first attempt that stored its key and died before completing its idempotency record (the
     record stays IN_PROGRESS): the raw key it would have answered."""
-    from core import deps
-    from core.auth.api_keys import display_prefix, generate, hash_key
-    from core.ids import new_id, now_iso
-    from core.models.management import MintKeyRequest
-    from core.models.records import ApiKeyRecord
+    from core.keys import providers as keys_providers
+    from core.keys.key_format import display_prefix, generate, hash_key
+    from core.keys.models import MintKeyRequest
+    from core.keys.records import ApiKeyRecord
+    from core.platform import providers as platform_providers
+    from core.platform.ids import new_id, now_iso
 
-    admin, request, raw = deps.key_admin(), MintKeyRequest(name="ci"), []
+    admin, request, raw = keys_providers.admin(), MintKeyRequest(name="ci"), []
 
     def crash(claim: Any) -> tuple[int, Any]:
         raw.append(generate(admin.replay_secret(owner.user_id, workspace_id, claim.attempt)))
-        deps.api_keys().put(ApiKeyRecord(id=new_id("key"), key_hash=hash_key(raw[0]), workspace_id=workspace_id,
+        keys_providers.store().put(ApiKeyRecord(id=new_id("key"), key_hash=hash_key(raw[0]), workspace_id=workspace_id,
                                          name="ci", prefix=display_prefix(raw[0]), created_at=now_iso()))  # fmt: skip
         raise TimeoutError("the function timed out")  # in doubt: the claim is kept
 
     with pytest.raises(TimeoutError):
-        deps.idempotency().run_claimed(idempotency_key, scope=f"{owner.user_id}|mint-key|{workspace_id}",
+        platform_providers.idempotency().run_claimed(idempotency_key, scope=f"{owner.user_id}|mint-key|{workspace_id}",
                                        request=request.model_dump_json(), work=crash)  # fmt: skip
     return raw[0]
 
@@ -258,7 +259,7 @@ def test_a_retry_after_the_lock_lapsed_re_derives_the_key_its_attempt_stored(
     attempt: the retry derives the same key and finds it stored; a revoked one is never handed back."""
     import time
 
-    from core.repositories import idempotency as records
+    from core.platform import idempotency_store as records
 
     ws, owner = team["workspace"], team["owner"]
     raw = stored_then_crashed(owner, ws["id"], "deploy-7")

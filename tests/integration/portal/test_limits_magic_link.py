@@ -1,7 +1,7 @@
 """Issue 11, hole 3: sign-in mail is throttled per address and per source IP, and nobody can tell.
 
 Every request answers exactly the same 202 {"sent": true}; a throttled one mails nothing and stores
-no token. Defaults (core/settings.py, docs/decisions.md): 5 per address and 30 per source IP (an IPv6
+no token. Defaults (core/platform/settings.py, docs/decisions.md): 5 per address and 30 per source IP (an IPv6
 /64) in any rolling 15 minutes. Before this, 30 requests for one address in a second sent 30 mails.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.settings import get_settings
+from core.platform.settings import get_settings
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.lambdas import invoke
 from tests.support.portal import Portal, event_for
@@ -94,11 +94,11 @@ def test_the_rate_table_holds_no_address_and_no_ip(portal: Portal, clock: Clock)
 
 
 def test_the_limits_are_settings(portal: Portal, clock: Clock, monkeypatch) -> None:
-    from core import deps
+    from core.platform import providers as platform_providers
 
     monkeypatch.setenv("MAGIC_LINK_PER_ADDRESS", "2")
     monkeypatch.setenv("MAGIC_LINK_PER_IP", "3")
-    deps.reset()
+    platform_providers.reset()
     for _ in range(4):
         ask(VICTIM)
     assert len(portal.mails(VICTIM)) == 2

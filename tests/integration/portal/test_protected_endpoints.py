@@ -10,7 +10,7 @@ import time
 import jwt
 import pytest
 
-from core.auth import portal_jwt
+from core.identity import portal_jwt
 from local.events import SAMPLE_KEY
 from tests.support.idp import forge
 from tests.support.portal import Portal, Session, assert_error

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from core.repositories import main_table
-from core.settings import get_settings
+from core.platform import main_table
+from core.platform.settings import get_settings
 from tests.support.lambdas import handler_module
 from tests.support.portal import Portal, Session, WorkerContext, sqs_event, take_purge_messages
 from tests.support.seed import Seeder

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.settings import get_settings
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
+from core.purge import providers as purge_providers
 from tests.support.authoring import Studio
 from tests.support.lambdas import handler_module
 from tests.support.portal import Portal, WorkerContext, sqs_event, take_purge_messages
@@ -23,7 +24,7 @@ SETTLE = 960
 @pytest.fixture
 def settling(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PURGE_SETTLE_SECONDS", str(SETTLE))
-    deps.reset()
+    platform_providers.reset()
 
 
 def later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
@@ -31,7 +32,7 @@ def later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     import time
 
     now = time.time() + seconds
-    monkeypatch.setattr(deps.purge(), "_clock", lambda: now)
+    monkeypatch.setattr(purge_providers.service(), "_clock", lambda: now)
 
 
 def run_queue(portal: Portal) -> list[dict[str, Any]]:

@@ -3,8 +3,8 @@ one created through the portal does (the seed takes the portal's create path, ne
 
 from __future__ import annotations
 
-from core.repositories.users import UserRepository
-from core.settings import get_settings
+from core.identity.store import UserStore
+from core.platform.settings import get_settings
 from tests.support.portal import Portal, assert_error
 from tests.support.seed import Seeder
 
@@ -22,7 +22,7 @@ def test_a_seeded_owner_at_the_plan_limit_is_refused_like_a_signed_up_one(portal
 def test_the_owner_count_is_the_number_of_owned_workspaces(portal: Portal, seed: Seeder) -> None:
     owner = seed.user("owner@example.com", plan="pro")
     made = [seed.workspace(owner, name) for name in ("One", "Two", "Three")]
-    stored = UserRepository(portal.aws.dynamodb, get_settings().main_table).get(owner.id)
+    stored = UserStore(portal.aws.dynamodb, get_settings().main_table).get(owner.id)
     assert stored is not None
     assert (stored.owned_workspaces, stored.active_workspace_id) == (3, made[-1].id)
     session = portal.sign_in("owner@example.com")
@@ -36,6 +36,6 @@ def test_a_deleted_seeded_workspace_gives_its_place_back(portal: Portal, seed: S
     session = portal.sign_in("owner@example.com")
     deleted = portal.call("PortalWorkspaceDeleteFunction", token=session.token, params={"workspaceId": doomed.id})
     assert (deleted.status, deleted.json()) == (200, {"deleted": True}), deleted.body
-    stored = UserRepository(portal.aws.dynamodb, get_settings().main_table).get(owner.id)
+    stored = UserStore(portal.aws.dynamodb, get_settings().main_table).get(owner.id)
     assert stored is not None and stored.owned_workspaces == 0
     assert portal.create_workspace(session, "Again")["slug"] == "again"

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.settings import get_settings
+from core.platform.settings import get_settings
 from tests.support.portal import JSON, Portal, assert_error, event_for, invoke_isolated
 
 COOKIE = r"^session=[A-Za-z0-9_-]{43}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax"
@@ -60,10 +60,10 @@ def test_verify_starts_a_session_and_creates_the_user_on_first_sign_in(portal: P
 
 
 def test_cookie_is_not_secure_on_plain_http_local_runs(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
-    from core import deps
+    from core.platform import providers as platform_providers
 
     monkeypatch.setenv("COOKIE_SECURE", "false")
-    deps.reset()
+    platform_providers.reset()
     cookie = portal.verify(portal.request_link("local@example.com")).header("Set-Cookie")
     assert cookie is not None and "Secure" not in cookie and "HttpOnly" in cookie
 
@@ -94,7 +94,7 @@ def test_empty_or_missing_token_is_400(portal: Portal) -> None:
 def test_expired_token_is_401_and_burnt(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
     token = portal.request_link("late@example.com")
     later = time.time() + 15 * 60 + 1
-    monkeypatch.setattr("core.repositories.users.time", SimpleNamespace(time=lambda: later))
+    monkeypatch.setattr("core.identity.store.time", SimpleNamespace(time=lambda: later))
     assert_error(portal.verify(token), 401, "UNAUTHORIZED")
     monkeypatch.undo()
     assert_error(portal.verify(token), 401, "UNAUTHORIZED")
@@ -103,7 +103,7 @@ def test_expired_token_is_401_and_burnt(portal: Portal, monkeypatch: pytest.Monk
 def test_token_is_valid_until_its_fifteen_minutes_are_over(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
     token = portal.request_link("in-time@example.com")
     nearly = time.time() + 15 * 60 - 5
-    monkeypatch.setattr("core.repositories.users.time", SimpleNamespace(time=lambda: nearly))
+    monkeypatch.setattr("core.identity.store.time", SimpleNamespace(time=lambda: nearly))
     assert portal.verify(token).status == 200
 
 

@@ -15,8 +15,8 @@ import boto3
 import pytest
 from moto.ses.models import ses_backends
 
-from core import deps
-from core.settings import get_settings
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
 from local.template import ACCOUNT_ID
 from tests.support.portal import JSON, Portal
 
@@ -25,7 +25,7 @@ from tests.support.portal import JSON, Portal
 def sent(aws: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """SES with the template's sender verified, as an operator sets it up; the messages it accepted."""
     monkeypatch.delenv("MAIL_TRANSPORT", raising=False)
-    deps.reset()
+    platform_providers.reset()
     assert get_settings().mail_transport == "ses"
     region = boto3.session.Session().region_name
     boto3.client("ses").verify_email_identity(EmailAddress=get_settings().mail_from)

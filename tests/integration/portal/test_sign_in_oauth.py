@@ -11,7 +11,7 @@ from typing import Any
 import jwt
 import pytest
 
-from core import deps
+from core.platform import providers as platform_providers
 from tests.support.idp import CLIENT_ID, IdentityProviders, forge, new_key, public_pem
 from tests.support.portal import JSON, Portal, assert_error
 
@@ -100,7 +100,7 @@ def test_provider_without_client_ids_refuses_every_token(
     portal: Portal, idp: IdentityProviders, provider: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(f"{provider.upper()}_CLIENT_IDS", " , ")
-    deps.reset()
+    platform_providers.reset()
     assert_error(sign_in(portal, provider, idp.token(provider)), 401, "UNAUTHORIZED")
 
 
@@ -129,7 +129,7 @@ def test_a_rotated_signing_key_is_picked_up_after_a_minute(
     token = idp.token("google", key=rotated, kid="google-key-2")
     assert_error(sign_in(portal, "google", token), 401, "UNAUTHORIZED")  # refetched at most once a minute
     later = time.monotonic() + 61
-    monkeypatch.setattr("core.auth.oidc.time", SimpleNamespace(monotonic=lambda: later))
+    monkeypatch.setattr("core.identity.oidc.time", SimpleNamespace(monotonic=lambda: later))
     assert sign_in(portal, "google", token).status == 200
 
 

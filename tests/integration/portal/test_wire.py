@@ -32,6 +32,6 @@ def test_a_body_just_under_the_limit_is_read(portal: Portal) -> None:
 def test_a_lapsed_session_refuses_its_cookie_and_its_tokens(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
     session = portal.sign_in("lapsed@example.com")
     later = time.time() + 30 * 86400 + 1
-    monkeypatch.setattr("core.repositories.users.time", SimpleNamespace(time=lambda: later))
+    monkeypatch.setattr("core.identity.store.time", SimpleNamespace(time=lambda: later))
     assert_error(portal.api_token(session.cookie), 401, "UNAUTHORIZED")
     assert_error(portal.call("PortalAccountFunction", token=session.token), 401, "UNAUTHORIZED")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.ids import new_id, now_iso
-from core.models.records import BrandRecord
-from core.repositories.authoring.brands import BrandStore
-from core.repositories.transactions import Also
-from core.settings import get_settings
+from core.brands.records import BrandRecord
+from core.brands.write_store import BrandStore
+from core.platform.ids import new_id, now_iso
+from core.platform.settings import get_settings
+from core.platform.transactions import Also
 from tests.support.portal import JSON, Portal, assert_error
 
 MEMBER_ONLY = ["PortalWorkspaceGetFunction", "PortalMembersListFunction", "PortalBrandsListFunction",

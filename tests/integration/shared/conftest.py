@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from core.repositories.ledger import LedgerRepository
-from core.settings import get_settings
+from core.credits.store import LedgerStore
+from core.platform.settings import get_settings
 
 
 @pytest.fixture
-def ledger(aws: Any) -> LedgerRepository:
-    return LedgerRepository(aws.dynamodb, get_settings().ledger_table)
+def ledger(aws: Any) -> LedgerStore:
+    return LedgerStore(aws.dynamodb, get_settings().ledger_table)

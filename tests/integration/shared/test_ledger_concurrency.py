@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from core.errors import InsufficientCredits
-from core.models.ledger import HoldRecord, Outcome
-from core.repositories.ledger import LedgerRepository
-from core.services.credits import CreditService
+from core.credits.records import HoldRecord, Outcome
+from core.credits.service import CreditService
+from core.credits.store import LedgerStore
+from core.platform.errors import InsufficientCredits
 from tests.integration.shared.test_ledger import ACCOUNT
 from tests.support.ledger_checks import assert_consistent
 
@@ -23,7 +23,7 @@ THREADS = 50
 
 
 @pytest.fixture
-def credits(ledger: LedgerRepository) -> CreditService:
+def credits(ledger: LedgerStore) -> CreditService:
     return CreditService(ledger, usd_cents_per_credit=1, hold_seconds=900)
 
 
@@ -40,14 +40,14 @@ def race(work: Any, count: int = THREADS) -> list[Any]:
         return list(pool.map(attempt, range(count)))
 
 
-def five_credits_held(credits: CreditService, ledger: LedgerRepository, amount: int) -> HoldRecord:
+def five_credits_held(credits: CreditService, ledger: LedgerStore, amount: int) -> HoldRecord:
     """The account topped up with 5 credits, then ``amount`` of them held for chat turn ``turn_1``."""
     ledger.grant(ACCOUNT, 5, "topup", "t1", "Top-up")
     return credits.hold(ACCOUNT, "llm", "turn_1", amount, "Chat turn")
 
 
 def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
-    credits: CreditService, ledger: LedgerRepository, aws: Any
+    credits: CreditService, ledger: LedgerStore, aws: Any
 ) -> None:
     ledger.grant(ACCOUNT, 20, "topup", "t1", "Top-up")
     results = race(lambda n: credits.hold(ACCOUNT, "llm", f"turn_{n}", 1, "Chat turn"))
@@ -62,9 +62,7 @@ def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
-def test_retried_settlements_of_one_hold_charge_once(
-    credits: CreditService, ledger: LedgerRepository, aws: Any
-) -> None:
+def test_retried_settlements_of_one_hold_charge_once(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
     hold = five_credits_held(credits, ledger, 2)
     outcomes = race(lambda _: credits.settle(hold), count=20)
     assert outcomes.count(Outcome.APPLIED) == 1 and outcomes.count(Outcome.ALREADY_DONE) == 19
@@ -74,7 +72,7 @@ def test_retried_settlements_of_one_hold_charge_once(
 
 
 def test_a_settlement_racing_a_release_finishes_the_hold_one_way(
-    credits: CreditService, ledger: LedgerRepository, aws: Any
+    credits: CreditService, ledger: LedgerStore, aws: Any
 ) -> None:
     hold = five_credits_held(credits, ledger, 1)
     outcomes = race(lambda n: credits.settle(hold) if n % 2 else credits.release(hold), count=20)
@@ -84,14 +82,14 @@ def test_a_settlement_racing_a_release_finishes_the_hold_one_way(
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
-def test_retried_grants_of_one_reference_credit_once(ledger: LedgerRepository, aws: Any) -> None:
+def test_retried_grants_of_one_reference_credit_once(ledger: LedgerStore, aws: Any) -> None:
     outcomes = race(lambda _: ledger.grant(ACCOUNT, 100, "topup", "invoice-7", "Top-up"), count=20)
     assert outcomes.count(Outcome.APPLIED) == 1
     assert ledger.balance(ACCOUNT).available == 100
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
-def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerRepository, aws: Any) -> None:
+def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
     """Holds, settlements, releases, partial charges and grants interleaved across threads."""
     ledger.grant(ACCOUNT, 30, "topup", "t0", "Top-up")
     rng = random.Random(7)  # noqa: S311 - a reproducible mix, not a secret

@@ -18,8 +18,8 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
-from core.lambda_runtime.response_stream import StreamBody
-from core.rest.responses import SetCookie
+from core.platform.lambda_runtime.response_stream import StreamBody
+from core.platform.rest.responses import SetCookie
 
 app = APIGatewayRestResolver()
 

@@ -1,4 +1,4 @@
-"""core.auth.api_keys: the ``sk_ws_`` key format, its CRC32 checksum, hashing and the display prefix."""
+"""core.keys.key_format: the ``sk_ws_`` key format, its CRC32 checksum, hashing and the display prefix."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import zlib
 
 import pytest
 
-from core.auth import api_keys
-from core.auth.api_keys import display_prefix, generate, hash_key, is_well_formed
+from core.keys import key_format as api_keys
+from core.keys.key_format import display_prefix, generate, hash_key, is_well_formed
 from local.events import SAMPLE_KEY
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -1,10 +1,10 @@
-"""core.auth.bearer: the credential of an ``Authorization: Bearer`` header."""
+"""core.platform.rest.bearer: the credential of an ``Authorization: Bearer`` header."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.auth.bearer import bearer_token
+from core.platform.rest.bearer import bearer_token
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""core.auth.media_signing, core.origins and the URL base: pure functions, no AWS."""
+"""core.objects.signing, core.platform.origins and the URL base: pure functions, no AWS."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from collections.abc import Iterable
 
 import pytest
 
-from core import origins
-from core.auth import media_signing
-from core.errors import SignedUrlExpired, SignedUrlInvalid
-from core.repositories.rate_limits import Added, Buckets
-from core.services.key_auth import KeyAuthenticator
-from core.services.media import _CachePolicy
-from core.services.media_urls import request_base_url, signed_url
+from core.keys.check import KeyAuthenticator
+from core.objects import signing as media_signing
+from core.objects.service import _CachePolicy
+from core.objects.signed_urls import request_base_url, signed_url
+from core.platform import origins
+from core.platform.errors import SignedUrlExpired, SignedUrlInvalid
+from core.platform.rate_limit_store import Added, Buckets
 
 SECRET = b"s" * 64
 NOW = 1_800_000_000
@@ -217,7 +217,7 @@ def test_expiry_is_checked_before_any_aws_call_and_the_mac_before_any_dynamodb_c
 
 
 def test_a_path_that_cannot_be_valid_is_an_invalid_url_without_io() -> None:
-    from core.errors import InvalidPath
+    from core.platform.errors import InvalidPath
 
     recorder = _Recorder()
 

@@ -1,4 +1,4 @@
-"""core.auth.portal_jwt: HS256 only, iss/aud fixed, one hour, TOKEN_EXPIRED only for an expired good token."""
+"""core.identity.portal_jwt: HS256 only, iss/aud fixed, one hour, TOKEN_EXPIRED only for an expired good token."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 import jwt
 import pytest
 
-from core.auth import portal_jwt
-from core.auth.portal_jwt import PortalClaims, issue, verify
-from core.errors import TokenExpired, Unauthorized
+from core.identity import portal_jwt
+from core.identity.portal_jwt import PortalClaims, issue, verify
+from core.platform.errors import TokenExpired, Unauthorized
 
 SECRET = b"0123456789abcdef" * 4  # 64 bytes: long enough for HS512 too
 OTHER_SECRET = b"fedcba9876543210" * 4

@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
+from core.agents.records import AgentRecord
+from core.brands.records import BrandRecord
 from core.chat.model import AgentContext, ContextItem, ContextPost, Message
 from core.chat.prompt import MAX_SECTION_CHARS, MAX_SYSTEM_CHARS, build_context, conversation, system_prompt
-from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord
+from core.items.records import ItemRecord
+from core.posts.records import PostRecord
 
 AGENT = AgentRecord(
     id="agt_1",

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from core import errors
 from core.http import brain_api, json_response, parse_body, portal_api
+from core.identity import providers as identity_providers
+from core.platform import errors
 from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event
 
 
@@ -69,10 +70,8 @@ def test_brain_refuses_authorization_split_across_spellings(authenticator: FakeA
 def test_portal_refuses_two_bearer_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
     import functools
 
-    from core import deps
-
     refuse = functools.cache(lambda: pytest.fail("a doubled credential must not be looked at"))
-    monkeypatch.setattr(deps, "identity", refuse)
+    monkeypatch.setattr(identity_providers, "service", refuse)
     result = call(make_app(portal_api()), with_authorizations(feed_event(), "Bearer jwt.a.b", "Bearer jwt.c.d"))
     assert (result.status, result.json()["code"]) == (401, "UNAUTHORIZED")
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from core import errors
 from core.http import brain_api, json_response, parse_body, workspace_caller
-from core.models.records import PostRecord
+from core.platform import errors
+from core.posts.records import PostRecord
 from tests.support.http_boundary import FakeAuthenticator, assert_cors, call, feed_event
 
 LIMIT = 256 * 1024

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from core import deps
 from core.http import fallback_api, json_response, portal_api
-from core.models.read_plane import WhoAmI
+from core.keys.models import WhoAmI
+from core.platform import providers as platform_providers
 from tests.support.http_boundary import assert_cors, call, feed_event, patch_key_authenticator
 from tests.support.lambdas import sample_event, with_request
 
@@ -46,7 +46,7 @@ def test_fallback_needs_no_credential(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_portal_fallback_uses_portal_cors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("API_PLANE", "portal")
-    deps.reset()
+    platform_providers.reset()
     event = with_request(fallback_event("/{proxy+}", "/api/x"), headers={"Origin": "http://localhost:5173"})
     result = call(fallback_api(), event)
     assert result.status == 404

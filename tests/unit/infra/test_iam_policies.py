@@ -382,7 +382,7 @@ def _portal_routes() -> dict[str, list[str]]:
 
 
 def test_every_function_of_a_workspace_route_may_run_the_access_check() -> None:
-    """WorkspaceRepository.access reads the membership, the workspace (and the user, the agent) in one BatchGetItem:
+    """WorkspaceStore.access reads the membership, the workspace (and the user, the agent) in one BatchGetItem:
     a function of a ``{workspaceId}`` route without it answers AccessDenied on its first request in AWS. Found by
     running the integration suite through this evaluator: six such functions (workspace get and delete, keys list,
     mint and revoke, brands list) had only the session policy's GetItem. (The fallback function, on every path,

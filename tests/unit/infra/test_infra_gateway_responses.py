@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from core import errors
+from core.platform import errors
 from local.template import load
 
 # Every response type API Gateway (REST) can answer with itself.

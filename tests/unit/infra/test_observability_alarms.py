@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.observability.catalogue import MODEL_ERROR_CODES
+from core.platform.observability.catalogue import MODEL_ERROR_CODES
 from local.template import load
 
 TEMPLATE = load()

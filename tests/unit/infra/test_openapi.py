@@ -12,9 +12,10 @@ import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel
 
-from core.errors import DomainError
-from core.models import envelopes
-from core.services import read_plane
+from core.agents import service as read_plane
+from core.chat.models import ChatEvent
+from core.platform.errors import DomainError
+from core.posts.models import FeedQuery
 from local import openapi
 from local.openapi import contracts, schemas
 
@@ -130,20 +131,18 @@ def test_every_declared_contract_names_real_models_and_domain_errors() -> None:
 
 def test_feed_query_model_has_the_service_limits() -> None:
     for name in ("channel", "category"):
-        metadata = {type(m).__name__: m for m in envelopes.FeedQuery.model_fields[name].metadata}
+        metadata = {type(m).__name__: m for m in FeedQuery.model_fields[name].metadata}
         assert metadata["MaxLen"].max_length == read_plane.MAX_FILTER_LENGTH
 
 
 def test_chat_events_cover_every_event_type_the_stream_writes() -> None:
-    types = {
-        typing.get_args(model.model_fields["type"].annotation)[0] for model in typing.get_args(envelopes.ChatEvent)
-    }
+    types = {typing.get_args(model.model_fields["type"].annotation)[0] for model in typing.get_args(ChatEvent)}
     assert types == {"start", "delta", "keepalive", "done", "error"}
 
 
 # Imported by no handler: the contracts must cost a cold start nothing but a few dict literals.
 DOCS_ONLY = (
-    "core.models.envelopes",
+    "core.platform.envelopes",
     "local.openapi",
     "aws_lambda_powertools.event_handler.openapi.models",
     "aws_lambda_powertools.event_handler.openapi.schema_generator",

@@ -1,4 +1,4 @@
-"""core.models.documents: lenient wrap / site / suggestions parsers that never fail."""
+"""core.agents.documents: lenient wrap / site / suggestions parsers that never fail."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.models.documents import WRAP_LAYOUTS, parse_site, parse_suggestions, parse_wrap
+from core.agents.documents import WRAP_LAYOUTS, parse_site, parse_suggestions, parse_wrap
 
 WRAP_DEFAULTS = {"layout": "chat", "greeting": "", "theme": {}}
 SITE_EMPTY: dict[str, list[Any]] = {"pages": [], "nav": [], "sections": []}

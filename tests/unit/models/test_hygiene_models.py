@@ -8,17 +8,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from core.models.base import RequestModel
-from core.models.chat import ChatRequest
-from core.models.management import (
-    CreateWorkspaceRequest,
-    CreditHistoryQuery,
-    IdTokenRequest,
-    MagicLinkRequest,
-    MagicLinkVerifyRequest,
-    MintKeyRequest,
-)
-from core.services.workspace_create import slugify
+from core.chat.models import ChatRequest
+from core.credits.models import CreditHistoryQuery
+from core.identity.models import IdTokenRequest, MagicLinkRequest, MagicLinkVerifyRequest
+from core.keys.models import MintKeyRequest
+from core.platform.models import RequestModel
+from core.workspaces.create import slugify
+from core.workspaces.models import CreateWorkspaceRequest
 
 CLIENT = "visitor_3f9a2c7e5b1d4e8f"
 FULL_WIDTH = "".join(chr(ord(c) + 0xFEE0) if c != " " else " " for c in "Northwind Coffee")

@@ -1,4 +1,4 @@
-"""core.observability: bounded metric dimensions, emitting that never fails, Tracer only when X-Ray is on,
+"""core.platform.observability: bounded metric dimensions, emitting that never fails, Tracer only when X-Ray is on,
 the streaming runtime's own lines as Powertools JSON, and the log scan seeing Powertools and EMF output."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from core import errors, observability
-from core.observability.catalogue import CATALOGUE, bounded_dimensions, error_codes
+from core.platform import errors, observability
+from core.platform.observability.catalogue import CATALOGUE, bounded_dimensions, error_codes
 from tests.support import log_scan
 from tests.support.secrets_seen import findings, register_secret
 
@@ -52,7 +52,7 @@ def test_no_metric_takes_an_id_as_a_dimension() -> None:
 
 
 def test_an_unknown_metric_or_dimension_is_a_warning_never_an_exception(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, "core.observability"):
+    with caplog.at_level(logging.WARNING, "core.platform.observability"):
         observability.count("NoSuchMetric")
         observability.count("Errors", workspace="ws_1")  # an id as a dimension: refused
     assert [r.getMessage() for r in caplog.records] == ["metric not recorded", "metric not recorded"]
@@ -73,7 +73,7 @@ def test_tracing_is_off_without_the_xray_daemon_and_imports_nothing(monkeypatch:
     assert not observability.tracing_enabled()
     with observability.subsegment("bedrock.converse_stream") as segment:
         assert segment is None
-    code = "import sys, core.http, core.observability; print('aws_xray_sdk' in sys.modules)"
+    code = "import sys, core.http, core.platform.observability; print('aws_xray_sdk' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], cwd=LAYER, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 
@@ -82,7 +82,7 @@ def test_tracing_on_patches_botocore_and_traces_the_model_call() -> None:
     """In a child process (patching is global): X-Ray on, as Lambda sets it with Tracing: Active."""
     code = """
 import json
-from core import observability
+from core.platform import observability
 observability.invocation("brain", lambda e, c: {"statusCode": 200}, {"httpMethod": "GET"}, None)
 with observability.subsegment("bedrock.converse_stream") as segment:
     print(json.dumps({"tracer": observability.tracing._tracer is not None, "segment": segment.name}))
@@ -103,10 +103,11 @@ with observability.subsegment("bedrock.converse_stream") as segment:
 
 
 def test_the_streaming_runtime_logs_one_powertools_json_line_with_its_exception() -> None:
-    """As in a Lambda sandbox (no root handler): core.lambda_runtime.loop's own lines are the plane Logger's JSON."""
+    """As in a Lambda sandbox (no root handler): core.platform.lambda_runtime.loop's own lines are the plane Logger's
+    JSON."""
     code = """
-from core import observability
-from core.lambda_runtime import loop as runtime
+from core.platform import observability
+from core.platform.lambda_runtime import loop as runtime
 observability.logger_for("runtime")
 try:
     raise ValueError("boom")
@@ -119,7 +120,7 @@ except ValueError as exc:
     )
     (line,) = [json.loads(text) for text in result.stdout.splitlines()]
     assert (line["level"], line["message"], line["service"]) == ("ERROR", "function error", "workspace-service-runtime")
-    assert line["name"] == "core.lambda_runtime.loop" and line["exception_name"] == "ValueError"
+    assert line["name"] == "core.platform.lambda_runtime.loop" and line["exception_name"] == "ValueError"
     assert not result.stderr
 
 

@@ -1,4 +1,4 @@
-"""core.repositories.dynamo: to_av/from_av (and to_item/from_item) marshalling, without DynamoDB."""
+"""core.platform.dynamo: to_av/from_av (and to_item/from_item) marshalling, without DynamoDB."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.repositories.dynamo import from_av, from_item, to_av, to_item
+from core.platform.dynamo import from_av, from_item, to_av, to_item
 
 
 @pytest.mark.parametrize(

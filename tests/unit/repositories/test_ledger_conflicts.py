@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from core.errors import InsufficientCredits
-from core.models.ledger import HoldRecord, Outcome
-from core.repositories.dynamo import StorageUnavailable
-from core.repositories.ledger import CONFLICT_ATTEMPTS, LedgerRepository
+from core.credits.records import HoldRecord, Outcome
+from core.credits.store import CONFLICT_ATTEMPTS, LedgerStore
+from core.platform.dynamo import StorageUnavailable
+from core.platform.errors import InsufficientCredits
 
 
 class Cancelled(Exception):
@@ -45,9 +45,9 @@ HOLD = HoldRecord(
 )  # fmt: skip
 
 
-def repo(client: FakeDynamo) -> tuple[LedgerRepository, list[float]]:
+def repo(client: FakeDynamo) -> tuple[LedgerStore, list[float]]:
     slept: list[float] = []
-    return LedgerRepository(client, "ledger", sleep=slept.append), slept
+    return LedgerStore(client, "ledger", sleep=slept.append), slept
 
 
 def test_a_conflict_is_retried_until_the_transaction_commits() -> None:

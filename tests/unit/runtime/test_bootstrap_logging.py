@@ -61,6 +61,6 @@ def test_a_handler_import_error_is_one_json_line_from_the_loops_logger(tmp_path:
     assert result.returncode == 1, result.stderr
     lines = [json.loads(text) for text in result.stdout.splitlines()]  # every line is JSON
     (line,) = [line for line in lines if "Unable to import module" in line["message"]]
-    assert (line["level"], line["name"]) == ("ERROR", "core.lambda_runtime.loop")
+    assert (line["level"], line["name"]) == ("ERROR", "core.platform.lambda_runtime.loop")
     assert line["exception_name"] == "ModuleNotFoundError"
     assert _RuntimeApi.posted == ["/2018-06-01/runtime/init/error"]

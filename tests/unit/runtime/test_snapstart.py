@@ -1,5 +1,5 @@
 # ruff: noqa: S311 - the point is the non-cryptographic generator
-"""core.lambda_runtime.snapstart: environments resumed from one snapshot never share ids, tokens, secrets or
+"""core.platform.lambda_runtime.snapstart: environments resumed from one snapshot never share ids, tokens, secrets or
 random draws.
 
 A snapshot is simulated with os.fork after init: the child is a byte-for-byte copy of the parent's
@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.auth import api_keys, portal_jwt
-from core.ids import new_id
-from core.lambda_runtime import snapstart
+from core.identity import portal_jwt
+from core.keys import key_format as api_keys
+from core.platform import providers as platform_providers
+from core.platform.ids import new_id
+from core.platform.lambda_runtime import snapstart
 
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork"),
@@ -38,7 +39,7 @@ pytestmark = [
 
 def _draws() -> dict[str, Any]:
     """What a request in a restored environment generates: a jitter, an id, an API key, a session JWT, a magic-link
-    token (core.services.identity draws it with secrets.token_urlsafe(32))."""
+    token (core.identity.service draws it with secrets.token_urlsafe(32))."""
     return {
         "random": random.random(),
         "id": new_id("ws"),
@@ -108,10 +109,10 @@ def test_the_hook_reseeds_random_in_process() -> None:
 
 
 def test_cached_secrets_are_forgotten_after_restore(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(deps.portal_secret, "_value", (0.0, b"portal"))
-    monkeypatch.setattr(deps.media_url_secret, "_value", (0.0, b"media"))
+    monkeypatch.setattr(platform_providers.portal_secret, "_value", (0.0, b"portal"))
+    monkeypatch.setattr(platform_providers.media_url_secret, "_value", (0.0, b"media"))
     snapstart.run_after_restore()
-    assert (deps.portal_secret.cached, deps.media_url_secret.cached) == (False, False)
+    assert (platform_providers.portal_secret.cached, platform_providers.media_url_secret.cached) == (False, False)
 
 
 def test_hooks_are_handed_once_to_the_managed_runtime_registry(monkeypatch: pytest.MonkeyPatch) -> None:

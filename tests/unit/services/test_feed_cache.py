@@ -1,12 +1,12 @@
-"""core.services.feed_cache.RecentFeeds: a feed is kept for its seconds, per key, bounded, errors never kept."""
+"""core.posts.feed_cache.RecentFeeds: a feed is kept for its seconds, per key, bounded, errors never kept."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.models.read_plane import FeedPost
-from core.services import feed_cache
-from core.services.feed_cache import RecentFeeds
+from core.posts import feed_cache
+from core.posts.feed_cache import RecentFeeds
+from core.posts.models import FeedPost
 
 KEY = ("ws_1", "prj_1", None, None)
 

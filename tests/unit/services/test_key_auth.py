@@ -1,15 +1,15 @@
-"""core.services.key_auth.KeyAuthenticator over in-memory key and rate-limit repositories."""
+"""core.keys.check.KeyAuthenticator over in-memory key and rate-limit repositories."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.auth.api_keys import display_prefix, generate, hash_key
-from core.errors import RateLimited, Unauthorized
-from core.models.records import ApiKeyRecord
-from core.repositories.dynamo import StorageUnavailable
-from core.services.key_auth import VAGUE_MESSAGE, KeyAuthenticator, WorkspaceCaller
-from core.services.rate_limit import RateStatus
+from core.keys.check import VAGUE_MESSAGE, KeyAuthenticator, WorkspaceCaller
+from core.keys.key_format import display_prefix, generate, hash_key
+from core.keys.records import ApiKeyRecord
+from core.platform.dynamo import StorageUnavailable
+from core.platform.errors import RateLimited, Unauthorized
+from core.platform.rate_limit import RateStatus
 from tests.support.fake_rate_limits import FakeLimits
 
 RAW = generate(b"k" * 32)
@@ -140,7 +140,7 @@ def test_a_failed_last_used_touch_lets_the_counted_request_through(
     caller = auth.authenticate(bearer(RAW))
     assert caller.api_key_id == "key_1" and caller.rate.remaining == 599
     assert limits.calls == [("key#key_1", int(NOW), 600)]  # counted once, not refused
-    warnings = [r for r in caplog.records if r.name == "core.services.key_auth"]
+    warnings = [r for r in caplog.records if r.name == "core.keys.check"]
     assert [r.levelname for r in warnings] == ["WARNING"]
     assert RAW not in caplog.text and hash_key(RAW) not in caplog.text
 

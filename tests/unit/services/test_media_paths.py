@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import InvalidPath, PrefixNotAllowed
-from core.object_paths import MAX_KEY_BYTES
-from core.services.media import object_path
-from core.services.media_http import (
+from core.objects.paths import MAX_KEY_BYTES
+from core.objects.ranges import (
     capped_content_range,
     clamp_range,
     if_range_etag,
@@ -16,6 +14,8 @@ from core.services.media_http import (
     single_range,
     split_if_none_match,
 )
+from core.objects.service import object_path
+from core.platform.errors import InvalidPath, PrefixNotAllowed
 
 
 @pytest.mark.parametrize(

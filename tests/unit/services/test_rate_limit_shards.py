@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from core.errors import RateLimited
-from core.repositories.rate_limits import Added, Buckets
-from core.services import rate_shards
-from core.services.rate_limit import SlidingWindowLimiter
-from core.services.rate_shards import shard_count, shard_limits, shard_subject
+from core.platform import rate_shards
+from core.platform.errors import RateLimited
+from core.platform.rate_limit import SlidingWindowLimiter
+from core.platform.rate_limit_store import Added, Buckets
+from core.platform.rate_shards import shard_count, shard_limits, shard_subject
 from tests.support.fake_rate_limits import FakeLimits
 
 NOW = 1_800_000_030.25  # 30.25 s into a window: bucket 1_800_000_030

@@ -1,4 +1,4 @@
-"""core.services.read_plane: FeedPost derivation and ReadPlaneService over an in-memory repository."""
+"""core.agents.service: FeedPost derivation and ReadPlaneService over an in-memory repository."""
 
 from __future__ import annotations
 
@@ -7,10 +7,16 @@ from typing import Any
 
 import pytest
 
-from core.errors import NotFound, ValidationFailed
-from core.models.read_plane import FeedPost
-from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord, WorkflowRecord, WorkspaceRecord
-from core.services.read_plane import FEED_LIMIT, ReadPlaneService, to_feed_post
+from core.agents.records import AgentRecord
+from core.agents.service import FEED_LIMIT, ReadPlaneService
+from core.brands.records import BrandRecord
+from core.items.records import ItemRecord
+from core.platform.errors import NotFound, ValidationFailed
+from core.posts.feed import to_feed_post
+from core.posts.models import FeedPost
+from core.posts.records import PostRecord
+from core.workflows.records import WorkflowRecord
+from core.workspaces.records import WorkspaceRecord
 
 WS, OTHER_WS, AGENT = "ws_1", "ws_2", "prj_1"
 FEED_POST_FIELDS = {
@@ -31,7 +37,7 @@ def page(key: str, media_type: str | None, order: int | None) -> dict[str, Any]:
 
 
 class FakeAgents:
-    """The ``ports.Agents`` methods (AgentRepository's), over dicts; records every list_feed call."""
+    """The ``ports.Agents`` methods (PublishedAgentStore's), over dicts; records every list_feed call."""
 
     def __init__(self) -> None:
         self.agents: dict[tuple[str, str], AgentRecord] = {}

@@ -1,4 +1,4 @@
-"""core.services.together: independent calls overlap in time, and answers come back in argument order."""
+"""core.platform.together: independent calls overlap in time, and answers come back in argument order."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from core.services import together
+from core.platform import together
 
 WAIT = 5.0  # a barrier that nobody else reaches within this is a sequential run
 

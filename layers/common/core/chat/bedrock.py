@@ -27,7 +27,7 @@ class BedrockModel:
 
     def stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
         """The reply, traced as one X-Ray subsegment from the call to the stream's end (when tracing is on)."""
-        from core import observability  # deferred, as botocore is: importing this module stays light
+        from core.platform import observability
 
         with observability.subsegment("bedrock.converse_stream"):
             yield from self._stream(request)

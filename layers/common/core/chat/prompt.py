@@ -7,9 +7,12 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import Any, Literal
 
+from core.agents.documents import parse_site
+from core.agents.records import AgentRecord
+from core.brands.records import BrandRecord
 from core.chat.model import AgentContext, ContextItem, ContextPost, Message
-from core.models.documents import parse_site
-from core.models.records import AgentRecord, BrandRecord, ItemRecord, PostRecord
+from core.items.records import ItemRecord
+from core.posts.records import PostRecord
 
 MAX_ITEMS = 30
 MAX_POSTS = 12

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.auth.api_keys import generate
+from core.keys.key_format import generate
 from local.events import SAMPLE_KEY
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.brain import AGENT_NOT_FOUND, UNAUTHORIZED, call

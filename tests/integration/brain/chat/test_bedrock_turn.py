@@ -14,8 +14,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from core import aws as core_aws
-from core import deps
+from core.platform import aws as core_aws
+from core.platform import providers as platform_providers
 from tests.support.bedrock_stream import ScriptedBody, answer, answer_from, event_stream, exception
 from tests.support.chat import CHAT, NDJSON, PROMPT, assert_untouched, balance, chat, llm_charges, streamed
 from tests.support.lambdas import stack
@@ -30,7 +30,7 @@ def bedrock(aws: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     frames the next ConverseStream answers with, and the requests it was sent. After ``aws``, whose start empties
     the clients' cache."""
     monkeypatch.setenv("CHAT_MODEL", stack().functions()[CHAT].environment["CHAT_MODEL"])
-    deps.reset()
+    platform_providers.reset()
     script: dict[str, Any] = {"frames": answer("Our rain ", "jacket is ", "waxed cotton.", usage=(42, 7))}
     script["requests"] = answer_from(
         core_aws.bedrock_runtime(), lambda request: event_stream(request, ScriptedBody(script["frames"]))

@@ -8,8 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from core import deps
-from core.settings import get_settings
+from core.chat import providers as chat_providers
+from core.keys import providers as keys_providers
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
 from tests.support.brain import RFC3339_MS
 from tests.support.chat import (
     CHAT,
@@ -53,7 +55,7 @@ def test_every_turn_is_charged_separately(funded, aws) -> None:
 
 def test_the_price_per_turn_is_configurable(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHAT_CREDITS_PER_TURN", "3")
-    deps.reset()
+    platform_providers.reset()
     lines, _ = streamed(chat())
     assert lines[-1]["usage"]["credits"] == 3
     assert llm_charges(aws, funded.ws.owner_id) == [(-3, lines[0]["turnId"])]
@@ -70,7 +72,7 @@ def test_an_owner_without_credits_gets_402(tenant, aws) -> None:
 def test_an_owner_with_fewer_credits_than_the_price_gets_402(tenant, aws, monkeypatch: pytest.MonkeyPatch) -> None:
     grant(aws, tenant.ws.owner_id, 2)
     monkeypatch.setenv("CHAT_CREDITS_PER_TURN", "3")
-    deps.reset()
+    platform_providers.reset()
     refused(chat(), 402, "INSUFFICIENT_CREDITS")
     assert_untouched(aws, tenant.ws.owner_id, 2)
 
@@ -87,8 +89,8 @@ def test_the_last_credit_pays_one_turn_then_402(tenant, aws) -> None:
 def test_concurrent_turns_never_overspend(tenant, aws) -> None:
     grant(aws, tenant.ws.owner_id, 5)
     containers = [Container(CHAT) for _ in range(10)]
-    deps.chat()  # warm, as every container would be; boto3 clients are not built safely by racing threads
-    deps.key_authenticator()
+    chat_providers.service()  # warm, as every container would be; boto3 clients are not built safely by racing threads
+    keys_providers.checker()
     events = [chat_event(client=f"v1_concurrent_visitor_{n:02d}") for n in range(10)]
     barrier = threading.Barrier(10)
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from core.chat.model import Message
-from core.settings import get_settings
+from core.platform.settings import get_settings
 from tests.support.brain import JSON, RFC3339_MS
 from tests.support.chat import (
     CLIENT,

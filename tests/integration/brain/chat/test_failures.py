@@ -9,9 +9,10 @@ from functools import cache
 
 import pytest
 
-from core import deps
+from core.chat import providers as chat_providers
 from core.chat.offline import OfflineModel
-from core.services.credits import CreditService
+from core.credits.service import CreditService
+from core.platform import providers as platform_providers
 from tests.support.chat import (
     CHAT,
     NDJSON,
@@ -79,8 +80,8 @@ def test_an_unexpected_model_failure_is_an_internal_error_line(funded, aws, monk
             yield from OfflineModel(delay_seconds=0).stream(request)
             raise RuntimeError("socket closed by botocore.internal.Thing")
 
-    monkeypatch.setattr(deps, "chat_model", cache(Breaking))
-    deps.reset()
+    monkeypatch.setattr(chat_providers, "model", cache(Breaking))
+    platform_providers.reset()
     start, *deltas, error = chat().lines()
     assert deltas and all(d["type"] == "delta" for d in deltas)
     assert (error["type"], error["code"]) == ("error", "INTERNAL_ERROR")
@@ -112,7 +113,7 @@ def test_a_turn_left_by_a_dead_container_is_billed_once_by_the_sweeper(funded, a
 
 def test_a_visitor_leaving_during_keepalives_is_not_charged(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "0.3")
-    deps.reset()
+    platform_providers.reset()
     result = chat(prompt="[[offline-slow]] Do you have a rain jacket?", read=2)
     start, keepalive = (json.loads(chunk) for chunk in result.chunks)
     assert (start["type"], keepalive) == ("start", {"type": "keepalive"})
@@ -132,7 +133,7 @@ def test_a_stream_closed_before_its_first_line_releases_the_hold(funded, aws) ->
 def test_a_turn_out_of_time_ends_with_an_error_line_before_lambda_stops_it(funded, aws, monkeypatch) -> None:
     """5 s are kept back from the invocation's time; with 5.3 s left the slow model gets 0.3 s."""
     monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "10")
-    deps.reset()
+    platform_providers.reset()
     event = chat_event(prompt="[[offline-slow]] rain jacket")
     raw = handler_module(CHAT).lambda_handler(event, LambdaContext(function_name=CHAT, timeout_ms=5_300))
     started = time.monotonic()

@@ -7,13 +7,13 @@ import math
 
 import pytest
 
-from core import deps
+from core.brands.records import BrandRecord
+from core.brands.write_store import BrandStore
 from core.chat.model import Message
-from core.ids import new_id, now_iso
-from core.models.records import BrandRecord
-from core.repositories.authoring.brands import BrandStore
-from core.repositories.transactions import Also
-from core.settings import get_settings
+from core.platform import providers as platform_providers
+from core.platform.ids import new_id, now_iso
+from core.platform.settings import get_settings
+from core.platform.transactions import Also
 from tests.support.chat import (
     CHAT,
     ITEM,
@@ -119,7 +119,7 @@ def test_a_brand_slug_of_another_brand_of_the_workspace_shapes_the_reply(funded,
 
 def test_keepalive_lines_arrive_while_the_model_is_silent(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "0.3")
-    deps.reset()
+    platform_providers.reset()
     lines, reply = streamed(chat(prompt="[[offline-slow]] Do you have a rain jacket?"))
     kinds = [line["type"] for line in lines]
     first_delta = kinds.index("delta")

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from core.ids import new_id, now_iso
-from core.models.records import BrandRecord
-from core.repositories.authoring.brands import BrandStore
-from core.repositories.transactions import Also
-from core.settings import get_settings
+from core.brands.records import BrandRecord
+from core.brands.write_store import BrandStore
+from core.platform.ids import new_id, now_iso
+from core.platform.settings import get_settings
+from core.platform.transactions import Also
 from tests.support.brain import JSON
 from tests.support.chat import (
     CLIENT,

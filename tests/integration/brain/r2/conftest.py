@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from botocore.response import StreamingBody
 
-from core import deps
-from core.services import media
+from core.objects import service as media
+from core.platform import providers as platform_providers
 from local.events import SAMPLE_WORKSPACE_ID
 from tests.support.r2 import CAP, CLIP, DATA, put
 
@@ -29,7 +29,7 @@ def video(tenant, aws) -> str:
 def capped(video: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """The clip, served with a response cap of CAP bytes."""
     monkeypatch.setenv("R2_MAX_RESPONSE_BYTES", str(CAP))
-    deps.reset()
+    platform_providers.reset()
     return video
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.repositories import main_table
-from core.services import feed_cache
-from core.settings import get_settings
+from core.platform import main_table
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
+from core.posts import feed_cache
 from tests.support import brain
 from tests.support.authoring import Studio, agent_partitions, at_once, fields_named_by_refusals
 from tests.support.feed_check import no_feed_cache
@@ -295,7 +295,7 @@ def test_a_deleted_agents_feed_goes_when_a_warm_containers_copy_expires(
     # Long enough for the three calls between the first read and the kept copy's on a loaded CI machine (0.5 s
     # was not: the copy had expired before the third call).
     monkeypatch.setattr(feed_cache, "FEED_CACHE_SECONDS", 2.0)
-    deps.reset()
+    platform_providers.reset()
     agent = studio.agent("Doomed")
     assert read_plane("BrainFeedFunction", agent["id"], key) == (200, [])  # now kept in this container
     studio.ok(DELETE, agent_id=agent["id"])

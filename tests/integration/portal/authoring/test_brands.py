@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.repositories.authoring.brands import BrandStore
+from core.brands.write_store import BrandStore
 from tests.support.authoring import Studio, at_once, fields_named_by_refusals
 from tests.support.portal import Portal, assert_error
 

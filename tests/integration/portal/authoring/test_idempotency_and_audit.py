@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from core.ids import iso
-from core.settings import PLAN_LIMITS, get_settings
+from core.platform.ids import iso
+from core.platform.settings import PLAN_LIMITS, get_settings
 from tests.integration.portal.authoring.test_who_may_write import WRITES as EVERY_WRITE
 from tests.support.authoring import Studio, at_once
 from tests.support.brain import RFC3339_MS

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.repositories import main_table
+from core.platform import main_table
 from tests.support import brain
 from tests.support.authoring import Studio
 from tests.support.portal import Portal, assert_error

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.repositories import main_table
+from core.platform import main_table
 from tests.support.authoring import Studio, at_once
 from tests.support.brain import RFC3339_MS
 from tests.support.feed_check import FeedCheck, no_feed_cache

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import requests
 
-from core.settings import PLAN_LIMITS, PlanLimits, get_settings
+from core.platform.settings import PLAN_LIMITS, PlanLimits, get_settings
 from local.s3_post_conditions import check_conditions, read_policy
 from local.s3_post_form import Refusal
 from tests.support.authoring import Studio, at_once

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from core.repositories.authoring.agents import AgentStore
-from core.repositories.authoring.brands import BrandStore
-from core.repositories.authoring.items import ItemStore
-from core.repositories.authoring.posts import PostStore
-from core.repositories.authoring.workflows import WorkflowStore
-from core.repositories.authoring.workspaces import WorkspaceSettingsStore
+from core.agents.write_store import AgentStore
+from core.brands.write_store import BrandStore
+from core.items.write_store import ItemStore
+from core.posts.write_store import PostStore
+from core.workflows.write_store import WorkflowStore
+from core.workspaces.write_store import WorkspaceSettingsStore
 from tests.support.authoring import Studio, agent_partitions
 from tests.support.feed_check import FeedCheck, no_feed_cache
 from tests.support.portal import Portal, assert_error

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.settings import get_settings
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
 from local.events import SAMPLE_AGENT_ID
 from tests.support.call_recorder import Recorder
 from tests.support.core_clients import wrap_core_clients
@@ -35,7 +35,7 @@ def recorder(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Recorder:
               settings.rate_limits_table: "rates"}  # fmt: skip
     found = Recorder(tables)
     wrap_core_clients(found.attach, monkeypatch)
-    deps.reset()
+    platform_providers.reset()
     return found
 
 

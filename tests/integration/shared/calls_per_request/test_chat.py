@@ -6,8 +6,8 @@ import json
 from collections import Counter
 from typing import Any
 
-from core.repositories.workspaces import WorkspaceRepository
-from core.settings import get_settings
+from core.platform.settings import get_settings
+from core.workspaces.store import WorkspaceStore
 from tests.support.call_recorder import Recorder, assert_exact_queries
 from tests.support.lambdas import invoke_streamed, sample_event, with_request
 from tests.support.ledger_checks import ledger_repository
@@ -42,7 +42,7 @@ def test_a_resumed_thread_reads_its_turns_together(
 ) -> None:
     """A workspace that stores conversations: a turn resuming a thread lists it once, then reads its turns at once."""
     stored = published.ws.model_copy(update={"store_conversations": True})
-    WorkspaceRepository(aws.dynamodb, get_settings().main_table).put_workspace(stored)
+    WorkspaceStore(aws.dynamodb, get_settings().main_table).put_workspace(stored)
     ledger_repository(aws.dynamodb).grant(published.ws.owner_id, 10, "topup", "top_1", "Top-up")
     body = json.dumps({"prompt": "What's new?", "client": CLIENT, "threadKey": "thr_1"})
     event = with_request(sample_event("BrainChatFunction"), body=body)

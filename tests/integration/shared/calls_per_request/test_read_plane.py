@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from core import deps
-from core.settings import get_settings
+from core.platform import providers as platform_providers
+from core.platform.settings import get_settings
 from local.events import SAMPLE_WORKSPACE_ID
 from tests.integration.shared.calls_per_request.conftest import DRAFT_EVERY
 from tests.support.call_recorder import Recorder, assert_exact_queries
@@ -93,7 +93,7 @@ def test_a_feed_read_again_within_seconds_comes_from_the_container(published: An
     with recorder.record():
         read_plane("BrainFeedFunction", channel="instagram")
     assert recorder.beyond_key_check() == Counter({"GetItem:main": 1, "Query:main": 1})
-    deps.reset()  # a new container
+    platform_providers.reset()  # a new container
     with recorder.record():
         fresh = read_plane("BrainFeedFunction", channel="site")
     assert recorder.beyond_key_check() == Counter({"GetItem:main": 1, "Query:main": 1})

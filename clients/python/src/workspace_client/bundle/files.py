@@ -3,7 +3,7 @@
 Every file but the bundle's own JSON documents at its root, names starting with ``.`` (``.DS_Store``, an
 editor's swap file) and the ``.workspace-client/`` folder is a file of the agent's folder. Its content type
 comes from its extension and must be one the service accepts for uploads (``UPLOAD_TYPES`` in
-``core/models/authoring/fields.py``): a file the service would refuse is refused here, before anything is sent.
+``core/platform/write_fields.py``): a file the service would refuse is refused here, before anything is sent.
 
 Symbolic links are followed while they stay in the bundle's folder (its real path: a link naming the folder itself
 is the user's argument), files and folders alike, so a bundle may show one file under two names. A link whose

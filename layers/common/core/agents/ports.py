@@ -1,0 +1,61 @@
+"""The storage interfaces services depend on: one ``Protocol`` per repository, holding only what services call.
+
+A service is typed against these, never against a concrete repository, so a test can hand it a small
+fake and mypy still checks that the fake has the right methods (no ``type: ignore``). The concrete
+classes in ``core.repositories`` satisfy them structurally, without inheriting: mypy checks that where
+``core.deps`` wires them in. Names are plural nouns (what is stored), used qualified (``ports.ApiKeys``),
+so a signature reads as "something that stores API keys", not as one implementation. A service that
+needs a small part of one (the read plane's key check: ``ApiKeyLookup``) names that part, so its fakes stay small.
+
+To give a service a new storage call: add the method here with the repository's signature, then use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+# Only for the type checker: importing the models here would load them into every function that
+# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
+if TYPE_CHECKING:
+    from core.agents.records import AgentRecord
+    from core.brands.records import BrandRecord
+    from core.items.records import ItemRecord
+    from core.posts.records import PostRecord
+    from core.purge.records import PurgeRecord
+    from core.workflows.records import WorkflowRecord
+    from core.workspaces.records import WorkspaceRecord
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.agents.records import AgentRecord
+    from core.brands.records import BrandRecord
+    from core.items.records import ItemRecord
+    from core.platform.transactions import Also
+    from core.posts.records import PostRecord
+    from core.purge.records import PurgeRecord
+    from core.workflows.records import WorkflowRecord
+
+
+class Agents(Protocol):
+    """Published agents and what they show: brands, workflows, feed posts, items (``PublishedAgentStore``)."""
+
+    def get_agent(self, workspace_id: str, agent_id: str) -> AgentRecord | None: ...
+    def get_agent_with_workspace(
+        self, workspace_id: str, agent_id: str
+    ) -> tuple[AgentRecord | None, WorkspaceRecord | None]: ...
+    def list_brands(self, workspace_id: str) -> list[BrandRecord]: ...
+    def get_workflow(self, workspace_id: str, workflow_id: str) -> WorkflowRecord | None: ...
+    def list_feed(
+        self, agent_id: str, *, channel: str | None, category: str | None, limit: int
+    ) -> list[PostRecord]: ...
+    def list_active_items(self, agent_id: str) -> list[ItemRecord]: ...
+
+
+class AgentStore(Protocol):
+    def get(self, workspace_id: str, agent_id: str) -> AgentRecord | None: ...
+    def list(self, workspace_id: str) -> list[AgentRecord]: ...
+    def create(self, agent: AgentRecord, *, new_workflow: WorkflowRecord | None, limit: int, also: Also) -> None: ...
+    def update(self, old: AgentRecord, new: AgentRecord, *, also: Also) -> AgentRecord: ...
+    def put_document(self, workspace_id: str, agent_id: str, field: str, text: str, at: str, *, also: Also) -> None: ...
+    def delete(self, agent: AgentRecord, tombstone: PurgeRecord, *, also: Also) -> None: ...

@@ -1,0 +1,112 @@
+"""Agents as their owners write them: the agent, its slug claim, and the counters of what names what.
+
+An agent counts against its workspace's plan (``agentCount``) and keeps its brand and workflow from being
+deleted (their ``agentCount``); each of these moves in the one transaction that creates, repoints or deletes
+the agent, so the limit and the "in use" refusals hold under any concurrency.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.agents.records import AgentRecord
+from core.platform import main_table as keys
+from core.platform.dynamo import get_item, query_all, to_item
+from core.platform.errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
+from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
+from core.platform.versions import unchanged_since, update_fields, versioned
+from core.purge.records import PurgeRecord
+from core.workflows.records import WorkflowRecord
+
+SLUG_TAKEN = Conflict("slug: another agent of this workspace has it")
+CHANGED = Changed("The agent changed while this request was applied; read it again")
+
+
+class AgentStore:
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
+
+    def get(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
+        found = get_item(self._db, self._table, keys.agent(workspace_id, agent_id), consistent=True)
+        return AgentRecord.model_validate(found) if found else None
+
+    def list(self, workspace_id: str) -> list[AgentRecord]:
+        rows = query_all(self._db, {
+            "TableName": self._table, "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": "AGENT#"}),
+        })  # fmt: skip
+        return [AgentRecord.model_validate(r) for r in rows]
+
+    def create(self, agent: AgentRecord, *, new_workflow: WorkflowRecord | None, limit: int, also: Also) -> None:
+        """The agent, its slug claim and its counts, at once; ``new_workflow``: made for it in the same write."""
+        ws, one = agent.workspace_id, {":one": 1}
+        tx = Transaction(self._table)
+        tx.put(keys.agent(ws, agent.id) | agent.attributes(), condition=NEW)
+        tx.put(keys.agent_slug_claim(ws, agent.slug) | {"agentId": agent.id}, condition=NEW, name="slug")
+        tx.update(keys.workspace(ws), "ADD agentCount :one", values=one | {":limit": limit}, name="limit",
+                  condition=f"{EXISTS} AND (attribute_not_exists(agentCount) OR agentCount < :limit)")  # fmt: skip
+        tx.update(keys.brand(ws, agent.brand_id), "ADD agentCount :one", condition=EXISTS, values=one, name="brand")
+        if new_workflow is not None:
+            counted = new_workflow.model_copy(update={"agent_count": 1})
+            tx.put(keys.workflow(ws, counted.id) | counted.attributes(), condition=NEW)
+        else:
+            workflow = keys.workflow(ws, agent.active_workflow_id)
+            tx.update(workflow, "ADD agentCount :one", condition=EXISTS, values=one, name="workflow")
+        tx.carry(also).commit_or_raise(self._db, {
+            "slug": SLUG_TAKEN,
+            "limit": PlanLimitReached("The plan's agents per workspace are reached"),
+            "brand": ValidationFailed("brandId: not a brand of this workspace"),
+            "workflow": ValidationFailed("activeWorkflowId: not a workflow of this workspace"),
+        })  # fmt: skip
+
+    def update(self, old: AgentRecord, new: AgentRecord, *, also: Also) -> AgentRecord:
+        """Change name, slug, brand or workflow, if the agent is still as ``old`` was read; moves claim and counts."""
+        ws, stored = old.workspace_id, versioned(old.version, new)
+        tx = Transaction(self._table)
+        update_fields(tx, keys.agent(ws, old.id), {
+            "name": stored.name, "slug": stored.slug, "brandId": stored.brand_id,
+            "activeWorkflowId": stored.active_workflow_id, "updatedAt": stored.updated_at,
+        }, old.version)  # fmt: skip
+        if old.slug != new.slug:
+            tx.delete(keys.agent_slug_claim(ws, old.slug))
+            tx.put(keys.agent_slug_claim(ws, new.slug) | {"agentId": old.id}, condition=NEW, name="slug")
+        moves = {"brand": (keys.brand, old.brand_id, new.brand_id),
+                 "workflow": (keys.workflow, old.active_workflow_id, new.active_workflow_id)}  # fmt: skip
+        for name, (key, before, after) in moves.items():
+            if before != after:
+                tx.update(key(ws, before), "ADD agentCount :minus", condition=EXISTS, values={":minus": -1})
+                tx.update(key(ws, after), "ADD agentCount :one", condition=EXISTS, values={":one": 1}, name=name)
+        tx.carry(also).commit_or_raise(self._db, {
+            "changed": CHANGED, "slug": SLUG_TAKEN,
+            "brand": ValidationFailed("brandId: not a brand of this workspace"),
+            "workflow": ValidationFailed("activeWorkflowId: not a workflow of this workspace"),
+        })  # fmt: skip
+        return stored
+
+    def put_document(self, workspace_id: str, agent_id: str, field: str, text: str, at: str, *, also: Also) -> None:
+        """Publish a document (``wrapJson``, ``siteJson``): the read plane serves it on its next read."""
+        Transaction(self._table).update(
+            keys.agent(workspace_id, agent_id), "SET #doc = :text, updatedAt = :at", condition=EXISTS,
+            names={"#doc": field}, values={":text": text, ":at": at}, name="agent",
+        ).carry(also).commit_or_raise(self._db, {"agent": NotFound("Agent not found")})  # fmt: skip
+
+    def delete(self, agent: AgentRecord, tombstone: PurgeRecord, *, also: Also) -> None:
+        """Gone for every reader at once; its tombstone (outside the workspace's partition) names the purge's work.
+        Only if the agent is still as read (``Changed`` otherwise): the slug and counters it frees are the ones read."""
+        ws, minus = agent.workspace_id, {":minus": -1}
+        tx = Transaction(self._table)
+        tx.delete(keys.agent(ws, agent.id), condition=unchanged_since(agent.version), values={":seen": agent.version},
+                  name="changed")  # fmt: skip
+        tx.delete(keys.agent_slug_claim(ws, agent.slug))
+        tx.update(keys.workspace(ws), "ADD agentCount :minus", condition=EXISTS, values=minus, name="agent")
+        for key in (keys.brand(ws, agent.brand_id), keys.workflow(ws, agent.active_workflow_id)):
+            # They cannot be deleted while the agent names them; the condition keeps an update from making one.
+            tx.update(key, "ADD agentCount :minus", condition=EXISTS, values=minus)
+        tx.put(keys.agent_purge(ws, agent.id) | tombstone.attributes() | {"agentId": agent.id})
+        tx.carry(also).commit_or_raise(self._db, {"changed": CHANGED, "agent": NotFound("Agent not found")})
+
+    def tombstone(self, workspace_id: str, agent_id: str) -> PurgeRecord | None:
+        found = get_item(self._db, self._table, keys.agent_purge(workspace_id, agent_id), consistent=True)
+        return PurgeRecord.model_validate(found) if found else None

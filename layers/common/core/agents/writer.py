@@ -1,0 +1,168 @@
+"""Agents (authoring.md, "Agents"): create within the plan, rename, repoint, publish documents, delete.
+
+Deleting is immediate for every reader (the agent's item goes in the deleting transaction) and leaves a tombstone;
+the purge worker then removes its posts, copies, items, objects and stored conversations in the background, as
+it does for a workspace. A retried DELETE finds the tombstone and queues the purge again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from core.agents.ports import AgentStore
+from core.agents.records import AgentRecord
+from core.agents.writer_models import Agent, AgentCreate, AgentUpdate
+from core.audit.writes import Author, Write, Writes, until_unchanged
+from core.platform import together
+from core.platform.errors import NotFound, ValidationFailed
+from core.platform.ids import new_id, now_iso
+from core.platform.write_fields import changes, document_size_problem
+from core.purge.records import PurgeRecord
+from core.workflows.records import WorkflowRecord
+from core.workspaces.access import AuthoringAccess, found_agent
+from core.workspaces.create import slugify
+from core.workspaces.ports import WorkspaceRecords
+
+DOCUMENTS = {"wrap": "wrapJson", "site": "siteJson"}
+
+
+def agent_view(record: AgentRecord) -> Agent:
+    return Agent.from_record(record)
+
+
+def checked_document(kind: str, document: Any) -> dict[str, Any]:
+    """A published document: a JSON object of at most 64 KiB; a site's has a ``pages`` array."""
+    if not isinstance(document, dict):
+        raise ValidationFailed("body: must be a JSON object")
+    if kind == "site" and not isinstance(document.get("pages"), list):
+        raise ValidationFailed("pages: must be an array")
+    if problem := document_size_problem(document):
+        raise ValidationFailed(f"body: {problem}")
+    return document
+
+
+class AgentService:
+    def __init__(
+        self,
+        access: AuthoringAccess,
+        agents: AgentStore,
+        tombstones: WorkspaceRecords,
+        writes: Writes,
+        enqueue_purge: Callable[[str, str], None],
+    ):
+        self._access = access
+        self._agents = agents
+        self._tombstones = tombstones
+        self._writes = writes
+        self._enqueue_purge = enqueue_purge
+
+    # --- reads (any member)
+
+    def list(self, user_id: str, workspace_id: str) -> list[Agent]:
+        access, agents = together.run(
+            lambda: self._access.member(user_id, workspace_id), lambda: self._agents.list(workspace_id)
+        )
+        access.result()
+        return [agent_view(a) for a in sorted(agents.result(), key=lambda a: (a.created_at, a.id))]
+
+    def get(self, user_id: str, workspace_id: str, agent_id: str) -> Agent:
+        return agent_view(found_agent(self._access.member(user_id, workspace_id, agent_id)))
+
+    def document(self, user_id: str, workspace_id: str, agent_id: str, kind: str) -> dict[str, Any] | None:
+        """The published wrap or site as stored (None before any): what export reads back."""
+        agent = found_agent(self._access.member(user_id, workspace_id, agent_id))
+        text = agent.wrap_json if kind == "wrap" else agent.site_json
+        return json.loads(text) if text else None
+
+    # --- writes (owner, admin)
+
+    def create(self, author: Author, workspace_id: str, request: AgentCreate) -> tuple[int, Any]:
+        access = self._access.writer(author.user_id, workspace_id, with_user=True)
+        limit = self._access.plan(access).agents_per_workspace
+        workspace, now = access.workspace, now_iso()
+        agent = AgentRecord(
+            id=new_id("prj"), workspace_id=workspace_id, slug=request.slug or slugify(request.name, "agent"),
+            name=request.name, brand_id=request.brand_id or workspace.default_brand_id,
+            active_workflow_id=request.active_workflow_id or new_id("wf"), created_at=now, updated_at=now,
+        )  # fmt: skip
+        workflow = None
+        if request.active_workflow_id is None:  # the agent gets a workflow of its own, made in the same write
+            workflow = WorkflowRecord(id=agent.active_workflow_id, workspace_id=workspace_id, name=request.name,
+                                      created_at=now, updated_at=now)  # fmt: skip
+
+        def work(write: Write) -> tuple[int, Any]:
+            body = {"agent": agent_view(agent).wire()}
+            self._agents.create(
+                agent, new_workflow=workflow, limit=limit, also=write.also(f"agent:{agent.id}", 201, body)
+            )
+            return 201, body
+
+        return self._writes.run(author, workspace_id, "agent.create", on=workspace_id, request=request,
+                                work=work)  # fmt: skip
+
+    def update(self, author: Author, workspace_id: str, agent_id: str, request: AgentUpdate) -> tuple[int, Any]:
+        access, first = self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        wanted = changes(request)
+
+        def work(write: Write) -> tuple[int, Any]:
+            reads = iter([first])
+
+            def attempt() -> AgentRecord:
+                old = next(reads, None) or self._agents.get(workspace_id, agent_id)
+                if old is None:
+                    raise NotFound("Agent not found")
+                new = old.model_copy(update=wanted)
+                if new == old:
+                    return write.unchanged(f"agent:{agent_id}", {"agent": agent_view(old).wire()}, old)
+                new = new.model_copy(update={"updated_at": now_iso()})
+                body = {"agent": agent_view(new).wire()}
+                return self._agents.update(old, new, also=write.also(f"agent:{agent_id}", 200, body))
+
+            return 200, {"agent": agent_view(until_unchanged(attempt)).wire()}
+
+        return self._writes.run(author, access.workspace.id, "agent.update", on=agent_id, request=request,
+                                work=work)  # fmt: skip
+
+    def publish_document(
+        self, author: Author, workspace_id: str, agent_id: str, kind: str, document: Any
+    ) -> tuple[int, Any]:
+        """PUT wrap or site: the read plane serves it on its next read of the agent."""
+        self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        document = checked_document(kind, document)
+        text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+        def work(write: Write) -> tuple[int, Any]:
+            body = {kind: document}
+            also = write.also(f"agent:{agent_id}", 200, body)
+            self._agents.put_document(workspace_id, agent_id, DOCUMENTS[kind], text, now_iso(), also=also)
+            return 200, body
+
+        return self._writes.run(author, workspace_id, f"agent.{kind}.put", on=agent_id, request={"document": text},
+                                work=work)  # fmt: skip
+
+    def delete(self, author: Author, workspace_id: str, agent_id: str) -> tuple[int, Any]:
+        access, read = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id), lambda: self._agents.get(workspace_id, agent_id)
+        )
+
+        def work(write: Write) -> tuple[int, Any]:
+            body = {"deleted": True}
+
+            def attempt() -> None:  # again while an edit moves the agent first: it frees what the agent names
+                agent = read()
+                if agent is None:  # gone: a retry after a lost answer (or a failed enqueue) queues the purge again
+                    if self._tombstones.agent_tombstone(workspace_id, agent_id) is None:
+                        raise NotFound("Agent not found")
+                    return
+                tombstone = PurgeRecord(workspace_id=workspace_id, owner_id=access.workspace.owner_id,
+                                        deleted_at=now_iso())  # fmt: skip
+                self._agents.delete(agent, tombstone, also=write.also(f"agent:{agent_id}", 200, body))
+
+            until_unchanged(attempt)
+            self._enqueue_purge(workspace_id, agent_id)
+            return 200, body
+
+        return self._writes.run(author, workspace_id, "agent.delete", on=agent_id, request=None,
+                                work=work)  # fmt: skip

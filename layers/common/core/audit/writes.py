@@ -1,0 +1,100 @@
+"""Every authoring write passes here once: its ``Idempotency-Key`` is honoured and its audit entry is written in
+the same transaction as its effect (``Also``), so a retry replays the first answer and the audit log holds an
+entry exactly for each write that happened.
+
+A write that found nothing to change (a PATCH of equal values, publishing a published post) writes its entry alone:
+authoring.md's "every write appends an audit entry" counts requests that succeeded, not changes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from core.audit.ports import AuditStore
+from core.audit.records import AuditRecord
+from core.platform.idempotency import Claim, Idempotency
+from core.platform.ids import new_id, now_iso
+from core.platform.transactions import Also, Changed
+
+CHANGED_TRIES = 8
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who writes, in which request (API Gateway's request id, which every audit entry names), and the request's
+    ``Idempotency-Key`` if it has one."""
+
+    user_id: str
+    request_id: str
+    idempotency_key: str | None = None
+
+
+class Write:
+    """One write under way: what its transaction carries besides its own items."""
+
+    def __init__(self, author: Author, workspace_id: str, action: str, claim: Claim | None, audit: AuditStore):
+        self._author, self._workspace_id, self._action = author, workspace_id, action
+        self._claim, self._audit = claim, audit
+
+    def also(self, target: str, status: int, body: Any) -> Also:
+        """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its answer."""
+        entry = AuditRecord(
+            id=new_id("aud"), workspace_id=self._workspace_id, action=self._action, actor_id=self._author.user_id,
+            target=target, request_id=self._author.request_id, created_at=now_iso(),
+        )  # fmt: skip
+        completion = self._claim.completion(status, body) if self._claim else None
+        return Also(audit=self._audit.entry(entry), completion=completion)
+
+    def record(self, target: str, status: int, body: Any) -> None:
+        """For a write outside DynamoDB (an object's deletion): its entry and record, right after it."""
+        self._audit.commit(self.also(target, status, body))
+
+    def unchanged[R](self, target: str, body: Any, record: R) -> R:
+        """A write that found ``record`` already as asked: its entry (and record) alone, then ``record``."""
+        self.record(target, 200, body)
+        return record
+
+
+class Writes:
+    def __init__(self, idempotency: Callable[[], Idempotency], audit: AuditStore):
+        self._idempotency = idempotency
+        self._audit = audit
+
+    def run(
+        self,
+        author: Author,
+        workspace_id: str,
+        action: str,
+        *,
+        on: str,
+        request: BaseModel | dict[str, Any] | None,
+        work: Callable[[Write], tuple[int, Any]],
+    ) -> tuple[int, Any]:
+        """``work`` once per Idempotency-Key (scoped to the caller, the action and ``on``, the route's target);
+        (status, wire body), replayed for a retry."""
+        body = request.model_dump_json() if isinstance(request, BaseModel) else json.dumps(request, sort_keys=True)
+        outcome = self._idempotency().run_claimed(
+            author.idempotency_key, scope=f"{author.user_id}|{action}|{workspace_id}|{on}", request=body,
+            work=lambda claim: work(Write(author, workspace_id, action, claim, self._audit)),
+        )  # fmt: skip
+        return outcome.status, outcome.body
+
+
+def until_unchanged[T](attempt: Callable[[], T]) -> T:
+    """``attempt()``, read and applied again while another write changed what it read (``Changed``), with a short
+    jittered wait between tries; the last refusal is raised (409) when the record keeps moving."""
+    for n in range(CHANGED_TRIES):
+        try:
+            return attempt()
+        except Changed:
+            if n == CHANGED_TRIES - 1:
+                raise
+            time.sleep(random.uniform(0, 0.01 * 2**n))  # noqa: S311 - jitter, not a secret
+    raise AssertionError("unreachable")

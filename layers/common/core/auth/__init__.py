@@ -1,1 +1,0 @@
-"""Credential checks: workspace API keys (read plane) and portal JWTs (management plane)."""

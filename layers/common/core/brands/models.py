@@ -1,0 +1,22 @@
+"""Management-plane resources (service-api.md, "Resources and their fields")."""
+
+from __future__ import annotations
+
+from core.platform.models import ApiModel
+
+
+class Brand(ApiModel):
+    id: str
+    slug: str
+    name: str
+    is_default: bool
+    palette: list[str]
+    font_family: str
+    created_at: str
+    updated_at: str
+
+
+class BrandRef(ApiModel):
+    id: str
+    slug: str
+    name: str

@@ -1,0 +1,48 @@
+"""The chat's providers: the model (Bedrock or the offline one) and the turn service, billed through credits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.platform import aws
+from core.platform.providers import per_container
+from core.platform.settings import get_settings
+
+if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.chat.model import ChatModel
+    from core.chat.service import ChatService
+
+
+@per_container
+def model() -> ChatModel:
+    settings = get_settings()
+    if settings.chat_model == "offline":
+        from core.chat.offline import OfflineModel
+
+        return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000)
+    from core.chat.bedrock import BedrockModel
+
+    return BedrockModel(aws.bedrock_runtime(), settings.bedrock_model_id)
+
+
+@per_container
+def service() -> ChatService:
+    from core.agents.store import PublishedAgentStore
+    from core.chat.conversation_store import ConversationStore
+    from core.chat.service import ChatService
+    from core.credits import providers as credits
+    from core.platform.rate_limit import SlidingWindowLimiter
+    from core.platform.rate_limit_store import RateLimitStore
+
+    settings = get_settings()
+    return ChatService(
+        agents=PublishedAgentStore(aws.dynamodb(), settings.main_table),
+        limiter=SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
+        credits=credits.billing(),
+        model=model,
+        conversations=ConversationStore(aws.s3(), settings.content_bucket),
+        price=settings.chat_credits_per_turn,
+        visitor_limit=settings.chat_visitor_turns_per_minute,
+        max_tokens=settings.chat_max_tokens,
+        keepalive_seconds=settings.chat_keepalive_seconds,
+    )

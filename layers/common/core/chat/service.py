@@ -1,0 +1,128 @@
+"""``POST /v1/agent/{agentId}/chat``: everything that can refuse a turn happens here, before the stream.
+
+Order: the agent (404), the brand override (400), the visitor's rate limit (429), then
+the credits hold (402). Only a turn that passed all four streams (``ChatStream``). The reads
+and the visitor's count are issued together, so a refused turn still counts for its visitor.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.agents.ports import Agents
+from core.agents.records import AgentRecord
+from core.brands.records import BrandRecord
+from core.chat.model import ChatModel, ModelRequest, Usage
+from core.chat.models import ChatRequest
+from core.chat.ports import Conversations
+from core.chat.prompt import build_context, conversation, system_prompt
+from core.chat.stream import ChatStream
+from core.credits.billing import Billing
+from core.platform import observability, together
+from core.platform.errors import NotFound, ValidationFailed
+from core.platform.ids import new_id, now_iso
+from core.platform.rate_limit import SlidingWindowLimiter
+from core.workspaces.records import WorkspaceRecord
+
+logger = logging.getLogger(__name__)
+Messages = list[tuple[str | None, str]]  # (role, text), oldest first
+CONTEXT_POSTS = 12
+FINISH_SECONDS = 5  # kept back from the invocation's time: settle the turn and say so before Lambda stops it
+
+
+class ChatService:
+    def __init__(
+        self,
+        *,
+        agents: Agents,
+        limiter: SlidingWindowLimiter,
+        credits: Billing,
+        model: Callable[[], ChatModel],
+        conversations: Conversations,
+        price: int,
+        visitor_limit: int,
+        max_tokens: int,
+        keepalive_seconds: float,
+    ):
+        self._agents = agents
+        self._limiter = limiter
+        self._credits = credits
+        self._model = model
+        self._conversations = conversations
+        self._price = price
+        self._visitor_limit = visitor_limit
+        self._max_tokens = max_tokens
+        self._keepalive = keepalive_seconds
+
+    def start(self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float) -> ChatStream:
+        """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it).
+
+        Two round trips before the stream: every read the turn needs (and the visitor's count) at once,
+        then the hold. The answers are decided in the documented order whatever order the reads end in.
+        """
+        found, brands, counted, items, posts = together.run(
+            lambda: self._agents.get_agent_with_workspace(workspace_id, agent_id),
+            lambda: self._agents.list_brands(workspace_id),
+            # Scoped by workspace: a turn naming another workspace's agent counts for nobody else's visitor.
+            lambda: self._limiter.take(f"visitor#{workspace_id}#{agent_id}#{request.client}", self._visitor_limit),
+            lambda: self._agents.list_active_items(agent_id),  # read before the tenant check, used only after it
+            lambda: self._agents.list_feed(agent_id, channel=None, category=None, limit=CONTEXT_POSTS),
+        )
+        agent, workspace = found.result()
+        if agent is None or workspace is None:  # unknown, or another workspace's: the same answer
+            raise NotFound("Agent not found")
+        brand = self._brand(agent, request.brand_slug, brands.result())
+        counted.result()  # 429
+        thread_key = request.thread_key or new_id("thr")
+        history = self._history(workspace, agent, request)
+        context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section)
+        model_request = ModelRequest(
+            system=system_prompt(context), messages=conversation(history, request.prompt), context=context,
+            max_tokens=self._max_tokens,
+        )  # fmt: skip
+        model = self._model()  # built before the hold: nothing after the hold can fail and strand it
+        turn_id = new_id("turn")
+        hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}")
+        observability.count("ChatTurns")
+        transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
+                      "section": request.section, "prompt": request.prompt}  # fmt: skip
+
+        def store(reply: str, usage: Usage | None, complete: bool) -> None:
+            tokens = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens} if usage else None
+            self._store(workspace.id, transcript | {"reply": reply, "usage": tokens, "complete": complete})
+
+        return ChatStream(
+            turn_id=turn_id, thread_key=thread_key, hold=hold, model=model, request=model_request,
+            credits=self._credits, keepalive_seconds=self._keepalive,
+            deadline=time.monotonic() + seconds_left - FINISH_SECONDS,
+            on_reply=store if workspace.store_conversations else None,
+        )  # fmt: skip
+
+    @staticmethod
+    def _brand(agent: AgentRecord, brand_slug: str | None, brands: list[BrandRecord]) -> BrandRecord | None:
+        """The agent's own brand, or the workspace's brand named by ``brand_slug`` (400 if none is)."""
+        if brand_slug is None:
+            return next((b for b in brands if b.id == agent.brand_id), None)
+        brand = next((b for b in brands if b.slug == brand_slug), None)
+        if brand is None:
+            raise ValidationFailed("brandSlug: must name a brand of the workspace")
+        return brand
+
+    def _history(
+        self, workspace: WorkspaceRecord, agent: AgentRecord, request: ChatRequest
+    ) -> list[tuple[str | None, str]]:
+        history: list[tuple[str | None, str]] = [(entry.role, entry.content) for entry in request.history]
+        if not history and request.thread_key and workspace.store_conversations:  # resume it on the server
+            turns = self._conversations.recent_turns(workspace.id, agent.id, request.client, request.thread_key)
+            read = together.run(*[lambda key=key: self._conversations.messages(key) for key in turns])
+            history = [message for turn in read for message in turn.result()]  # the turns read together
+        return history
+
+    def _store(self, workspace_id: str, turn: dict[str, Any]) -> None:
+        try:
+            self._conversations.save(workspace_id, turn | {"createdAt": now_iso()})
+        except Exception:  # the visitor has their answer; a lost transcript must not fail the turn
+            logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})

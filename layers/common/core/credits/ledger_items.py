@@ -1,0 +1,106 @@
+"""The ledger's item layout and the transaction items that change it (pure: no I/O). See docs/ledger.md."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from core.credits.records import HoldRecord, LedgerEntryRecord
+from core.platform.dynamo import to_item
+
+HOLD_SHARDS = 8  # expiring holds are indexed across 8 partitions, so no single index key runs hot
+NEW = "attribute_not_exists(pk)"
+
+
+def key(account_id: str, sk: str) -> dict[str, Any]:
+    return to_item({"pk": f"ACCT#{account_id}", "sk": sk})
+
+
+def balance_sk() -> str:
+    return "BALANCE"
+
+
+def hold_sk(ref_id: str) -> str:
+    return f"HOLD#{ref_id}"
+
+
+def marker_sk(ref_type: str, ref_id: str) -> str:
+    """A reference's marker: written by the grant, settlement or release that used it, so each happens once."""
+    return f"REF#{ref_type}#{ref_id}"
+
+
+def entry_sk(entry: LedgerEntryRecord) -> str:
+    return f"ENTRY#{entry.created_at}#{entry.id}"  # time first: a descending Query is newest first
+
+
+def hold_shard(ref_id: str) -> str:
+    return f"HOLDS#{zlib.crc32(ref_id.encode()) % HOLD_SHARDS}"
+
+
+class LedgerItems:
+    def __init__(self, table: str):
+        self._table = table
+
+    def put_marker(self, account_id: str, ref_type: str, ref_id: str, *, outcome: str, at: str) -> dict[str, Any]:
+        marker = {"refId": ref_id, "refType": ref_type, "outcome": outcome, "at": at}
+        item = key(account_id, marker_sk(ref_type, ref_id)) | to_item(marker)
+        return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
+
+    def unused_reference(self, account_id: str, ref_type: str, ref_id: str) -> dict[str, Any]:
+        return {
+            "ConditionCheck": {
+                "TableName": self._table,
+                "Key": key(account_id, marker_sk(ref_type, ref_id)),
+                "ConditionExpression": NEW,
+            }
+        }
+
+    def put_entry(self, entry: LedgerEntryRecord) -> dict[str, Any]:
+        item = key(entry.account_id, entry_sk(entry)) | to_item(entry.attributes())
+        return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
+
+    def put_hold(self, hold: HoldRecord) -> dict[str, Any]:
+        item = key(hold.account_id, hold_sk(hold.ref_id)) | to_item(
+            hold.attributes() | {"holdShard": hold_shard(hold.ref_id)}
+        )
+        return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
+
+    def delete_hold(self, hold: HoldRecord, *, undelivered: bool = False) -> dict[str, Any]:
+        """Delete the hold as it was read; ``undelivered``: only if its work has delivered nothing since."""
+        condition = "attribute_exists(pk) AND amount = :amount"
+        values: dict[str, Any] = {":amount": hold.amount}
+        if undelivered:  # a release must never undo a hold whose work reached the customer meanwhile
+            condition += " AND (attribute_not_exists(streamed) OR streamed = :no)"
+            values[":no"] = False
+        return {
+            "Delete": {
+                "TableName": self._table,
+                "Key": key(hold.account_id, hold_sk(hold.ref_id)),
+                "ConditionExpression": condition,
+                "ExpressionAttributeValues": to_item(values),
+            }
+        }
+
+    def update_balance(
+        self, account_id: str, at: str, *, available: int = 0, held: int = 0, entry_type: str | None = None,
+        cover: int | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """ADD the deltas (creating the balance on first use), counting one entry of ``entry_type`` if given.
+
+        ``cover``: the update only applies while ``available`` is at least that much.
+        """
+        adds = ["available :available", "held :held"] + (["entries :one", "#typed :one"] if entry_type else [])
+        values: dict[str, Any] = {":available": available, ":held": held, ":at": at}
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key(account_id, balance_sk()),
+            "UpdateExpression": f"ADD {', '.join(adds)} SET updatedAt = :at",
+        }
+        if entry_type:
+            values[":one"] = 1
+            update["ExpressionAttributeNames"] = {"#typed": f"entries:{entry_type}"}
+        if cover is not None:
+            values[":cover"] = cover
+            update["ConditionExpression"] = "available >= :cover"
+        update["ExpressionAttributeValues"] = to_item(values)
+        return {"Update": update}

@@ -1,0 +1,36 @@
+"""The credits' providers: billing (chat charges, the hold sweeper) and the portal's balance and history."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.platform import aws
+from core.platform.providers import per_container
+from core.platform.settings import get_settings
+
+if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.credits.billing import Billing
+    from core.credits.service import CreditService
+
+
+@per_container
+def billing() -> Billing:
+    from core.credits.billing import Billing
+    from core.credits.store import LedgerStore
+
+    settings = get_settings()
+    return Billing(LedgerStore(aws.dynamodb(), settings.ledger_table), hold_seconds=settings.hold_seconds)
+
+
+@per_container
+def service() -> CreditService:
+    """The caller's balance and history (and, beneath them, the billing cycle of ``billing()``)."""
+    from core.credits.service import CreditService
+    from core.credits.store import LedgerStore
+
+    settings = get_settings()
+    return CreditService(
+        LedgerStore(aws.dynamodb(), settings.ledger_table),
+        usd_cents_per_credit=settings.credit_usd_cents,
+        hold_seconds=settings.hold_seconds,
+    )

@@ -1,0 +1,36 @@
+"""The storage interfaces services depend on: one ``Protocol`` per repository, holding only what services call.
+
+A service is typed against these, never against a concrete repository, so a test can hand it a small
+fake and mypy still checks that the fake has the right methods (no ``type: ignore``). The concrete
+classes in ``core.repositories`` satisfy them structurally, without inheriting: mypy checks that where
+``core.deps`` wires them in. Names are plural nouns (what is stored), used qualified (``ports.ApiKeys``),
+so a signature reads as "something that stores API keys", not as one implementation. A service that
+needs a small part of one (the read plane's key check: ``ApiKeyLookup``) names that part, so its fakes stay small.
+
+To give a service a new storage call: add the method here with the repository's signature, then use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+# Only for the type checker: importing the models here would load them into every function that
+# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
+if TYPE_CHECKING:
+    from core.identity.records import SessionRecord, UserRecord
+
+
+class Users(Protocol):
+    """Users, e-mail claims, sessions and magic-link tokens (``UserStore``)."""
+
+    def get(self, user_id: str) -> UserRecord | None: ...
+    def find_by_email(self, email: str) -> UserRecord | None: ...
+    def create(self, user: UserRecord) -> UserRecord: ...
+    def set_active_workspace(self, user_id: str, workspace_id: str | None) -> None: ...
+    def put_magic_token(self, token_hash: str, email: str, expires_at: int) -> None: ...
+    def magic_token_email(self, token_hash: str) -> str | None: ...
+    def start_session_with_magic_token(self, token_hash: str, session: SessionRecord, cookie_hash: str) -> bool: ...
+    def create_session(self, session: SessionRecord, token_hash: str) -> None: ...
+    def get_session(self, session_id: str) -> SessionRecord | None: ...
+    def get_session_by_token(self, token_hash: str) -> SessionRecord | None: ...
+    def end_session(self, session_id: str) -> None: ...

@@ -1,0 +1,182 @@
+"""Sign-in (magic link, Google, Apple), sessions and portal JWTs.
+
+A session is an opaque random token in the ``session`` cookie, stored only as its
+SHA-256. A portal JWT names its session (``sid``); every portal request checks the
+session still exists, so sign-out takes effect at once, not when tokens expire.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from core.identity import portal_jwt
+from core.identity.mail import Mailer, Message
+from core.identity.mail_limits import EMAIL, MailLimits, MailThrottle
+from core.identity.oidc import JwksCache, VerifiedIdentity, verify_id_token
+from core.identity.ports import Users
+from core.identity.records import SessionRecord, UserRecord
+from core.platform import observability
+from core.platform.errors import TokenExpired, Unauthorized, ValidationFailed
+from core.platform.ids import new_id, now_iso, sha256_hex
+from core.platform.rate_limit import SlidingWindowLimiter
+
+SESSION_COOKIE = "session"
+INVALID_LINK = "This sign-in link is invalid, used or expired"
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NewSession:
+    user: UserRecord
+    token: str  # the raw cookie value: returned to the browser once, never stored
+    max_age: int
+
+
+@dataclass(frozen=True)
+class MagicSignIn:
+    """A live magic link's user, before the link is used up (see ``IdentityService.complete_magic_link``)."""
+
+    token_hash: str
+    user: UserRecord
+
+
+@dataclass(frozen=True)
+class PortalCaller:
+    user_id: str
+    session_id: str
+
+
+class IdentityService:
+    def __init__(
+        self,
+        users: Users,
+        mailer: Callable[[], Mailer],
+        jwt_secret: Callable[[], bytes],
+        jwks: Callable[[str], JwksCache],
+        client_ids: Callable[[str], list[str]],
+        *,
+        portal_app_url: str,
+        magic_link_seconds: int,
+        session_seconds: int,
+        mail_limiter: SlidingWindowLimiter | None = None,
+        mail_limits: MailLimits | None = None,
+        default_plan: str = "free",
+    ):
+        self._users = users
+        self._mailer = mailer
+        self._secret = jwt_secret
+        self._jwks = jwks
+        self._client_ids = client_ids
+        self._app_url = portal_app_url
+        self._magic_ttl = magic_link_seconds
+        self._session_ttl = session_seconds
+        self._default_plan = default_plan
+        self._mail_throttle = (
+            MailThrottle(mail_limiter, mail_limits) if mail_limiter is not None and mail_limits is not None else None
+        )
+
+    # --- sign-in
+
+    def send_magic_link(self, email: str, source_ip: str | None = None) -> None:
+        """Mail a single-use link; the same answer whether or not the address has an account, or is throttled."""
+        email = email.strip().lower()
+        if not EMAIL.match(email) or len(email) > 254:
+            raise ValidationFailed("email: must be an e-mail address")
+        if not self._may_mail(email, source_ip):
+            return  # nothing mailed, nothing stored: the caller cannot tell (no account probing, no inbox bombing)
+        token = secrets.token_urlsafe(32)
+        self._users.put_magic_token(sha256_hex(token), email, int(time.time()) + self._magic_ttl)
+        link = f"{self._app_url}?{urlencode({'token': token})}"
+        minutes = self._magic_ttl // 60
+        text = f"Sign in to your workspace:\n\n{link}\n\nThe link works once, for {minutes} minutes."
+        self._mailer().send(Message(to=email, subject="Your sign-in link", text=text, link=link))
+
+    def _may_mail(self, email: str, source_ip: str | None) -> bool:
+        """False once the address or its source network is over its limit (``MailThrottle.refusal``)."""
+        refused = self._mail_throttle.refusal(email, source_ip) if self._mail_throttle else None
+        if refused:
+            logger.warning("sign-in mail throttled", extra={"limit": refused})
+        return refused is None
+
+    def open_magic_link(self, token: str) -> MagicSignIn:
+        """The live link's user (created on a first sign-in); the link is not used up yet, so it survives a failure."""
+        token_hash = sha256_hex(token) if token else ""
+        email = self._users.magic_token_email(token_hash) if token else None
+        if email is None:
+            raise Unauthorized(INVALID_LINK)
+        return MagicSignIn(token_hash=token_hash, user=self._user_for(email, name="", image=""))
+
+    def complete_magic_link(self, sign_in: MagicSignIn) -> NewSession:
+        """Use up the link and start the session: one transaction, and nothing that can fail after it."""
+        session, token = self._new_session(sign_in.user)
+        if not self._users.start_session_with_magic_token(sign_in.token_hash, session, sha256_hex(token)):
+            raise Unauthorized(INVALID_LINK)  # a concurrent verification got it first, or it has just expired
+        return NewSession(user=sign_in.user, token=token, max_age=self._session_ttl)
+
+    def sign_in_with(self, provider: str, id_token: str) -> NewSession:
+        identity: VerifiedIdentity = verify_id_token(
+            provider, id_token, self._jwks(provider), self._client_ids(provider)
+        )
+        return self._start_session(self._user_for(identity.email, name=identity.name, image=identity.picture))
+
+    def _user_for(self, email: str, *, name: str, image: str) -> UserRecord:
+        """The address's user; its first sign-in creates it (on the deployment's default plan, no credits)."""
+        existing = self._users.find_by_email(email)
+        if existing:
+            return existing
+        user = UserRecord(id=new_id("usr"), email=email, name=name, image=image, plan=self._default_plan,
+                          created_at=now_iso())  # fmt: skip
+        return self._users.create(user)
+
+    def _new_session(self, user: UserRecord) -> tuple[SessionRecord, str]:
+        """A session not stored yet, and its raw cookie token."""
+        token = secrets.token_urlsafe(32)
+        session = SessionRecord(
+            id=new_id("ses"), user_id=user.id, created_at=now_iso(), expires_at=int(time.time()) + self._session_ttl
+        )
+        return session, token
+
+    def _start_session(self, user: UserRecord) -> NewSession:
+        session, token = self._new_session(user)
+        self._users.create_session(session, sha256_hex(token))
+        return NewSession(user=user, token=token, max_age=self._session_ttl)
+
+    # --- portal JWT
+
+    def token_for_cookie(self, cookie_token: str | None) -> str:
+        session = self._users.get_session_by_token(sha256_hex(cookie_token)) if cookie_token else None
+        if session is None:
+            raise Unauthorized("Sign in first")
+        return portal_jwt.issue(self._secret(), session.user_id, session.id)
+
+    def authenticate(self, bearer: str | None) -> PortalCaller:
+        """A valid portal JWT whose session is still live (``TokenExpired`` past ``exp``)."""
+        if not bearer:
+            observability.count("Unauthorized", reason="missing")
+            raise Unauthorized("Missing bearer token")
+        try:
+            claims = portal_jwt.verify(bearer, self._secret())
+        except (TokenExpired, Unauthorized) as refused:
+            reason = "expired" if isinstance(refused, TokenExpired) else "invalid_token"
+            observability.count("Unauthorized", reason=reason)
+            raise
+        session = self._users.get_session(claims.session_id)
+        if session is None or session.user_id != claims.user_id:
+            observability.count("Unauthorized", reason="session_ended")
+            raise Unauthorized("Session has ended; sign in again")
+        return PortalCaller(user_id=claims.user_id, session_id=claims.session_id)
+
+    def refresh(self, caller: PortalCaller) -> str:
+        return portal_jwt.issue(self._secret(), caller.user_id, caller.session_id)
+
+    def sign_out(self, session_id: str) -> None:
+        self._users.end_session(session_id)
+
+    def session_of_cookie(self, cookie_token: str | None) -> str | None:
+        session = self._users.get_session_by_token(sha256_hex(cookie_token)) if cookie_token else None
+        return session.id if session else None

@@ -1,0 +1,126 @@
+"""Items (authoring.md, "Items"): an agent's documents, media and links, active (served) or not.
+
+``r2Key`` is workspace-relative and must be an object under the agent's folder; its ``mimeType`` and ``size`` are
+read from the stored object whenever the key is set, never taken from the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.audit.writes import Author, Write, Writes, until_unchanged
+from core.items.ports import ItemStore
+from core.items.records import ItemRecord
+from core.items.writer_models import AgentItem, ItemCreate, ItemQuery, ItemUpdate
+from core.objects.ports import ObjectStore
+from core.objects.write_store import ObjectHead
+from core.platform import together
+from core.platform.errors import ValidationFailed
+from core.platform.ids import new_id, now_iso
+from core.platform.write_fields import changes
+from core.workspaces.access import AuthoringAccess, found
+
+
+def item_view(record: ItemRecord) -> AgentItem:
+    return AgentItem.from_record(record)
+
+
+def media_essence(content_type: str) -> str:
+    """``text/markdown; charset=utf-8`` is a ``text/markdown`` item."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+class ItemService:
+    def __init__(self, access: AuthoringAccess, items: ItemStore, objects: ObjectStore, writes: Writes):
+        self._access = access
+        self._items = items
+        self._objects = objects
+        self._writes = writes
+
+    def list(self, user_id: str, workspace_id: str, agent_id: str, query: ItemQuery) -> list[AgentItem]:
+        active = None if query.active is None else query.active == "true"
+        access, found = together.run(
+            lambda: self._access.member(user_id, workspace_id, agent_id),
+            lambda: self._items.list(agent_id, active=active),  # used only once the agent is found this workspace's
+        )
+        access.result()
+        return [item_view(i) for i in sorted(found.result(), key=lambda i: (i.folder, i.order, i.id))]
+
+    def create(self, author: Author, workspace_id: str, agent_id: str, request: ItemCreate) -> tuple[int, Any]:
+        access, head = together.run(  # the object beside the access check, used only once it passed
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            lambda: self._head(workspace_id, agent_id, request.r2_key),
+        )
+        access.result()
+        fields = {"folder": "", "order": 0, "origin": "upload", "active": True} | changes(request)
+        blank = ItemRecord.model_validate(
+            {"id": new_id("item"), "agent_id": agent_id, "mime_type": "", "size": 0, "updated_at": now_iso()} | fields
+        )
+
+        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+            item = with_object(blank, head.result())
+            body = {"item": item_view(item).wire()}
+            self._items.create(workspace_id, item, also=write.also(f"item:{item.id}", 201, body))
+            return 201, body
+
+        return self._writes.run(author, workspace_id, "item.create", on=agent_id, request=request,
+                                work=work)  # fmt: skip
+
+    def update(
+        self, author: Author, workspace_id: str, agent_id: str, item_id: str, request: ItemUpdate
+    ) -> tuple[int, Any]:
+        _, read = together.checked_then_read(
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            lambda: self._items.get(agent_id, item_id),
+        )
+        wanted = changes(request)
+
+        def work(write: Write) -> tuple[int, Any]:
+            def attempt() -> ItemRecord:
+                old = found(read(), "Item")
+                new = old.model_copy(update=wanted)
+                if "r2_key" in wanted:  # named again: the object may have been replaced since (its type, its size)
+                    new = with_object(new, self._head(workspace_id, agent_id, new.r2_key))
+                if new == old:
+                    return write.unchanged(f"item:{item_id}", {"item": item_view(old).wire()}, old)
+                new = new.model_copy(update={"updated_at": now_iso()})
+                body = {"item": item_view(new).wire()}
+                return self._items.replace(workspace_id, old, new, also=write.also(f"item:{item_id}", 200, body))
+
+            return 200, {"item": item_view(until_unchanged(attempt)).wire()}
+
+        return self._writes.run(author, workspace_id, "item.update", on=item_id, request=request,
+                                work=work)  # fmt: skip
+
+    def delete(self, author: Author, workspace_id: str, agent_id: str, item_id: str) -> tuple[int, Any]:
+        _, read = together.checked_then_read(
+            lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
+            lambda: self._items.get(agent_id, item_id),
+        )
+
+        def work(write: Write) -> tuple[int, Any]:
+            def attempt() -> None:
+                item = found(read(), "Item")
+                self._items.delete(workspace_id, item, also=write.also(f"item:{item_id}", 200, {}))
+
+            until_unchanged(attempt)
+            return 200, {}
+
+        return self._writes.run(author, workspace_id, "item.delete", on=item_id, request=None,
+                                work=work)  # fmt: skip
+
+    def _head(self, workspace_id: str, agent_id: str, r2_key: str) -> ObjectHead | None:
+        """The object ``r2_key`` names if it is in the agent's folder (``with_object`` refuses any other key)."""
+        if not r2_key.startswith(f"projects/{agent_id}/"):
+            return None
+        return self._objects.head(f"workspaces/{workspace_id}/{r2_key}")
+
+
+def with_object(item: ItemRecord, head: ObjectHead | None) -> ItemRecord:
+    """The item with its object's type and size; 400 unless ``r2Key`` is an object of the agent's folder."""
+    folder = f"projects/{item.agent_id}/"
+    if not item.r2_key.startswith(folder):
+        raise ValidationFailed(f"r2Key: must be under {folder} (the agent's folder)")
+    if head is None:
+        raise ValidationFailed(f"r2Key: no object {item.r2_key} (upload it first)")
+    return item.model_copy(update={"mime_type": media_essence(head.content_type), "size": head.size})

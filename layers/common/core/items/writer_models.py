@@ -1,0 +1,53 @@
+"""The resources an owner reads back from the management plane (authoring.md), and the envelopes around them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from core.items.models import Item
+from core.objects.fields import ObjectKey
+from core.platform.fields import name_rules, whole_number_rules
+from core.platform.kinds import ItemKind, ItemOrigin
+from core.platform.models import ApiModel, RequestModel
+from core.platform.write_fields import (
+    ListQuery,
+    free_text_rules,
+)
+
+
+class AgentItem(Item):
+    """An item as its author sees it: active (on the read plane) or not."""
+
+    active: bool
+
+
+class ItemEnvelope(ApiModel):
+    item: AgentItem
+
+
+class ItemList(ApiModel):
+    items: list[AgentItem]
+
+
+class ItemFields(RequestModel):
+    name: Annotated[str, *name_rules(200)] | None = None
+    kind: ItemKind | None = None
+    r2_key: ObjectKey | None = None
+    folder: Annotated[str, *free_text_rules(100)] | None = None
+    order: Annotated[int, *whole_number_rules(0, 1_000_000)] | None = None
+    origin: ItemOrigin | None = None
+    active: bool | None = None
+
+
+class ItemCreate(ItemFields):
+    name: Annotated[str, *name_rules(200)]
+    kind: ItemKind
+    r2_key: ObjectKey
+
+
+class ItemUpdate(ItemFields):
+    pass
+
+
+class ItemQuery(ListQuery):
+    active: Literal["true", "false"] | None = None

@@ -1,0 +1,187 @@
+"""Minting, listing and revoking workspace API keys (management plane).
+
+A key's raw value is returned once and never stored (only its SHA-256). A mint with an
+``Idempotency-Key`` derives the raw value from the idempotency record's own random
+``attempt`` id, so a replay while the record lives returns the same key, and a mint
+after it expired makes a new one. The key and the record's completion are written in one
+transaction, so a key is never stored while its record says the mint is still to do (a
+retry would mint a second one). A key record is never overwritten, so a revoked key
+stays revoked whatever is replayed, retried or minted again.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import hmac
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.identity.records import UserRecord
+from core.keys import key_format as api_keys
+from core.keys.models import ApiKey, MintedApiKey, MintKeyRequest
+from core.keys.ports import ApiKeys
+from core.keys.records import ApiKeyRecord
+from core.platform.errors import ApiKeysNotAvailable, Conflict, NotFound
+from core.platform.idempotency import Claim, Idempotency
+from core.platform.ids import new_id, now_iso
+from core.platform.kinds import Role
+from core.platform.settings import PlanLimits
+from core.workspaces.records import WorkspaceRecord
+from core.workspaces.service import WorkspaceService
+
+MANAGERS: tuple[Role, ...] = ("owner", "admin")
+
+
+def key_record(
+    raw: str,
+    workspace_id: str,
+    name: str,
+    *,
+    rate_limit: int | None = None,
+    allowed_origins: list[str] | None = None,
+    created_at: str | None = None,
+    key_id: str | None = None,
+) -> ApiKeyRecord:
+    """The stored record of the raw key ``raw``: its hash and display prefix, never the key itself.
+
+    Mint builds its records here, and so do the local demo and the test seeder (which may fix the id and the
+    creation time), so their keys cannot drift from minted ones.
+    """
+    return ApiKeyRecord(
+        id=key_id or new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
+        prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, allowed_origins=allowed_origins,
+        created_at=created_at or now_iso(),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ManagedWorkspace:
+    """A workspace the caller may manage, with its owner's user record when the caller is the owner."""
+
+    record: WorkspaceRecord
+    owner: UserRecord | None
+
+
+class KeyAdminService:
+    def __init__(
+        self,
+        workspaces: WorkspaceService,
+        keys: ApiKeys,
+        plan_of: Callable[[str], PlanLimits],
+        default_rate_limit: int,
+        replay_secret: Callable[[], bytes],
+        *,
+        idempotency: Callable[[], Idempotency],
+    ):
+        self._workspaces = workspaces
+        self._keys = keys
+        self._plan_of = plan_of
+        self._default_rate_limit = default_rate_limit
+        self._replay_secret = replay_secret
+        self._idempotency = idempotency
+
+    def _view(self, record: ApiKeyRecord) -> ApiKey:
+        return ApiKey.from_record(record, rate_limit=record.rate_limit or self._default_rate_limit)
+
+    def list(self, user_id: str, workspace_id: str) -> list[ApiKey]:
+        keys = self._workspaces.read_as_member(
+            workspace_id, user_id, lambda: self._keys.list_for_workspace(workspace_id)
+        )
+        return [self._view(k) for k in keys]
+
+    def require_manager(self, user_id: str, workspace_id: str) -> ManagedWorkspace:
+        """The workspace, if the caller is its owner or an admin (404 for strangers, 403 for members).
+
+        The caller's user record comes in the same read: keys usually are minted by the owner, whose
+        plan decides whether the workspace may have keys, so a mint then needs no second read.
+        """
+        workspace, caller = self._workspaces.membership_and_caller(workspace_id, user_id, roles=MANAGERS)
+        return ManagedWorkspace(workspace, caller if caller and caller.id == workspace.owner_id else None)
+
+    def check_can_mint(self, user_id: str, workspace_id: str, workspace: ManagedWorkspace | None = None) -> None:
+        """Owner or admin (403), and the workspace owner's plan must include keys (402)."""
+        managed = workspace or self.require_manager(user_id, workspace_id)
+        owner = managed.owner or self._workspaces.user(managed.record.owner_id)
+        if not self._plan_of(owner.plan).api_keys:
+            raise ApiKeysNotAvailable("API keys need a multi-workspace plan")
+
+    def mint(
+        self,
+        user_id: str,
+        workspace_id: str,
+        name: str,
+        rate_limit: int | None,
+        claim: Claim | None,
+        *,
+        workspace: ManagedWorkspace | None = None,
+        allowed_origins: builtins.list[str] | None = None,  # ``list`` is the method above, in this class
+    ) -> MintedApiKey:
+        """A new key; the raw value is in the response only.
+
+        ``workspace`` is the caller's already-checked workspace (``require_manager``), if any.
+        ``claim``: the Idempotency-Key's claim; the secret is an HMAC of its attempt id under the
+        service's secret, so a replayed response can carry the same raw key again without the raw
+        key ever being stored, and the key is written in one transaction with the claim's completion.
+        """
+        self.check_can_mint(user_id, workspace_id, workspace)
+        raw = api_keys.generate(self.replay_secret(user_id, workspace_id, claim.attempt) if claim else None)
+        record = key_record(raw, workspace_id, name, rate_limit=rate_limit, allowed_origins=allowed_origins)
+        minted = MintedApiKey(**self._view(record).model_dump(), key=raw)
+        if claim is None:
+            self._keys.put(record)  # conditional: never over an existing key
+            return minted
+        try:
+            self._keys.put(record, completing=claim.completion(201, {"key": minted.wire()}))
+        except Conflict:
+            # A run of this same attempt may have stored the key already (two runs after a lapsed lock):
+            # the hash is derived from the attempt, so a live key with it in this workspace is this mint's.
+            # A revoked one is refused (the claim is then released, and a retry mints a new key).
+            stored = self._keys.get_by_hash(record.key_hash)
+            if stored is None or stored.workspace_id != workspace_id or stored.revoked_at is not None:
+                raise
+            claim.found_stored()
+            minted = MintedApiKey(**self._view(stored).model_dump(), key=raw)
+        return minted
+
+    def mint_once(
+        self,
+        user_id: str,
+        workspace_id: str,
+        request: MintKeyRequest,
+        idempotency_key: str | None,
+        *,
+        workspace: ManagedWorkspace | None = None,
+    ) -> tuple[int, dict[str, Any]]:
+        """``mint`` honouring ``Idempotency-Key``: (status, wire body), a replay re-deriving the raw key."""
+
+        def work(claim: Claim | None) -> tuple[int, dict[str, Any]]:
+            key = self.mint(
+                user_id, workspace_id, request.name, request.rate_limit, claim, workspace=workspace,
+                allowed_origins=request.allowed_origins,
+            )  # fmt: skip
+            return 201, {"key": key.wire()}
+
+        outcome = self._idempotency().run_claimed(
+            idempotency_key, scope=f"{user_id}|mint-key|{workspace_id}", request=request.model_dump_json(),
+            work=work, redact=lambda body: {"key": {k: v for k, v in body["key"].items() if k != "key"}},
+        )  # fmt: skip
+        body = outcome.body
+        if outcome.replayed and outcome.attempt:
+            self.check_can_mint(user_id, workspace_id)  # a replay is still subject to today's access rules
+            raw = api_keys.generate(self.replay_secret(user_id, workspace_id, outcome.attempt))
+            body = {"key": body["key"] | {"key": raw}}
+        return outcome.status, body
+
+    def replay_secret(self, user_id: str, workspace_id: str, attempt: str) -> bytes:
+        message = f"mint|{user_id}|{workspace_id}|{attempt}".encode()
+        return hmac.new(self._replay_secret(), message, hashlib.sha256).digest()
+
+    def revoke(self, user_id: str, workspace_id: str, key_id: str) -> None:
+        self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+        record = next((k for k in self._keys.list_for_workspace(workspace_id) if k.id == key_id), None)
+        if record is None:
+            raise NotFound("API key not found")
+        if record.revoked_at is None:
+            self._keys.revoke(record.key_hash, now_iso())

@@ -1,0 +1,52 @@
+"""Management-plane resources (service-api.md, "Resources and their fields")."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from core.platform.fields import (
+    AllowedOrigins,
+    name_rules,
+    whole_number_rules,
+)
+from core.platform.models import ApiModel, RequestModel
+
+
+class ApiKey(ApiModel):
+    """Key metadata. ``key`` (the raw secret) is set only on the mint response."""
+
+    id: str
+    name: str
+    prefix: str
+    rate_limit: int
+    allowed_origins: list[str] | None = Field(
+        description="Origins a browser may call the read plane from with this key; null: any (docs/security.md)"
+    )
+    last_used_at: str | None
+    created_at: str
+    revoked_at: str | None
+
+
+class MintedApiKey(ApiKey):
+    key: str
+
+
+class MintKeyRequest(RequestModel):
+    name: Annotated[str, *name_rules(64)]
+    rate_limit: Annotated[int, *whole_number_rules(1, 100_000)] | None = None
+    allowed_origins: AllowedOrigins | None = None
+
+
+class KeyList(ApiModel):
+    keys: list[ApiKey]
+
+
+class MintedKeyEnvelope(ApiModel):
+    key: MintedApiKey
+
+
+class WhoAmI(ApiModel):
+    workspace_id: str
+    api_key_id: str

@@ -1,0 +1,37 @@
+"""The storage interfaces services depend on: one ``Protocol`` per repository, holding only what services call.
+
+A service is typed against these, never against a concrete repository, so a test can hand it a small
+fake and mypy still checks that the fake has the right methods (no ``type: ignore``). The concrete
+classes in ``core.repositories`` satisfy them structurally, without inheriting: mypy checks that where
+``core.deps`` wires them in. Names are plural nouns (what is stored), used qualified (``ports.ApiKeys``),
+so a signature reads as "something that stores API keys", not as one implementation. A service that
+needs a small part of one (the read plane's key check: ``ApiKeyLookup``) names that part, so its fakes stay small.
+
+To give a service a new storage call: add the method here with the repository's signature, then use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+# Only for the type checker: importing the models here would load them into every function that
+# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
+if TYPE_CHECKING:
+    from core.keys.records import ApiKeyRecord
+
+
+class ApiKeyLookup(Protocol):
+    """The part of ``ApiKeys`` the read plane's key check uses: find a key, note its use."""
+
+    def get_by_hash(self, key_hash: str) -> ApiKeyRecord | None: ...
+    def hash_of(self, key_id: str) -> str | None: ...
+    def touch_last_used(self, key_hash: str, at: str) -> None: ...
+
+
+class ApiKeys(ApiKeyLookup, Protocol):
+    """Workspace API keys, by the SHA-256 of the raw key (``ApiKeyStore``)."""
+
+    def put(self, record: ApiKeyRecord, *, completing: dict[str, Any] | None = None) -> None: ...
+    def list_for_workspace(self, workspace_id: str) -> list[ApiKeyRecord]: ...
+    def revoke(self, key_hash: str, at: str) -> None: ...
+    def delete_many(self, key_hashes: list[str]) -> None: ...

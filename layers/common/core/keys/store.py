@@ -1,0 +1,104 @@
+"""Workspace API keys, stored by the SHA-256 of the raw key (never the key itself)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from core.keys.records import ApiKeyRecord
+from core.platform.dynamo import batch_delete, from_item, query_all, to_item, translate_errors
+from core.platform.errors import Conflict
+
+
+class ApiKeyStore:
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
+
+    def get_by_hash(self, key_hash: str) -> ApiKeyRecord | None:
+        """One strongly consistent GetItem, so a revocation is seen on the very next request."""
+        with translate_errors("GetItem"):
+            item = self._db.get_item(
+                TableName=self._table, Key=to_item({"keyHash": key_hash}), ConsistentRead=True
+            ).get("Item")
+        return ApiKeyRecord.model_validate(from_item(item)) if item else None
+
+    def hash_of(self, key_id: str) -> str | None:
+        """The ``keyHash`` of the key with this id (one Query of the keys-only ``byId`` index), or None.
+
+        The index is eventually consistent: it maps an id to its hash, which never changes; whether the
+        key is still live is then read from the table itself (``get_by_hash``, consistent).
+        """
+        with translate_errors("Query"):
+            items = self._db.query(
+                TableName=self._table, IndexName="byId", KeyConditionExpression="id = :id",
+                ExpressionAttributeValues=to_item({":id": key_id}), Limit=1,
+            ).get("Items", [])  # fmt: skip
+        return from_item(items[0])["keyHash"] if items else None
+
+    def touch_last_used(self, key_hash: str, at: str) -> None:
+        """Record use; a key deleted meanwhile must not be re-created by this write."""
+        gone = self._db.exceptions.ConditionalCheckFailedException
+        with translate_errors("UpdateItem"), contextlib.suppress(gone):
+            self._db.update_item(
+                TableName=self._table,
+                Key=to_item({"keyHash": key_hash}),
+                UpdateExpression="SET lastUsedAt = :at",
+                ConditionExpression="attribute_exists(keyHash)",
+                ExpressionAttributeValues=to_item({":at": at}),
+            )
+
+    def put(self, record: ApiKeyRecord, *, completing: dict[str, Any] | None = None) -> None:
+        """Store a new key; never over an existing one (that would bring a revoked key back to life).
+
+        ``completing``: another write (an idempotency record's completion) made in one transaction with
+        the key's, so the key is never stored without the record saying so; if either condition fails,
+        neither is written (``Conflict``).
+        """
+        put = {"TableName": self._table, "Item": to_item(record.attributes()),
+               "ConditionExpression": "attribute_not_exists(keyHash)"}  # fmt: skip
+        with translate_errors("TransactWriteItems" if completing else "PutItem"):
+            try:
+                if completing is None:
+                    self._db.put_item(**put)
+                else:
+                    self._db.transact_write_items(TransactItems=[{"Put": put}, completing])
+            except (self._db.exceptions.ConditionalCheckFailedException,
+                    self._db.exceptions.TransactionCanceledException) as exc:  # fmt: skip
+                failed = _failed_conditions(exc) if completing is not None else [0]
+                if not failed:
+                    raise  # cancelled for another reason (a conflicting transaction): storage, not a conflict
+                if failed == [1]:  # only the completion's: the request's claim is no longer this attempt's
+                    raise Conflict("A request with this Idempotency-Key is in progress; retry shortly") from None
+                raise Conflict("This key already exists; mint again") from None
+
+    def list_for_workspace(self, workspace_id: str) -> list[ApiKeyRecord]:
+        """Every key of a workspace, newest first, revoked ones included (one Query of ``byWorkspace``)."""
+        rows = query_all(self._db, {
+            "TableName": self._table, "IndexName": "byWorkspace",
+            "KeyConditionExpression": "workspaceId = :ws",
+            "ExpressionAttributeValues": to_item({":ws": workspace_id}),
+            "ScanIndexForward": False,
+        })  # fmt: skip
+        return [ApiKeyRecord.model_validate(r) for r in rows]
+
+    def revoke(self, key_hash: str, at: str) -> None:
+        """Set ``revokedAt`` once; revoking again (or a key deleted meanwhile) changes nothing."""
+        gone = self._db.exceptions.ConditionalCheckFailedException
+        with translate_errors("UpdateItem"), contextlib.suppress(gone):
+            self._db.update_item(
+                TableName=self._table,
+                Key=to_item({"keyHash": key_hash}),
+                UpdateExpression="SET revokedAt = :at",
+                ConditionExpression="attribute_exists(keyHash) AND attribute_not_exists(revokedAt)",
+                ExpressionAttributeValues=to_item({":at": at}),
+            )
+
+    def delete_many(self, key_hashes: list[str]) -> None:
+        batch_delete(self._db, self._table, [{"keyHash": h} for h in key_hashes])
+
+
+def _failed_conditions(exc: Any) -> list[int]:
+    """The positions of a cancelled transaction's items whose condition failed."""
+    reasons = getattr(exc, "response", {}).get("CancellationReasons", [])
+    return [i for i, reason in enumerate(reasons) if reason.get("Code") == "ConditionalCheckFailed"]

@@ -1,1 +1,0 @@
-"""Wire models (camelCase on the wire, exactly the spec's fields) and storage records."""

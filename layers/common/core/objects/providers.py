@@ -1,0 +1,62 @@
+"""The objects' providers: streaming (``/v1/r2``) and signed URLs on the read plane; uploads and the writer's
+listing, download and deletion on the portal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.platform import aws
+from core.platform.providers import media_url_secret, per_container
+from core.platform.settings import get_settings
+
+if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.objects.service import MediaService
+    from core.objects.signed_urls import MediaUrlService
+    from core.objects.uploads import UploadService
+    from core.objects.write_store import ObjectStore
+    from core.objects.writer import ObjectService
+
+
+@per_container
+def reader() -> MediaService:
+    from core.objects.service import MediaService
+    from core.objects.store import ObjectReadStore
+
+    settings = get_settings()
+    store = ObjectReadStore(aws.s3(), settings.content_bucket)
+    return MediaService(store, settings.r2_cache_control, settings.r2_max_response_bytes)
+
+
+@per_container
+def signed_urls() -> MediaUrlService:
+    from core.objects.signed_urls import MediaUrlService
+
+    return MediaUrlService(media_url_secret)
+
+
+def write_store() -> ObjectStore:
+    """The writer's S3 store (posts and items check the objects they name through it)."""
+    from core.objects.write_store import ObjectStore
+
+    return ObjectStore(aws.s3(), get_settings().content_bucket)
+
+
+@per_container
+def uploads() -> UploadService:
+    from core.audit import providers as audit
+    from core.objects.upload_store import UploadStore
+    from core.objects.uploads import UploadService
+    from core.workspaces import providers as workspaces
+
+    settings = get_settings()
+    return UploadService(workspaces.access(), write_store(), UploadStore(aws.dynamodb(), settings.main_table),
+                         audit.writes(), url_seconds=settings.upload_url_seconds)  # fmt: skip
+
+
+@per_container
+def writer() -> ObjectService:
+    from core.audit import providers as audit
+    from core.objects.writer import ObjectService
+    from core.workspaces import providers as workspaces
+
+    return ObjectService(workspaces.access(), write_store(), audit.writes())

@@ -1,0 +1,20 @@
+"""Storage records: what repositories read from and write to DynamoDB.
+
+Attribute names on disk are the same camelCase names the API uses, so a record
+read from the table converts to its wire model without renaming. Key attributes
+(``pk``, ``sk``, index keys) are the repositories' business and never appear here.
+"""
+
+from __future__ import annotations
+
+from core.platform.records import Record
+
+
+class UploadRecord(Record):
+    """A signed upload not yet known to have landed: its size counts against the workspace's storage meanwhile."""
+
+    signing: str = ""  # upl_<ulid>: the record's own key (records written before it was kept were keyed by path)
+    path: str  # workspace-relative
+    size: int
+    signed_at: str
+    expires_at: int  # epoch seconds: the URL's expiry, and the table's TTL

@@ -1,0 +1,114 @@
+"""Uploads (authoring.md, "Objects and uploads"): a presigned S3 POST for one object, within the plan.
+
+The client sends the file straight to the bucket (the API's bodies stop at 256 KiB). The POST's policy fixes the
+exact key, content type and size and lives at most 15 minutes; the path follows the r2 rules and allowlist (the
+same 400/403 as ``/v1/r2``), and a ``projects/<agentId>/`` path must name an agent of this workspace. A file over
+the owner's plan's object size, or one that would take the workspace over its storage, is 402
+``STORAGE_LIMIT_REACHED``. Storage is what S3 holds now plus what every unexpired ticket could still add
+(``repositories.authoring.uploads``: signings of a workspace are put in a line, so two cannot share the last bytes).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from core.audit.writes import Author, Write, Writes
+from core.objects.paths import checked_path
+from core.objects.ports import ObjectStore, UploadStore
+from core.objects.records import UploadRecord
+from core.objects.write_store import Listed
+from core.objects.writer_models import UploadRequest, UploadTicket
+from core.platform import together
+from core.platform.errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
+from core.platform.ids import iso, new_id
+from core.workspaces.access import AuthoringAccess
+
+# Signings of a workspace take turns on one counter: one that lost the turn counts again after a pause with full
+# jitter (a uniform wait up to 20 ms, doubling to at most 400 ms), so signers that collided do not collide again in
+# step. Twelve tries wait at most about 3 s in all; 32 signings at once are all granted (test_uploads.py).
+SIGNING_TRIES = 12
+FIRST_PAUSE, LONGEST_PAUSE = 0.02, 0.4
+
+
+def lost_the_turn(times: int) -> None:
+    time.sleep(random.uniform(0, min(LONGEST_PAUSE, FIRST_PAUSE * 2 ** (times - 1))))  # noqa: S311 - jitter, not a secret
+
+
+AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def storage_used(listed: dict[str, Listed], signings: list[UploadRecord], now: datetime) -> int:
+    """Bytes the workspace holds, or may hold once every ticket it was given is used: every current object, and
+    for each path with unexpired signings not yet seen landed (an object at the path, of the signing's size,
+    written since it was signed), the largest of them over the object it would replace. Only one object stays at a
+    path, but every ticket can store until it expires, so signing a path again, smaller, frees nothing."""
+    largest: dict[str, int] = {}
+    for upload in signings:
+        if upload.expires_at <= now.timestamp():
+            continue
+        current = listed.get(upload.path)
+        signed = datetime.fromisoformat(upload.signed_at).replace(microsecond=0)  # S3 times are whole seconds
+        if current is not None and current.size == upload.size and current.last_modified >= signed:
+            continue  # landed: the listing counts it
+        largest[upload.path] = max(largest.get(upload.path, 0), upload.size)
+    stored = sum(o.size for o in listed.values())
+    return stored + sum(max(0, size - (listed[p].size if p in listed else 0)) for p, size in largest.items())
+
+
+class UploadService:
+    def __init__(
+        self, access: AuthoringAccess, objects: ObjectStore, uploads: UploadStore, writes: Writes,
+        *, url_seconds: int,
+    ):  # fmt: skip
+        self._access = access
+        self._objects = objects
+        self._uploads = uploads
+        self._writes = writes
+        self._seconds = url_seconds
+
+    def sign(self, author: Author, workspace_id: str, request: UploadRequest) -> tuple[int, Any]:
+        parts = request.path.split("/")
+        # The agent of a projects/<agentId>/ path is read with the access check; only an id-shaped one is looked up.
+        folder = parts[1] if parts[0] == "projects" and len(parts) > 2 and AGENT_ID.fullmatch(parts[1]) else None
+        access = self._access.writer(author.user_id, workspace_id, with_user=True, agent_id=folder or None)
+        path = checked_path(request.path)
+        if "${" in path:  # S3 fills a POST's ${filename} in: a ticket must name one key, not a pattern of them
+            raise InvalidPath("path: must not contain '${' (S3's form variables)")
+        key, now = f"workspaces/{workspace_id}/{path}", datetime.now(UTC)
+        url, fields = self._objects.presign_post(key, request.content_type, request.size, self._seconds)
+        expires = now + timedelta(seconds=self._seconds)
+        ticket = UploadTicket(url=url, fields=fields, path=path, expires_at=iso(expires))
+        upload = UploadRecord(signing=new_id("upl"), path=path, size=request.size, signed_at=iso(now),
+                              expires_at=int(expires.timestamp()))  # fmt: skip
+
+        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+            if parts[0] == "projects" and (folder is None or access.agent is None):
+                raise ValidationFailed(
+                    "path: a projects/ path is projects/<agentId>/<name>, for an agent of this workspace"
+                )
+            plan = self._access.plan(access)
+            if request.size > plan.object_bytes:
+                raise StorageLimitReached(f"size: the plan stores objects of at most {plan.object_bytes} bytes")
+            body = ticket.wire()
+            for attempt in range(SIGNING_TRIES):  # another signing of this workspace wrote first: count again
+                if attempt:
+                    lost_the_turn(attempt)
+                listing, ledger = together.run(
+                    lambda: self._objects.everything(f"workspaces/{workspace_id}/"),
+                    lambda: self._uploads.pending(workspace_id),
+                )
+                prefix = len(f"workspaces/{workspace_id}/")
+                listed = {o.key[prefix:]: o for o in listing.result()}
+                seq, pending = ledger.result()
+                if storage_used(listed, [*pending, upload], now) > plan.storage_bytes:
+                    raise StorageLimitReached(f"size: the workspace would hold more than its plan's "
+                                              f"{plan.storage_bytes} bytes")  # fmt: skip
+                if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", 201, body)):
+                    return 201, body
+            raise Conflict("Too many uploads are being signed for this workspace at once; retry shortly")
+
+        return self._writes.run(author, workspace_id, "object.upload", on=path, request=request, work=work)

@@ -1,0 +1,26 @@
+"""Management-plane resources (service-api.md, "Resources and their fields")."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from core.platform.models import ApiModel
+
+
+class ErrorBody(ApiModel):
+    error: str
+    code: str
+
+
+class Empty(ApiModel):
+    """``{}``: key revocation and sign-out."""
+
+
+class Deleted(ApiModel):
+    deleted: Literal[True] = True
+
+
+class Sent(ApiModel):
+    """The magic-link answer, the same whether or not the address has an account."""
+
+    sent: Literal[True] = True

@@ -1,0 +1,42 @@
+"""The purge's providers: the queue of deleted workspaces and agents, and the worker's service."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.platform import aws
+from core.platform.providers import per_container
+from core.platform.settings import get_settings
+
+if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.purge.queue import PurgeQueue
+    from core.purge.service import PurgeService
+
+
+@per_container
+def queue() -> PurgeQueue:
+    from core.purge.queue import PurgeQueue
+
+    return PurgeQueue(aws.client("sqs"), get_settings().purge_queue_url)
+
+
+def enqueue(workspace_id: str, agent_id: str | None = None, *, delay_seconds: int = 0) -> None:
+    """Queue the purge of a deleted workspace, or of one deleted agent of it (``delay_seconds``: not before)."""
+    queue().send(workspace_id, agent_id, delay_seconds=delay_seconds)
+
+
+@per_container
+def service() -> PurgeService:
+    from core.keys import providers as keys
+    from core.purge.service import PurgeService
+    from core.purge.store import ObjectVersionStore, PurgeStore
+    from core.workspaces.store import WorkspaceStore
+
+    settings = get_settings()
+    return PurgeService(
+        WorkspaceStore(aws.dynamodb(), settings.main_table),
+        PurgeStore(aws.dynamodb(), settings.main_table),
+        keys.store(),
+        ObjectVersionStore(aws.s3(), settings.content_bucket),
+        settle_seconds=settings.purge_settle_seconds,
+    )

@@ -1,1 +1,0 @@
-"""Business logic each endpoint calls. Services speak in records and wire models, never boto3."""

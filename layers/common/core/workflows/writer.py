@@ -1,0 +1,96 @@
+"""Workflows (authoring.md, "Brands and workflows"): a name and the suggestions the agents running it serve."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from core.audit.writes import Author, Write, Writes, until_unchanged
+from core.platform import together
+from core.platform.ids import new_id, now_iso
+from core.platform.write_fields import changes
+from core.workflows.ports import WorkflowStore
+from core.workflows.records import WorkflowRecord
+from core.workflows.writer_models import Workflow, WorkflowCreate, WorkflowUpdate
+from core.workspaces.access import AuthoringAccess, found
+
+
+def workflow_view(record: WorkflowRecord) -> Workflow:
+    suggestions = json.loads(record.suggestions_json) if record.suggestions_json else None
+    return Workflow.from_record(record, suggestions=suggestions)
+
+
+def suggestions_text(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class WorkflowService:
+    def __init__(self, access: AuthoringAccess, workflows: WorkflowStore, writes: Writes):
+        self._access = access
+        self._workflows = workflows
+        self._writes = writes
+
+    def list(self, user_id: str, workspace_id: str) -> list[Workflow]:
+        access, found = together.run(
+            lambda: self._access.member(user_id, workspace_id), lambda: self._workflows.list(workspace_id)
+        )
+        access.result()
+        return [workflow_view(w) for w in sorted(found.result(), key=lambda w: (w.created_at, w.id))]
+
+    def create(self, author: Author, workspace_id: str, request: WorkflowCreate) -> tuple[int, Any]:
+        self._access.writer(author.user_id, workspace_id)
+        now = now_iso()
+        workflow = WorkflowRecord(id=new_id("wf"), workspace_id=workspace_id, name=request.name,
+                                  suggestions_json=suggestions_text(request.suggestions), created_at=now,
+                                  updated_at=now)  # fmt: skip
+
+        def work(write: Write) -> tuple[int, Any]:
+            body = {"workflow": workflow_view(workflow).wire()}
+            self._workflows.create(workflow, also=write.also(f"workflow:{workflow.id}", 201, body))
+            return 201, body
+
+        return self._writes.run(author, workspace_id, "workflow.create", on=workspace_id, request=request,
+                                work=work)  # fmt: skip
+
+    def update(self, author: Author, workspace_id: str, workflow_id: str, request: WorkflowUpdate) -> tuple[int, Any]:
+        read = self._checked_then_read(author, workspace_id, workflow_id)
+        wanted = changes(request)
+        if "suggestions" in wanted:
+            wanted["suggestions_json"] = suggestions_text(wanted.pop("suggestions"))
+
+        def work(write: Write) -> tuple[int, Any]:
+            def attempt() -> WorkflowRecord:
+                old = found(read(), "Workflow")
+                new = old.model_copy(update=wanted)
+                if new == old:
+                    return write.unchanged(f"workflow:{workflow_id}", {"workflow": workflow_view(old).wire()}, old)
+                new = new.model_copy(update={"updated_at": now_iso()})
+                body = {"workflow": workflow_view(new).wire()}
+                return self._workflows.update(old, new, also=write.also(f"workflow:{workflow_id}", 200, body))
+
+            return 200, {"workflow": workflow_view(until_unchanged(attempt)).wire()}
+
+        return self._writes.run(author, workspace_id, "workflow.update", on=workflow_id, request=request,
+                                work=work)  # fmt: skip
+
+    def delete(self, author: Author, workspace_id: str, workflow_id: str) -> tuple[int, Any]:
+        read = self._checked_then_read(author, workspace_id, workflow_id)
+
+        def work(write: Write) -> tuple[int, Any]:
+            workflow = found(read(), "Workflow")
+            self._workflows.delete(workflow, also=write.also(f"workflow:{workflow_id}", 200, {}))
+            return 200, {}
+
+        return self._writes.run(author, workspace_id, "workflow.delete", on=workflow_id, request=None,
+                                work=work)  # fmt: skip
+
+    def _checked_then_read(
+        self, author: Author, workspace_id: str, workflow_id: str
+    ) -> Callable[[], WorkflowRecord | None]:
+        """The writer's access check and the workflow, read together (the reader: that read, then fresh ones)."""
+        _, read = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id),
+            lambda: self._workflows.get(workspace_id, workflow_id),
+        )
+        return read

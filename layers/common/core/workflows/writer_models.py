@@ -1,0 +1,39 @@
+"""The resources an owner reads back from the management plane (authoring.md), and the envelopes around them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from core.platform.models import ApiModel, RequestModel
+from core.platform.write_fields import (
+    JsonDocument,
+    Name,
+)
+
+
+class Workflow(ApiModel):
+    id: str
+    name: str
+    suggestions: Any = Field(description="any JSON value; what GET /v1/agent/{agentId}/suggestions serves")
+    created_at: str
+    updated_at: str
+
+
+class WorkflowEnvelope(ApiModel):
+    workflow: Workflow
+
+
+class WorkflowList(ApiModel):
+    workflows: list[Workflow]
+
+
+class WorkflowCreate(RequestModel):
+    name: Name
+    suggestions: JsonDocument = None
+
+
+class WorkflowUpdate(RequestModel):
+    name: Name | None = None
+    suggestions: JsonDocument = None

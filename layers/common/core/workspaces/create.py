@@ -1,0 +1,88 @@
+"""Creating a workspace: the one path the portal, the local demo and the test seeds all take.
+
+The repository's transaction claims the slug, counts the workspace against the owner's plan
+(``ownedWorkspaces``, conditioned on the limit) and writes the workspace, the owner's membership
+and the default brand together; this module names the workspace, builds those records and
+retries a taken slug with a suffix. Seeds and the demo pass a fixed id, an earlier clock or a few
+extra fields, never a write of their own, so their data cannot drift from what production writes.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from core.brands.records import BrandRecord
+from core.platform.errors import ValidationFailed
+from core.platform.ids import new_id, now_iso
+from core.workspaces.ports import CreatesWorkspaces
+from core.workspaces.records import MembershipRecord, WorkspaceRecord
+from core.workspaces.store import SlugTaken
+
+MAX_NAME = 80
+SLUG_ATTEMPTS = 20
+
+
+# Latin letters that do not decompose into a base letter plus marks, spelled as their ASCII readers do.
+_TRANSLITERATE = str.maketrans({"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "\u0131": "i"})
+
+
+def slugify(name: str, fallback: str = "workspace") -> str:
+    """ASCII slug of a name. NFKC first, so compatibility forms (full-width letters, ligatures such as U+FB01) read
+    as their plain letters and NFC/NFD spellings of one name agree; then accents are dropped (NFKD minus the
+    combining marks) and the remaining Latin letters transliterated. Other scripts fall back to ``fallback``."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9]+", "-", text.translate(_TRANSLITERATE)).strip("-")[:48].strip("-")
+    return slug or fallback
+
+
+def validate_name(name: str) -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_NAME:
+        raise ValidationFailed(f"name: must be 1-{MAX_NAME} characters")
+    return name
+
+
+def create_workspace(
+    repo: CreatesWorkspaces,
+    owner_id: str,
+    name: str,
+    plan_limit: int,
+    *,
+    slug: str | None = None,
+    workspace_id: str | None = None,
+    at: str | None = None,
+    workspace_fields: Mapping[str, Any] | None = None,
+    brand_fields: Mapping[str, Any] | None = None,
+) -> WorkspaceRecord:
+    """Create the workspace ``name`` owned by ``owner_id``, an existing user who owns fewer than ``plan_limit``
+    workspaces (``PlanLimitReached`` otherwise). ``name`` is taken as given (the service validates it first).
+
+    The keywords are for seeds and the demo, which need fixed or back-dated data: a base slug other than the
+    name's, the workspace's id, its creation time, and record fields the portal leaves at their defaults (a
+    logo, a default workflow, a palette). ``brand_fields`` must not repeat the brand's identity fields.
+    """
+    now, workspace_id = at or now_iso(), workspace_id or new_id("ws")
+    base = slug or slugify(name)
+    brand = BrandRecord(id=new_id("brd"), workspace_id=workspace_id, slug=base, name=name, is_default=True,
+                        created_at=now, updated_at=now, **(brand_fields or {}))  # fmt: skip
+    owner = MembershipRecord(id=new_id("mem"), workspace_id=workspace_id, user_id=owner_id, role="owner",
+                             created_at=now)  # fmt: skip
+    for attempt in range(SLUG_ATTEMPTS + 1):
+        # The name's own slug, then -2, -3, ...; the last attempt takes a random suffix, so it cannot lose.
+        candidate = base if attempt == 0 else f"{base}-{attempt + 1}"
+        if attempt == SLUG_ATTEMPTS:
+            candidate = f"{base}-{secrets.token_hex(3)}"
+        record = WorkspaceRecord(id=workspace_id, name=name, slug=candidate, owner_id=owner_id,
+                                 default_brand_id=brand.id, created_at=now, updated_at=now,
+                                 **(workspace_fields or {}))  # fmt: skip
+        try:
+            repo.create(record, owner, brand, plan_limit=plan_limit)
+            return record
+        except SlugTaken:
+            continue
+    raise AssertionError("unreachable: the last attempt uses a random suffix")

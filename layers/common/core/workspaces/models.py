@@ -1,0 +1,68 @@
+"""Management-plane resources (service-api.md, "Resources and their fields")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from core.platform.fields import (
+    name_rules,
+)
+from core.platform.kinds import Role, WorkspaceOrigin, WorkspaceType
+from core.platform.models import ApiModel, RequestModel
+
+
+class StorageConfig(ApiModel):
+    type: str
+    bucket: str
+    prefix: str
+
+
+class Workspace(ApiModel):
+    id: str
+    name: str
+    slug: str
+    type: WorkspaceType
+    origin: WorkspaceOrigin
+    owner_id: str
+    created_at: str
+    storage_config: StorageConfig
+    wrap_config: dict[str, Any] = Field(default_factory=dict)
+    default_workflow_id: str | None  # null until the owner picks one (decisions.md: null, never "")
+    default_brand_id: str
+    listed: bool
+    store_conversations: bool
+    updated_at: str
+
+
+class WorkspaceSummary(ApiModel):
+    id: str
+    name: str
+    slug: str
+    type: WorkspaceType
+    origin: WorkspaceOrigin
+    role: Role
+    owner_id: str
+    member_count: int
+    created_at: str
+    logo_key: str
+
+
+class Member(ApiModel):
+    id: str
+    user_id: str
+    workspace_id: str
+    role: Role
+    email: str
+    name: str
+    image: str
+    created_at: str
+
+
+class CreateWorkspaceRequest(RequestModel):
+    name: Annotated[str, *name_rules(80)]  # also the default brand's name
+
+
+class WorkspaceEnvelope(ApiModel):
+    workspace: Workspace

@@ -1,0 +1,73 @@
+"""The storage interfaces services depend on: one ``Protocol`` per repository, holding only what services call.
+
+A service is typed against these, never against a concrete repository, so a test can hand it a small
+fake and mypy still checks that the fake has the right methods (no ``type: ignore``). The concrete
+classes in ``core.repositories`` satisfy them structurally, without inheriting: mypy checks that where
+``core.deps`` wires them in. Names are plural nouns (what is stored), used qualified (``ports.ApiKeys``),
+so a signature reads as "something that stores API keys", not as one implementation. A service that
+needs a small part of one (the read plane's key check: ``ApiKeyLookup``) names that part, so its fakes stay small.
+
+To give a service a new storage call: add the method here with the repository's signature, then use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+# Only for the type checker: importing the models here would load them into every function that
+# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
+if TYPE_CHECKING:
+    from core.brands.records import BrandRecord
+    from core.identity.records import UserRecord
+    from core.purge.records import PurgeRecord
+    from core.workspaces.records import MembershipRecord, WorkspaceRecord
+    from core.workspaces.store import Access
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.brands.records import BrandRecord
+    from core.platform.transactions import Also
+    from core.purge.records import PurgeRecord
+
+
+class CreatesWorkspaces(Protocol):
+    """The one write creating a workspace needs (``core.workspaces.create``, used by seeds and the demo)."""
+
+    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None: ...
+
+
+class Workspaces(CreatesWorkspaces, Protocol):
+    """Workspaces, memberships, brands and purge tombstones in the main table (``WorkspaceStore``)."""
+
+    def get_many(self, workspace_ids: list[str]) -> list[WorkspaceRecord]: ...
+    def access(
+        self, workspace_id: str, user_id: str, *, with_user: bool = False, agent_id: str | None = None
+    ) -> Access: ...
+    def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None: ...
+    def memberships_of(self, user_id: str) -> list[MembershipRecord]: ...
+    def members(self, workspace_id: str) -> list[MembershipRecord]: ...
+    def brands(self, workspace_id: str) -> list[BrandRecord]: ...
+    def users(self, user_ids: list[str]) -> dict[str, UserRecord]: ...
+    def delete(self, ws: WorkspaceRecord, deleted_at: str) -> bool: ...
+    def remove_memberships(self, workspace_id: str) -> None: ...
+    def tombstone(self, workspace_id: str) -> PurgeRecord | None: ...
+    def remove_tombstone(self, workspace_id: str) -> None: ...
+
+
+class WorkspaceRecords(Protocol):
+    """Every main-table record of a deleted workspace or agent, for the purge (``PurgeStore``)."""
+
+    def delete_workspace_records(self, workspace_id: str, keep_going: Callable[[], bool]) -> int: ...
+    def delete_agent_records(self, agent_id: str, keep_going: Callable[[], bool]) -> int: ...
+    def agent_tombstone(self, workspace_id: str, agent_id: str) -> PurgeRecord | None: ...
+    def remove_agent_tombstone(self, workspace_id: str, agent_id: str) -> None: ...
+
+
+class WorkspaceSettingsStore(Protocol):
+    def update(
+        self, workspace_id: str, seen: int, fields: Mapping[str, Any], *, default_brand_was: str | None = None,
+        workflow_id: str | None = None, also: Also,
+    ) -> None: ...  # fmt: skip

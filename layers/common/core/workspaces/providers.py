@@ -1,0 +1,54 @@
+"""The workspaces' providers: workspaces and members, the writer's access check, the workspace's settings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.platform import aws
+from core.platform.providers import per_container
+from core.platform.settings import PlanLimits, get_settings
+
+if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.workspaces.access import AuthoringAccess
+    from core.workspaces.service import WorkspaceService
+    from core.workspaces.writer import WorkspaceSettingsService
+
+
+def plan_of(plan: str) -> PlanLimits:
+    plans = get_settings().plans
+    return plans.get(plan, plans["free"])
+
+
+@per_container
+def service() -> WorkspaceService:
+    from core.identity import providers as identity
+    from core.keys import providers as keys
+    from core.platform import providers as platform
+    from core.purge import providers as purge
+    from core.workspaces.service import WorkspaceService
+    from core.workspaces.store import WorkspaceStore
+
+    settings = get_settings()
+    store = WorkspaceStore(aws.dynamodb(), settings.main_table)
+    return WorkspaceService(
+        store, identity.users(), keys.store(), plan_of=plan_of, enqueue_purge=purge.enqueue,
+        bucket=settings.content_bucket, idempotency=platform.idempotency,
+    )  # fmt: skip
+
+
+@per_container
+def access() -> AuthoringAccess:
+    """Who may read and write a workspace's content (every writer's first check)."""
+    from core.workspaces.access import AuthoringAccess
+
+    return AuthoringAccess(service(), plan_of)
+
+
+@per_container
+def writer() -> WorkspaceSettingsService:
+    from core.audit import providers as audit
+    from core.workspaces.write_store import WorkspaceSettingsStore
+    from core.workspaces.writer import WorkspaceSettingsService
+
+    store = WorkspaceSettingsStore(aws.dynamodb(), get_settings().main_table)
+    return WorkspaceSettingsService(access(), service(), store, audit.writes())

@@ -1,0 +1,43 @@
+"""Storage records: what repositories read from and write to DynamoDB.
+
+Attribute names on disk are the same camelCase names the API uses, so a record
+read from the table converts to its wire model without renaming. Key attributes
+(``pk``, ``sk``, index keys) are the repositories' business and never appear here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from core.platform.kinds import Role, WorkspaceOrigin, WorkspaceType
+from core.platform.records import Record
+
+
+class WorkspaceRecord(Record):
+    id: str
+    name: str
+    slug: str
+    type: WorkspaceType = "team"
+    origin: WorkspaceOrigin = "portal"
+    owner_id: str
+    default_brand_id: str
+    default_workflow_id: str = ""
+    logo_key: str = ""
+    listed: bool = False
+    store_conversations: bool = False
+    member_count: int = 1
+    agent_count: int = 0  # counted in each agent's create and delete transaction, so the plan limit holds
+    wrap_config: dict[str, Any] = Field(default_factory=dict)
+    version: int = 0  # moved by every settings write: a write conditions on the version it read
+    created_at: str
+    updated_at: str
+
+
+class MembershipRecord(Record):
+    id: str
+    workspace_id: str
+    user_id: str
+    role: Role
+    created_at: str

@@ -1,0 +1,177 @@
+"""Workspaces, members, brands and the caller's account (management plane)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from core.agents.records import AgentRecord
+from core.brands.models import Brand
+from core.identity.models import Account
+from core.identity.ports import Users
+from core.identity.records import UserRecord
+from core.keys.ports import ApiKeys
+from core.platform import together
+from core.platform.errors import Forbidden, NotFound
+from core.platform.idempotency import Idempotency
+from core.platform.ids import now_iso
+from core.platform.kinds import Role
+from core.platform.settings import PlanLimits
+from core.workspaces.create import create_workspace, validate_name
+from core.workspaces.models import CreateWorkspaceRequest, Member, StorageConfig, Workspace, WorkspaceSummary
+from core.workspaces.ports import Workspaces
+from core.workspaces.records import MembershipRecord, WorkspaceRecord
+
+
+@dataclass(frozen=True)
+class WorkspaceAccess:
+    """A caller's checked access: a member of an existing workspace, in a role the route allows."""
+
+    member: MembershipRecord
+    workspace: WorkspaceRecord
+    user: UserRecord | None  # the caller's user, when asked for
+    agent: AgentRecord | None  # the route's agent, when asked for; None: no such agent in this workspace
+
+
+class WorkspaceService:
+    def __init__(
+        self,
+        workspaces: Workspaces,
+        users: Users,
+        keys: ApiKeys,
+        *,
+        plan_of: Callable[[str], PlanLimits],
+        enqueue_purge: Callable[[str], None],
+        bucket: str,
+        idempotency: Callable[[], Idempotency],
+    ):
+        self._workspaces = workspaces
+        self._users = users
+        self._keys = keys
+        self._plan_of = plan_of
+        self._enqueue_purge = enqueue_purge
+        self._bucket = bucket
+        self._idempotency = idempotency
+
+    # --- access
+
+    def membership(self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = ()) -> WorkspaceRecord:
+        """The workspace if the user is a member (404 otherwise: existence is never leaked), in one of ``roles``."""
+        return self.membership_and_caller(workspace_id, user_id, roles=roles, with_caller=False)[0]
+
+    def membership_and_caller(
+        self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = (), with_caller: bool = True
+    ) -> tuple[WorkspaceRecord, UserRecord | None]:
+        """``membership`` and (``with_caller``) the caller's user record, all in one read."""
+        access = self.access(workspace_id, user_id, roles=roles, with_user=with_caller)
+        return access.workspace, access.user
+
+    def access(
+        self,
+        workspace_id: str,
+        user_id: str,
+        *,
+        roles: tuple[Role, ...] = (),
+        with_user: bool = False,
+        agent_id: str | None = None,
+    ) -> WorkspaceAccess:
+        """The caller's access (404 for a non-member: existence is never leaked; 403 outside ``roles``), with the
+        caller's user and the route's agent when asked for (``agent`` None: no such agent in this workspace)."""
+        found = self._workspaces.access(workspace_id, user_id, with_user=with_user, agent_id=agent_id)
+        if found.member is None or found.workspace is None:
+            raise NotFound("Workspace not found")
+        if roles and found.member.role not in roles:
+            raise Forbidden(f"Only a workspace {' or '.join(roles)} may do this")
+        return WorkspaceAccess(found.member, found.workspace, found.user, found.agent)
+
+    def read_as_member[T](self, workspace_id: str, user_id: str, read: Callable[[], T]) -> T:
+        """``read()``'s answer once the user's membership is checked (404 as ``membership``), read together."""
+        access, found = together.run(lambda: self.membership(workspace_id, user_id), read)
+        access.result()
+        return cast(T, found.result())  # together's futures hold any call's answer: this one is read()'s
+
+    def user(self, user_id: str) -> UserRecord:
+        user = self._users.get(user_id)
+        if user is None:
+            raise NotFound("User not found")
+        return user
+
+    # --- workspaces
+
+    def list_for(self, user_id: str) -> list[WorkspaceSummary]:
+        memberships = {m.workspace_id: m for m in self._workspaces.memberships_of(user_id)}
+        found = self._workspaces.get_many(list(memberships))  # deleted workspaces drop out here, at once
+        ordered = sorted(found, key=lambda w: (w.created_at, w.id))
+        return [WorkspaceSummary.from_record(ws, role=memberships[ws.id].role) for ws in ordered]
+
+    def create(self, user_id: str, name: str) -> Workspace:
+        name = validate_name(name)
+        limit = self._plan_of(self.user(user_id).plan).workspaces
+        return self.to_workspace(create_workspace(self._workspaces, user_id, name, limit))
+
+    def create_once(
+        self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """``create`` honouring ``Idempotency-Key``: (status, wire body); a retry replays the first answer."""
+        outcome = self._idempotency().run(
+            idempotency_key, scope=f"{user_id}|create-workspace", request=request.model_dump_json(),
+            work=lambda _: (201, {"workspace": self.create(user_id, request.name).wire()}),
+        )  # fmt: skip
+        return outcome.status, outcome.body
+
+    def get(self, user_id: str, workspace_id: str) -> Workspace:
+        return self.to_workspace(self.membership(workspace_id, user_id))
+
+    def to_workspace(self, ws: WorkspaceRecord) -> Workspace:
+        storage = StorageConfig(type="s3", bucket=self._bucket, prefix=f"workspaces/{ws.id}/")
+        # A workspace has no default workflow until one is chosen (agents get their own): null, not "".
+        return Workspace.from_record(ws, storage_config=storage, default_workflow_id=ws.default_workflow_id or None)
+
+    def delete(self, user_id: str, workspace_id: str) -> None:
+        """Owner only. Gone at once for every API; content and records are purged in the background.
+
+        Safe to retry after a partial failure: the tombstone remembers the owner, and
+        every later step is idempotent.
+        """
+        tombstone = self._workspaces.tombstone(workspace_id)
+        if tombstone is None or tombstone.owner_id != user_id:
+            workspace = self.membership(workspace_id, user_id, roles=("owner",))
+            if not self._workspaces.delete(workspace, now_iso()):
+                raise NotFound("Workspace not found")
+        now = now_iso()
+        for key in self._keys.list_for_workspace(workspace_id):
+            if key.revoked_at is None:
+                self._keys.revoke(key.key_hash, now)
+        self._workspaces.remove_memberships(workspace_id)
+        self._enqueue_purge(workspace_id)
+
+    # --- members, brands, account
+
+    def members(self, user_id: str, workspace_id: str) -> list[Member]:
+        members = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.members(workspace_id))
+        users = self._workspaces.users([m.user_id for m in members])
+
+        def person(user_id: str) -> dict[str, str]:  # blank for a user gone since (deleted accounts)
+            user = users.get(user_id)
+            return {field: getattr(user, field) if user else "" for field in ("email", "name", "image")}
+
+        ordered = sorted(members, key=lambda m: (m.created_at, m.id))
+        return [Member.from_record(m, **person(m.user_id)) for m in ordered]
+
+    def brands(self, user_id: str, workspace_id: str) -> list[Brand]:
+        found = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.brands(workspace_id))
+        brands = sorted(found, key=lambda b: (not b.is_default, b.created_at, b.id))
+        return [Brand.from_record(b) for b in brands]
+
+    def account(self, user_id: str) -> Account:
+        """The caller; a stale active workspace (deleted, or membership gone) is replaced, or null."""
+        user = self.user(user_id)
+        active = user.active_workspace_id
+        if active and self._workspaces.get_membership(active, user_id) is None:
+            remaining = sorted(self._workspaces.memberships_of(user_id), key=lambda m: m.created_at)
+            live = {w.id for w in self._workspaces.get_many([m.workspace_id for m in remaining])}
+            active = next((m.workspace_id for m in remaining if m.workspace_id in live), None)
+            self._users.set_active_workspace(user_id, active)
+        return Account(id=user.id, email=user.email, name=user.name, image=user.image, role=user.role,
+                       workspace_id=active, created_at=user.created_at)  # fmt: skip

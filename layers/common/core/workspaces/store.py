@@ -1,0 +1,200 @@
+"""Workspaces, memberships and brands in the main table. See docs/data-model.md."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.agents.records import AgentRecord
+from core.brands.records import BrandRecord
+from core.identity.records import UserRecord
+from core.platform import main_table as keys
+from core.platform.dynamo import (
+    batch_delete,
+    batch_get,
+    batch_put,
+    cancelled_by_condition,
+    from_item,
+    query_all,
+    to_item,
+)
+from core.platform.dynamo import translate_errors as storage
+from core.platform.errors import Conflict, PlanLimitReached
+from core.purge.records import PurgeRecord
+from core.workspaces.records import MembershipRecord, WorkspaceRecord
+
+
+class SlugTaken(Conflict):
+    """Another workspace holds the slug (the service retries with a suffix)."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """What a workspace route reads first: the caller's membership and the workspace, and when the route needs
+    them the caller's user (the plan, when the caller owns the workspace) and the agent it is about."""
+
+    member: MembershipRecord | None
+    workspace: WorkspaceRecord | None
+    user: UserRecord | None = None
+    agent: AgentRecord | None = None
+
+
+class WorkspaceStore:
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
+
+    # --- reads
+
+    def _get(self, key: dict[str, str]) -> dict[str, Any] | None:
+        with storage("GetItem"):
+            item = self._db.get_item(TableName=self._table, Key=to_item(key), ConsistentRead=True).get("Item")
+        return from_item(item) if item else None
+
+    def get(self, workspace_id: str) -> WorkspaceRecord | None:
+        found = self._get(keys.workspace(workspace_id))
+        return WorkspaceRecord.model_validate(found) if found else None
+
+    def get_many(self, workspace_ids: list[str]) -> list[WorkspaceRecord]:
+        rows = batch_get(self._db, self._table, [keys.workspace(i) for i in workspace_ids])
+        return [WorkspaceRecord.model_validate(r) for r in rows]
+
+    def access(
+        self, workspace_id: str, user_id: str, *, with_user: bool = False, agent_id: str | None = None
+    ) -> Access:
+        """The membership, the workspace and, if asked, the user and the agent: one consistent BatchGetItem.
+        The agent's key holds the workspace's id, so finding it is the tenant check."""
+        wanted = {"member": keys.member(workspace_id, user_id), "workspace": keys.workspace(workspace_id)}
+        if with_user:
+            wanted["user"] = keys.user(user_id)
+        if agent_id is not None:
+            wanted["agent"] = keys.agent(workspace_id, agent_id)
+        found = {(row["pk"], row["sk"]): row for row in batch_get(self._db, self._table, list(wanted.values()))}
+        rows = {name: found.get((key["pk"], key["sk"])) for name, key in wanted.items()}
+        member, workspace, user, agent = (rows.get(n) for n in ("member", "workspace", "user", "agent"))
+        return Access(
+            member=MembershipRecord.model_validate(member) if member else None,
+            workspace=WorkspaceRecord.model_validate(workspace) if workspace else None,
+            user=UserRecord.model_validate(user) if user else None,
+            agent=AgentRecord.model_validate(agent) if agent else None,
+        )
+
+    def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None:
+        found = self._get(keys.member(workspace_id, user_id))
+        return MembershipRecord.model_validate(found) if found else None
+
+    def memberships_of(self, user_id: str) -> list[MembershipRecord]:
+        """Every membership of a user (one Query of the ``gsi1`` index, eventually consistent)."""
+        gsi1pk, prefix = keys.user_memberships(user_id)
+        rows = query_all(self._db, {
+            "TableName": self._table, "IndexName": "gsi1",
+            "KeyConditionExpression": "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": gsi1pk, ":prefix": prefix}),
+        })  # fmt: skip
+        return [MembershipRecord.model_validate(r) for r in rows]
+
+    def _partition(self, workspace_id: str, prefix: str) -> list[dict[str, Any]]:
+        return query_all(self._db, {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": prefix}),
+            "ConsistentRead": True,
+        })  # fmt: skip
+
+    def members(self, workspace_id: str) -> list[MembershipRecord]:
+        return [MembershipRecord.model_validate(r) for r in self._partition(workspace_id, "MEMBER#")]
+
+    def brands(self, workspace_id: str) -> list[BrandRecord]:
+        return [BrandRecord.model_validate(r) for r in self._partition(workspace_id, "BRAND#")]
+
+    def users(self, user_ids: list[str]) -> dict[str, UserRecord]:
+        rows = batch_get(self._db, self._table, [keys.user(i) for i in user_ids])
+        return {r["id"]: UserRecord.model_validate(r) for r in rows}
+
+    # --- writes
+
+    def put_workspace(self, workspace: WorkspaceRecord) -> None:
+        """Overwrite a workspace's record (tests set fields no endpoint changes yet); ``create`` makes one."""
+        claim = keys.slug_claim(workspace.slug) | {"workspaceId": workspace.id}
+        batch_put(self._db, self._table, [keys.workspace(workspace.id) | workspace.attributes(), claim])
+
+    def put_member(self, member: MembershipRecord) -> None:
+        """Add or replace a membership other than the owner's (no endpoint invites members yet: seeds and
+        the demo use this one write; the owner's membership is part of ``create``)."""
+        batch_put(self._db, self._table, [self._member_row(member)])
+
+    def _member_row(self, member: MembershipRecord) -> dict[str, Any]:
+        gsi1pk, prefix = keys.user_memberships(member.user_id)
+        index = {"gsi1pk": gsi1pk, "gsi1sk": f"{prefix}{member.workspace_id}"}
+        return keys.member(member.workspace_id, member.user_id) | index | member.attributes()
+
+    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None:
+        """One transaction: slug claim, workspace, owner membership, default brand (and its claim on its slug in the
+        workspace), and the owner's workspace count (conditioned on the plan limit) plus activation. Exact under
+        concurrency."""
+        new = "attribute_not_exists(pk)"
+        items = [
+            {"Put": {"TableName": self._table, "ConditionExpression": new,
+                     "Item": to_item(keys.slug_claim(ws.slug) | {"workspaceId": ws.id})}},
+            {"Update": {
+                "TableName": self._table, "Key": to_item(keys.user(owner.user_id)),
+                "UpdateExpression": "SET activeWorkspaceId = :ws ADD ownedWorkspaces :one",
+                "ConditionExpression": "attribute_exists(pk) AND "
+                "(attribute_not_exists(ownedWorkspaces) OR ownedWorkspaces < :limit)",
+                "ExpressionAttributeValues": to_item({":ws": ws.id, ":one": 1, ":limit": plan_limit}),
+            }},
+            {"Put": {"TableName": self._table, "ConditionExpression": new,
+                     "Item": to_item(keys.workspace(ws.id) | ws.attributes())}},
+            {"Put": {"TableName": self._table, "Item": to_item(self._member_row(owner))}},
+            {"Put": {"TableName": self._table,
+                     "Item": to_item(keys.brand(ws.id, brand.id) | brand.attributes())}},
+            {"Put": {"TableName": self._table,
+                     "Item": to_item(keys.brand_slug_claim(ws.id, brand.slug) | {"brandId": brand.id})}},
+        ]  # fmt: skip
+        failed = self._transact(items, expected=(0, 1))
+        if failed == 0:
+            raise SlugTaken()
+        if failed == 1:
+            raise PlanLimitReached("Your plan's workspace limit is reached")
+
+    def delete(self, ws: WorkspaceRecord, deleted_at: str) -> bool:
+        """Make the workspace disappear at once and leave a purge tombstone; False if already gone."""
+        tombstone = PurgeRecord(workspace_id=ws.id, owner_id=ws.owner_id, deleted_at=deleted_at)
+        items = [
+            {"Delete": {"TableName": self._table, "Key": to_item(keys.workspace(ws.id)),
+                        "ConditionExpression": "attribute_exists(pk)"}},
+            {"Delete": {"TableName": self._table, "Key": to_item(keys.slug_claim(ws.slug))}},
+            {"Put": {"TableName": self._table, "Item": to_item(keys.purge(ws.id) | tombstone.attributes())}},
+            {"Update": {"TableName": self._table, "Key": to_item(keys.user(ws.owner_id)),
+                        "UpdateExpression": "ADD ownedWorkspaces :minus",
+                        "ConditionExpression": "ownedWorkspaces > :zero",
+                        "ExpressionAttributeValues": to_item({":minus": -1, ":zero": 0})}},
+        ]  # fmt: skip
+        failed = self._transact(items, expected=(0, 3))
+        if failed == 3:  # an owner whose count is already zero (data from before the count): delete anyway
+            self._transact(items[:3], expected=())
+        return failed != 0
+
+    def _transact(self, items: list[dict[str, Any]], *, expected: tuple[int, ...]) -> int | None:
+        """Commit ``items`` at once: None, or the first of the ``expected`` items whose condition cancelled it.
+        A cancellation for any other reason is raised (as storage trouble, by ``storage``)."""
+        with storage("TransactWriteItems"):
+            try:
+                self._db.transact_write_items(TransactItems=items)
+            except self._db.exceptions.TransactionCanceledException as exc:
+                failed = next((i for i in expected if cancelled_by_condition(exc, i)), None)
+                if failed is None:
+                    raise
+                return failed
+        return None
+
+    def remove_memberships(self, workspace_id: str) -> None:
+        rows = self._partition(workspace_id, "MEMBER#")
+        batch_delete(self._db, self._table, [{"pk": r["pk"], "sk": r["sk"]} for r in rows])
+
+    def tombstone(self, workspace_id: str) -> PurgeRecord | None:
+        found = self._get(keys.purge(workspace_id))
+        return PurgeRecord.model_validate(found) if found else None
+
+    def remove_tombstone(self, workspace_id: str) -> None:
+        batch_delete(self._db, self._table, [keys.purge(workspace_id)])

@@ -1,0 +1,55 @@
+"""A workspace's settings (authoring.md, "Workspace settings"): name, listing, stored conversations, its wrap
+config, and its default brand and workflow (each must be this workspace's). The slug never changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.audit.writes import Author, Write, Writes, until_unchanged
+from core.platform.ids import now_iso
+from core.platform.write_fields import changes
+from core.workspaces.access import AuthoringAccess
+from core.workspaces.ports import WorkspaceSettingsStore
+from core.workspaces.records import WorkspaceRecord
+from core.workspaces.service import WorkspaceService
+from core.workspaces.writer_models import WorkspaceUpdate
+
+
+class WorkspaceSettingsService:
+    def __init__(
+        self, access: AuthoringAccess, workspaces: WorkspaceService, settings: WorkspaceSettingsStore,
+        writes: Writes,
+    ):  # fmt: skip
+        self._access = access
+        self._workspaces = workspaces
+        self._settings = settings
+        self._writes = writes
+
+    def update(self, author: Author, workspace_id: str, request: WorkspaceUpdate) -> tuple[int, Any]:
+        reads = iter([self._access.writer(author.user_id, workspace_id).workspace])
+        wanted = changes(request)
+
+        def work(write: Write) -> tuple[int, Any]:
+            def attempt() -> WorkspaceRecord:
+                old = next(reads, None) or self._access.writer(author.user_id, workspace_id).workspace
+                new = old.model_copy(update=wanted)
+                if new == old:
+                    body = {"workspace": self._workspaces.to_workspace(old).wire()}
+                    return write.unchanged(f"workspace:{workspace_id}", body, old)
+                new = new.model_copy(update={"updated_at": now_iso(), "version": old.version + 1})
+                changed = {
+                    name: value for name, value in new.attributes().items() if value != old.attributes().get(name)
+                }
+                changed.pop("version")
+                body = {"workspace": self._workspaces.to_workspace(new).wire()}
+                self._settings.update(
+                    workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", 200, body),
+                    default_brand_was=old.default_brand_id if "defaultBrandId" in changed else None,
+                    workflow_id=new.default_workflow_id if "defaultWorkflowId" in changed else None,
+                )  # fmt: skip
+                return new
+
+            return 200, {"workspace": self._workspaces.to_workspace(until_unchanged(attempt)).wire()}
+
+        return self._writes.run(author, workspace_id, "workspace.update", on=workspace_id, request=request,
+                                work=work)  # fmt: skip

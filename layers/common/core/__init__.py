@@ -1,1 +1,2 @@
-"""Shared layer: models, settings, errors, auth, repositories and services for every function."""
+"""The shared layer: one package per resource (its models, records, store, service, writer, providers) and
+``platform`` for what all share; ``http`` is the one factory handlers use. Map: docs/architecture.md."""

@@ -1,7 +1,8 @@
 """Published agents as the read plane reads them: the agent, its brands and workflow, its feed and items.
 
 Reads only, eventually consistent where a moment's staleness is harmless (a published document, a brand), and
-never the writer's: owners write through ``core.repositories.authoring``, which keeps the layout this reads.
+never the writer's: owners write through the write stores
+(``core.<resource>.write_store``), which keep the layout this reads.
 """
 
 from __future__ import annotations

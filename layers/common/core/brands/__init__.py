@@ -1,1 +1,5 @@
-"""TODO"""
+"""Brands: a workspace's brands (the writer's create, update, delete; the read plane's ``BrandRef``).
+
+- ``writer.py``: ``BrandService``; ``write_store.py``: ``BrandStore`` (and the default brand's flag)
+- ``models.py`` (read plane), ``writer_models.py``, ``records.py``, ``ports.py``; ``providers.py``: ``writer()``
+"""

@@ -1,9 +1,4 @@
-"""Storage records: what repositories read from and write to DynamoDB.
-
-Attribute names on disk are the same camelCase names the API uses, so a record
-read from the table converts to its wire model without renaming. Key attributes
-(``pk``, ``sk``, index keys) are the repositories' business and never appear here.
-"""
+"""The brands' storage records: the items its stores read and write (docs/data-model.md), in the API's camelCase."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Response envelopes and stream events: the wire shapes around the resources of ``management`` and ``read_plane``.
-
-Handlers that answer ``{"workspace": …}``, ``{"keys": […]}``, ``{"deleted": true}`` or ``{}``
-build these, so the OpenAPI documents (``local/openapi``) describe exactly the bytes sent.
-The chat events are the lines ``core.chat.stream`` writes (decisions.md, "Chat").
-"""
+"""The chat's wire models (service-api.md, "Resources and their fields"), as both planes send them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The writer's storage interfaces: one ``Protocol`` per store in ``core.repositories.authoring``, holding what the
-authoring services call (as ``core.platform.ports`` does for the rest; records are imported for the type checker
-only). The concrete stores satisfy them structurally; mypy checks that where ``core.deps.authoring`` wires them."""
+"""The items' storage interfaces: one ``Protocol`` per store its services use, holding only what they call.
+
+The stores satisfy them structurally, without inheriting: mypy checks that where ``providers.py`` wires
+them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 

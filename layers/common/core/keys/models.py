@@ -1,4 +1,4 @@
-"""Management-plane resources (service-api.md, "Resources and their fields")."""
+"""The keys' wire models (service-api.md, "Resources and their fields"), as both planes send them."""
 
 from __future__ import annotations
 

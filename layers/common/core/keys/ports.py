@@ -1,14 +1,7 @@
-"""The storage interfaces services depend on: one ``Protocol`` per repository, holding only what services call.
+"""The keys' storage interfaces: one ``Protocol`` per store its services use, holding only what they call.
 
-A service is typed against these, never against a concrete repository, so a test can hand it a small
-fake and mypy still checks that the fake has the right methods (no ``type: ignore``). The concrete
-classes in ``core.repositories`` satisfy them structurally, without inheriting: mypy checks that where
-``core.deps`` wires them in. Names are plural nouns (what is stored), used qualified (``ports.ApiKeys``),
-so a signature reads as "something that stores API keys", not as one implementation. A service that
-needs a small part of one (the read plane's key check: ``ApiKeyLookup``) names that part, so its fakes stay small.
-
-To give a service a new storage call: add the method here with the repository's signature, then use it.
-"""
+The stores satisfy them structurally, without inheriting: mypy checks that where ``providers.py`` wires
+them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 

@@ -1,1 +1,12 @@
-"""TODO"""
+"""Objects: the workspace's files in the content bucket (``/v1/r2`` on the read plane).
+
+- ``service.py``: ``MediaService`` — ``GET /v1/r2/{path+}`` streamed, with Range and conditional requests
+  (``ranges.py``); ``store.py``: ``ObjectReadStore``
+- ``signed_urls.py``, ``signing.py``: signed media URLs (``POST /v1/media-urls``) and their check
+- ``uploads.py``: ``UploadService.sign`` — where an upload is signed (a presigned POST, its reservation against
+  the plan's storage: ``upload_store.py``)
+- ``writer.py``: ``ObjectService`` — the portal's listing, download and deletion; ``write_store.py``: ``ObjectStore``
+- ``paths.py`` the rules of an object key, ``media_types.py`` the upload types, ``fields.py`` their body fields
+- ``models.py``, ``writer_models.py``, ``records.py``, ``ports.py``; ``providers.py``: ``reader()``,
+  ``signed_urls()``, ``uploads()``, ``writer()``
+"""

@@ -5,7 +5,7 @@ exact key, content type and size and lives at most 15 minutes; the path follows 
 same 400/403 as ``/v1/r2``), and a ``projects/<agentId>/`` path must name an agent of this workspace. A file over
 the owner's plan's object size, or one that would take the workspace over its storage, is 402
 ``STORAGE_LIMIT_REACHED``. Storage is what S3 holds now plus what every unexpired ticket could still add
-(``repositories.authoring.uploads``: signings of a workspace are put in a line, so two cannot share the last bytes).
+(``upload_store``: signings of a workspace are put in a line, so two cannot share the last bytes).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Management-plane resources (service-api.md, "Resources and their fields")."""
+"""The envelopes every route may answer with: ``{}``, ``{"deleted": true}``, ``{"sent": true}``, the error body."""
 
 from __future__ import annotations
 

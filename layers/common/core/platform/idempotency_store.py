@@ -81,7 +81,7 @@ class IdempotencyStore:
 
     def completion(self, key_hash: str, attempt: str, status: int, body: Any) -> dict[str, Any]:
         """The ``TransactWriteItems`` item completing this attempt's claim with the response (the work's
-        repository puts it in the work's own transaction); it fails if the claim is no longer this attempt's."""
+        store puts it in the work's own transaction); it fails if the claim is no longer this attempt's."""
         values = {":done": "COMPLETED", ":status": status, ":body": json.dumps(body),
                   ":progress": "IN_PROGRESS", ":attempt": attempt}  # fmt: skip
         return {"Update": {

@@ -7,7 +7,7 @@ more than ``limit``), at the price of a request being remembered for up to one b
 longer than the window (at a steady rate, 1/61 of the throughput for 60 x 1 s).
 
 Per request: one strongly consistent GetItem and one conditional UpdateItem (see
-``repositories.rate_limits``); a refused request writes nothing. Only a request that
+``rate_limit_store``); a refused request writes nothing. Only a request that
 opens a new bucket while another container does the same can need a second write.
 The design and its caveats (clock skew) are in docs/decisions.md, "Workspace keys".
 

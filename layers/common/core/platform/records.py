@@ -1,8 +1,8 @@
-"""Storage records: what repositories read from and write to DynamoDB.
+"""Storage records: what stores read from and write to DynamoDB.
 
 Attribute names on disk are the same camelCase names the API uses, so a record
 read from the table converts to its wire model without renaming. Key attributes
-(``pk``, ``sk``, index keys) are the repositories' business and never appear here.
+(``pk``, ``sk``, index keys) are the stores' business and never appear here.
 """
 
 from __future__ import annotations

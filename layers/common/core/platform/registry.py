@@ -1,7 +1,7 @@
 """The per-container caches ``platform_providers.reset()`` empties: each registers itself, so none can be left off a
 list.
 
-A provider is ``@per_container`` (``functools.cache`` plus registration); a cache defined below ``core.deps``
+A provider is ``@per_container`` (``functools.cache`` plus registration); a cache made outside the providers
 (settings, AWS clients) is ``track``-ed once by the package; a cached secret registers itself when made.
 """
 

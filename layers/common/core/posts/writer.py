@@ -2,8 +2,8 @@
 
 A post is a draft unless created with ``publish: true``. Publishing (at creation, by ``publish``, or an edit of a
 published post's media) first checks that every media key it names (``key``, ``poster``, ``playable``, each page's
-``key``) is an object under the agent's folder; then the repository moves the post's row and copies in one
-transaction (``repositories.authoring.posts``), so the feed and its filtered views are exact after every write.
+``key``) is an object under the agent's folder; then the store moves the post's row and copies in one
+transaction (``write_store``), so the feed and its filtered views are exact after every write.
 ``mediaType`` and ``isVideo`` follow from ``kind`` and the pages, as the feed derives them.
 """
 

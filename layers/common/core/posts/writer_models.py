@@ -1,4 +1,5 @@
-"""The resources an owner reads back from the management plane (authoring.md), and the envelopes around them."""
+"""The posts' writer (authoring.md): request bodies and queries (strict: unknown fields refused, ``null`` is
+absent), and the resources an owner reads back, with their envelopes."""
 
 from __future__ import annotations
 

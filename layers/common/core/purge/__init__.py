@@ -1,1 +1,6 @@
-"""TODO"""
+"""Purge: what is left of a deleted workspace or agent is removed by the SQS worker.
+
+- ``service.py``: ``PurgeService`` — a pass over items, keys and object versions, within the time left
+- ``store.py``: ``PurgeStore``, ``ObjectVersionStore``; ``queue.py``: ``PurgeQueue`` (SQS)
+- ``records.py``, ``ports.py``; ``providers.py``: ``queue()``, ``enqueue()``, ``service()``
+"""

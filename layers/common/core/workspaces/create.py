@@ -1,6 +1,6 @@
 """Creating a workspace: the one path the portal, the local demo and the test seeds all take.
 
-The repository's transaction claims the slug, counts the workspace against the owner's plan
+The store's transaction claims the slug, counts the workspace against the owner's plan
 (``ownedWorkspaces``, conditioned on the limit) and writes the workspace, the owner's membership
 and the default brand together; this module names the workspace, builds those records and
 retries a taken slug with a suffix. Seeds and the demo pass a fixed id, an earlier clock or a few

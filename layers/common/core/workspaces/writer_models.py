@@ -1,8 +1,5 @@
-"""Request bodies and queries of the authoring routes: strict, unknown fields refused, ``null`` = absent.
-
-A PATCH body names only what changes: ``model_fields_set`` is what the caller sent. Limits keep every post's
-transaction (its row, one copy per filter, the counters) within DynamoDB's 100 items and 4 MB.
-"""
+"""The workspaces' writer (authoring.md): request bodies and queries (strict: unknown fields refused, ``null`` is
+absent), and the resources an owner reads back, with their envelopes."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ shared by every environment restored from the snapshot:
 
 - ``random``'s Mersenne Twister state (botocore's retry jitter, the ledger's backoff): two
   environments would draw the same sequence. Reseeded from ``os.urandom`` after each restore.
-- caches stamped with ``time.monotonic()`` (the secrets in ``core.deps``): the guest's clock
+- caches stamped with ``time.monotonic()`` (the secrets in ``core.platform.secrets``): the guest's clock
   resumes from the snapshot, so an entry's age would be wrong. Their owners register a hook that
   forgets them (``after_restore``).
 

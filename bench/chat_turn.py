@@ -55,7 +55,7 @@ def stamped_model(marks: dict[str, float]) -> None:
 
 def in_process_turn(op: Operation, marks: dict[str, float]) -> dict[str, float]:
     """One turn through the handler, its body drained line by line: every stamp in ms from the request."""
-    from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
+    from core.platform.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module
 
     marks.clear()
@@ -92,7 +92,7 @@ def in_process(turns: int, delay_ms: int) -> list[dict[str, float]]:
 
 
 def over_http(turns: int, delay_ms: int) -> list[tuple[float, float, float]]:
-    from local.process import running
+    from stack.process import running
 
     function_env = {"OFFLINE_MODEL_DELAY_MS": str(delay_ms)}
     with running(Path(tempfile.mkdtemp(prefix="bench-")), function_env=function_env) as demo:

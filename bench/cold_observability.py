@@ -68,7 +68,7 @@ TRACING_ON = {
 
 def sample(tree: Path, tracing: bool) -> dict[str, float]:
     sys.path[:0] = [str(tree)]
-    from local.template import Stack, load
+    from stack.template import Stack, load
 
     spec = Stack(load(tree / "template.yaml")).functions()[FUNCTION]
     sys.path.remove(str(tree))

@@ -46,7 +46,7 @@ from bench.cold_path_probes import (  # noqa: E402
     sample,
     side_by_side,
 )
-from local.template import Stack, load  # noqa: E402
+from stack.template import Stack, load  # noqa: E402
 
 TIMES = "\u00d7"  # the multiplication sign of the ratios
 TARGET_MEDIAN, TARGET_WORST, TARGET_WORST_VS_MONOLITH = 1.3, 1.45, 0.7

@@ -91,7 +91,7 @@ def load(runs: int, only: set[str] | None = None) -> list[Result]:
     import boto3
 
     from bench.writer_ops import writer_operations
-    from local.emulator import make_moto_dynamodb_as_in_the_runner
+    from local.aws.emulator import make_moto_dynamodb_as_in_the_runner
 
     # As the tests' and the runner's moto: a transaction saves the items it touches, not every table (moto's own
     # copies the tables: hundreds of ms per write here, none of it DynamoDB's).
@@ -123,7 +123,7 @@ def report(results: list[Result]) -> str:
 
 def access_log_line() -> int:
     """Bytes of one API Gateway access-log line: the template's format with typical values."""
-    from local.template import load
+    from stack.template import load
 
     fmt = load()["Resources"]["BrainApi"]["Properties"]["AccessLogSetting"]["Format"]
     browser = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1"

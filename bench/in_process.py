@@ -109,7 +109,7 @@ def operations(demo: dict[str, Any]) -> list[Operation]:
 def invoke(op: Operation, event: dict[str, Any]) -> tuple[int, int]:
     """Status and body bytes; a streamed body is drained chunk by chunk and closed, as
     core.platform.lambda_runtime.loop does."""
-    from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
+    from core.platform.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module, stack
 
     spec = stack().functions()[op.function]
@@ -150,7 +150,7 @@ def demo_stack() -> Iterator[dict[str, Any]]:
     from moto import mock_aws
 
     from bench.seeded_example import seed_example
-    from local.emulator import create_resources
+    from local.aws.emulator import create_resources
 
     with mock_aws():
         db, s3 = boto3.client("dynamodb"), boto3.client("s3")

@@ -51,7 +51,7 @@ def _moto_rollback(table_copy: bool) -> Iterator[None]:
     """
     from moto.dynamodb.models import DynamoDBBackend
 
-    from local.item_rollback import make_transactions_roll_back_items
+    from local.aws.item_rollback import make_transactions_roll_back_items
 
     make_transactions_roll_back_items()
     patched = DynamoDBBackend.transact_write_items
@@ -68,7 +68,7 @@ def _moto_cpu() -> Iterator[list[float]]:
     """Within: the CPU milliseconds moto's request threads spend on each DynamoDB request, in order."""
     from moto.dynamodb.responses import DynamoHandler
 
-    from local.emulator import make_dynamodb_atomic
+    from local.aws.emulator import make_dynamodb_atomic
 
     make_dynamodb_atomic()  # the lock is taken inside the timed call, so waiting for it is not counted
     original, spent = DynamoHandler.call_action, []
@@ -93,8 +93,8 @@ def _turns(turns: int, stack_name: str, *, table_copy: bool) -> tuple[list[float
 
     from core.credits.records import HoldRecord
     from core.credits.store import LedgerStore
-    from local.emulator import create_resources, start_moto
-    from local.template import Stack, load
+    from local.aws.emulator import create_resources, start_moto
+    from stack.template import Stack, load
 
     stack = Stack(load(), stack_name=stack_name)
     server, endpoint = start_moto()

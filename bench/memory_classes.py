@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]  # a script: ``local`` and ``bench`` importable when run by path
 
 from bench import benchkit  # noqa: E402
-from local.template import Stack, load  # noqa: E402
+from stack.template import Stack, load  # noqa: E402
 
 ONE_VCPU_MB = 1769
 ARM_GB_SECOND = 0.0000133334  # USD, us-east-1

@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common"), str(ROOT / "clients"
 
 from bench.benchkit import command, finish, parser, table  # noqa: E402
 from local.demo.signed_in import owner_portal  # noqa: E402
-from local.process import running  # noqa: E402
+from stack.process import running  # noqa: E402
 
 BUNDLE = ROOT / "examples" / "northwind-barista"
 

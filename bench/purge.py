@@ -44,8 +44,8 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         from core.platform import providers as platform_providers
         from core.purge import providers as purge_providers
         from core.workspaces import providers as workspaces_providers
-        from local.emulator import create_resources
-        from local.template import Stack, load
+        from local.aws.emulator import create_resources
+        from stack.template import Stack, load
 
         stack = Stack(load())
         os.environ.update(stack.functions()["WorkspacePurgeFunction"].environment)

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]  # a script, not a test: make ``local`` importable when run by path
 
 from bench.benchkit import command, finish, parser, percentile, table  # noqa: E402
-from local.process import running  # noqa: E402
+from stack.process import running  # noqa: E402
 
 
 def _get(url: str, key: str) -> float:

@@ -36,7 +36,7 @@ TIMED = ("agent", "feed (120 of 168 posts)", "items", "suggestions", "chat turn 
 
 def timed(op: Operation) -> tuple[float, float]:
     """(ms to the first body chunk, ms to the end) of one request, drained as core.platform.lambda_runtime.loop does."""
-    from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
+    from core.platform.response_stream import StreamBody, body_chunks
     from tests.support.lambdas import LambdaContext, handler_module, stack
 
     entry = getattr(handler_module(op.function), stack().functions()[op.function].handler.rsplit(".", 1)[1])

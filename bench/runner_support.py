@@ -26,7 +26,7 @@ class Prepared:
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the runner and its containers used so far, in ~10 ms ticks from /proc."""
-        from local.process_tree import descendants
+        from stack.process_tree import descendants
 
         ticks = 0
         for pid in [self.pid, *descendants(self.pid)]:
@@ -45,7 +45,7 @@ def prepared_runner(model_delay_ms: int) -> Iterator[Prepared]:
     The key is minted by the workspace's owner with a rate limit no bench reaches (its limiter is
     not what is measured), and the owner is granted a million credits (every chat turn is paid).
     """
-    from local.process import RunnerProcess
+    from stack.process import RunnerProcess
     from tests.support.load import ops
     from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
 

@@ -29,7 +29,7 @@ from core.posts.write_store import PostStore
 from core.workflows.records import WorkflowRecord
 from core.workspaces.create import create_workspace
 from core.workspaces.store import WorkspaceStore
-from local.template import ROOT
+from stack.template import ROOT
 
 BUNDLE = ROOT / "examples" / "northwind-barista"
 PLACEHOLDER = {".jpg": (b"jpeg", "image/jpeg"), ".png": (b"png", "image/png"), ".mp4": (b"mp4", "video/mp4")}

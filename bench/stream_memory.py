@@ -30,7 +30,7 @@ sys.path[:0] = [str(ROOT)]  # a script, not a test: make ``local`` importable wh
 MB = 1024 * 1024
 
 from bench.benchkit import command, finish, median, parser, table  # noqa: E402
-from local.process import moto_client, running  # noqa: E402
+from stack.process import moto_client, running  # noqa: E402
 
 
 def function_pids(name: str) -> list[int]:

@@ -11,10 +11,10 @@ import signal
 import sys
 from pathlib import Path
 
-from .process import write_ready_files
-from .runner import start
-from .stopping import StopSignals
-from .template import ROOT
+from stack.process import write_ready_files
+from local.runner import start
+from local.stopping import StopSignals
+from stack.template import ROOT
 
 
 def _shown(demo: dict, *, keys: bool) -> dict:

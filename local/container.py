@@ -7,10 +7,10 @@ import subprocess
 from collections.abc import Sequence
 from typing import Any
 
-from .package import SOURCE_TREE
-from .streaming_containers import InvocationFailed
-from .template import ROOT, FunctionSpec
-from .worker import read_frame, write_frame
+from local.containers.package import SOURCE_TREE
+from local.containers.streaming import InvocationFailed
+from stack.template import ROOT, FunctionSpec
+from local.containers.worker import read_frame, write_frame
 
 
 def function_environment(

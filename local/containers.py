@@ -13,11 +13,11 @@ import threading
 import time
 from typing import Any
 
-from .capacity import PoolLimits, Throttled
-from .container import Container, function_environment
-from .package import SOURCE_TREE, Python
-from .streaming_containers import InvocationFailed, StreamedResponse, StreamingContainer
-from .template import FunctionSpec
+from local.containers.capacity import PoolLimits, Throttled
+from local.containers.buffered import Container, function_environment
+from local.containers.package import SOURCE_TREE, Python
+from local.containers.streaming import InvocationFailed, StreamedResponse, StreamingContainer
+from stack.template import FunctionSpec
 
 __all__ = ["Container", "ContainerPool", "InvocationFailed", "PoolLimits", "StreamedResponse", "Throttled"]
 logger = logging.getLogger("local.containers")

@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from .template import ROOT
+from stack.template import ROOT
 
 TEMPLATES = ROOT / ".local" / "demo-templates"
 # What the demo's state depends on: a change to any of these makes a new template.

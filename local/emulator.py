@@ -11,8 +11,8 @@ from collections.abc import Callable
 from secrets import token_urlsafe
 from typing import Any
 
-from .item_rollback import make_transactions_roll_back_items
-from .template import Stack
+from local.aws.item_rollback import make_transactions_roll_back_items
+from stack.template import Stack
 
 # The subset of AWS::DynamoDB::Table properties that CreateTable understands.
 _CREATE_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes")

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .routing import Match, proxy_event
-from .template import ROOT, Route, Stack, load
+from local.gateway.routing import Match, proxy_event
+from stack.template import ROOT, Route, Stack, load
 
 EVENTS_DIR = ROOT / "events"
 # Fixed sample values shared by events/*.json and the tests that replay them.

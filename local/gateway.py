@@ -12,10 +12,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .containers import ContainerPool, InvocationFailed, StreamedResponse, Throttled
-from .refusals import refusal
-from .routing import match, proxy_event
-from .template import ROOT, Stack
+from local.containers.pool import ContainerPool, InvocationFailed, StreamedResponse, Throttled
+from local.gateway.refusals import refusal
+from local.gateway.routing import match, proxy_event
+from stack.template import ROOT, Stack
 
 Reply = tuple[int, dict[str, str] | list[tuple[str, str]], bytes]
 # The checked-in OpenAPI documents, served at GET /openapi.json on each API's port (local only).

@@ -13,11 +13,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from .refusals import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL, Refused, TooLarge, head_size, read_body, refusal
-from .streaming_containers import InvocationFailed, StreamedResponse
+from local.gateway.refusals import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL, Refused, TooLarge, head_size, read_body, refusal
+from local.containers.streaming import InvocationFailed, StreamedResponse
 
 if TYPE_CHECKING:
-    from .gateway import ApiGateway
+    from local.gateway.api import ApiGateway
 
 logger = logging.getLogger("local.gateway")
 MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own request limit

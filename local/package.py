@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .template import ROOT, FunctionSpec, Stack
+from stack.template import ROOT, FunctionSpec, Stack
 
 LAUNCHER = ROOT / "local" / "bare_python.py"
 WORKER = ROOT / "local" / "worker.py"

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from .template import ROOT
+from stack.template import ROOT
 
 logger = logging.getLogger("local.page")
 WEB_DIR = ROOT / "clients" / "web"

@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .demo_template import seeded
-from .template import ROOT
+from stack.demo_template import seeded
+from stack.template import ROOT
 
 STARTUP_TIMEOUT = 120  # a first run encodes the demo videos
 # Every log file a runner of this process wrote: the test suite's log scan reads each for secrets.

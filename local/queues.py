@@ -11,8 +11,8 @@ import logging
 import threading
 from typing import Any
 
-from .containers import ContainerPool
-from .template import Stack
+from local.containers.pool import ContainerPool
+from stack.template import Stack
 
 logger = logging.getLogger("local.queues")
 LOCAL_VISIBILITY_SECONDS = 5  # AWS uses the queue's own (minutes); locally a failed message retries soon

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .template import ROOT, Stack, load
+from stack.template import ROOT, Stack, load
 
 TABLE = ROOT / "layers" / "common" / "core" / "routes.json"
 CATCH_ALL = "/{proxy+}"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .template import Route
+from stack.template import Route
 
 
 @dataclass(frozen=True)

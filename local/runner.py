@@ -12,18 +12,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import package
-from .containers import ContainerPool, PoolLimits
-from .emulator import create_resources, start_moto
-from .gateway import ApiGateway
-from .http_server import drain_together, serve
-from .queues import QueuePoller
-from .s3_post_policy import PostPolicyCheck
-from .schedules import Scheduler
-from .state import StateStore
-from .state_capture import StateCapture
-from .state_restore import restore
-from .template import Stack, load
+from local.containers import package
+from local.containers.pool import ContainerPool, PoolLimits
+from local.aws.emulator import create_resources, start_moto
+from local.gateway.api import ApiGateway
+from local.gateway.http_server import drain_together, serve
+from local.triggers.queues import QueuePoller
+from local.aws.s3_post.policy import PostPolicyCheck
+from local.triggers.schedules import Scheduler
+from local.aws.state.store import StateStore
+from local.aws.state.capture import StateCapture
+from local.aws.state.restore import restore
+from stack.template import Stack, load
 
 logger = logging.getLogger("local.runner")
 REGION = "us-east-1"
@@ -79,8 +79,8 @@ def _kept_secret(state_dir: Path, name: str) -> str:
 
 
 def _serve_demo_page(runner: Runner, host: str, port: int, dynamodb: Any, kept: Path) -> str:
-    from .demo.page_key import page_key
-    from .page import serve_page
+    from local.demo.page_key import page_key
+    from local.demo.page import serve_page
 
     workspace = runner.workspaces[0]
     keys_table = runner.stack.physical_name("ApiKeysTable")
@@ -182,7 +182,7 @@ def start(
     # Demo data: seeded into an empty state only, so a restart shows the same ids and keys. Its agents are published
     # through the portal that now answers, signed in with the outbox's mail, as a user publishes a bundle.
     def seed() -> list[dict[str, Any]]:
-        from .demo import load_demo
+        from local.demo import load_demo
 
         return load_demo(
             dynamodb,

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .invocation import Failed, Invocation, Started, outcome, parse_prelude, read_chunks
+from local.containers.invocation import Failed, Invocation, Started, outcome, parse_prelude, read_chunks
 
 logger = logging.getLogger("local.runtime_api")
 API = "/2018-06-01/runtime"

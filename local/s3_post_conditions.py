@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .s3_post_form import Refusal
+from local.aws.s3_post.form import Refusal
 
 # The fields no condition has to name; so are those starting "x-ignore-".
 UNCONDITIONED = frozenset({"file", "policy", "x-amz-signature"})

@@ -26,9 +26,9 @@ from xml.sax.saxutils import escape
 from werkzeug.http import parse_options_header
 from werkzeug.wsgi import ClosingIterator
 
-from .s3_post_conditions import check_conditions, read_policy
-from .s3_post_form import PostForm, Refusal, read_form
-from .s3_post_signature import authenticate, missing_field
+from local.aws.s3_post.conditions import check_conditions, read_policy
+from local.aws.s3_post.form import PostForm, Refusal, read_form
+from local.aws.s3_post.signature import authenticate, missing_field
 
 logger = logging.getLogger("local.s3")
 # The only credentials the runner's functions have (local.runner.AWS_ENV): what a presigned POST is signed with.

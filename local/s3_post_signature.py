@@ -13,7 +13,7 @@ import hmac
 import re
 from collections.abc import Mapping
 
-from .s3_post_form import Refusal
+from local.aws.s3_post.form import Refusal
 
 ALGORITHM = "AWS4-HMAC-SHA256"
 # In the order S3 names the first one missing (without the algorithm and credential, it names the algorithm).

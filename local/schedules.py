@@ -13,8 +13,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from .containers import ContainerPool
-from .template import Stack
+from local.containers.pool import ContainerPool
+from stack.template import Stack
 
 logger = logging.getLogger("local.schedules")
 _UNITS = {"minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400}

@@ -25,9 +25,9 @@ from typing import Any
 from urllib.parse import parse_qs
 from xml.etree import ElementTree
 
-from .emulator import DYNAMODB_LOCK
-from .state import StateStore, Versions
-from .state_restore import ACCOUNT
+from local.aws.emulator import DYNAMODB_LOCK
+from local.aws.state.store import StateStore, Versions
+from local.aws.state.restore import ACCOUNT
 
 DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 SQS_WRITES = {"SendMessage", "SendMessageBatch", "DeleteMessage", "DeleteMessageBatch", "PurgeQueue"}

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from .state import Saved, StateStore
+from local.aws.state.store import Saved, StateStore
 
 ACCOUNT = "123456789012"  # moto's default account: every request here is signed with the dummy credentials
 logger = logging.getLogger("local.state")

@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .invocation import Failed, Invocation, Prelude
-from .package import SOURCE_TREE
-from .runtime_api import RuntimeApi
-from .template import ROOT, FunctionSpec
+from local.containers.invocation import Failed, Invocation, Prelude
+from local.containers.package import SOURCE_TREE
+from local.containers.runtime_api import RuntimeApi
+from stack.template import ROOT, FunctionSpec
 
 logger = logging.getLogger("local.containers")
 

@@ -30,7 +30,7 @@ LOCAL_STATE = Path(__file__).resolve().parent.parent / ".local"
 def _local(state_dir: Path) -> tuple[Any, dict[str, str]]:
     import boto3
 
-    from local.template import Stack, load
+    from stack.template import Stack, load
 
     runner = json.loads((state_dir / "runner.json").read_text())
     session = boto3.session.Session(

@@ -92,7 +92,7 @@ def aws() -> Iterator[Aws]:
     item-level transaction rollback, reads answered with json.dumps)."""
     from moto import mock_aws
 
-    from local.emulator import create_resources, make_dynamodb_reads_fast, make_moto_dynamodb_as_in_the_runner
+    from local.aws.emulator import create_resources, make_dynamodb_reads_fast, make_moto_dynamodb_as_in_the_runner
 
     make_moto_dynamodb_as_in_the_runner()
     make_dynamodb_reads_fast()  # as the runner's moto answers reads: the same documents, without the model walk

@@ -36,9 +36,9 @@ from core.workspaces.create import create_workspace
 from core.workspaces.records import MembershipRecord
 from core.workspaces.store import WorkspaceStore
 
-from .bundles import ensure_media
-from .signed_in import owner_portal, upload
-from .specs import SPECS, Spec, bundle_dirs, workspace_files
+from local.demo.bundles import ensure_media
+from local.demo.signed_in import owner_portal, upload
+from local.demo.specs import SPECS, Spec, bundle_dirs, workspace_files
 
 __all__ = ["load_demo"]
 DAY = 86_400

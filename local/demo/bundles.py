@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .media import MediaLibrary, load_media, tone_wav
+from local.demo.media import MediaLibrary, load_media, tone_wav
 
 
 def generated_files(media: MediaLibrary) -> dict[str, bytes]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..template import ROOT
+from stack.template import ROOT
 
 EXAMPLES = ROOT / "examples"
 Files = dict[str, tuple[bytes, str]]  # workspace-relative path -> (body, content type)

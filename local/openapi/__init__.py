@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from local.template import ROOT
+from stack.template import ROOT
 
-from .contracts import PLANES
-from .document import build
+from stack.openapi.contracts import PLANES
+from stack.openapi.document import build
 
 OUT_DIR = ROOT / "docs" / "openapi"
 

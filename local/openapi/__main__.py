@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import drifted, path_of, render
-from .contracts import PLANES
+from stack.openapi import drifted, path_of, render
+from stack.openapi.contracts import PLANES
 
 
 def main() -> int:

@@ -87,7 +87,7 @@ def gateway_limits() -> dict[int, str]:
     request line and headers over theirs (431); ``{status: code}`` as the local runner answers them
     (``local/refusals.py``). A query or path can reach 414 within its own schema (a 2,048-character cursor of
     non-ASCII characters is more than 8 KiB once percent-encoded)."""
-    from local.refusals import CODES
+    from local.gateway.refusals import CODES
 
     return {status: CODES[status][1] for status in (414, 431)}
 

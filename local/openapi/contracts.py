@@ -10,7 +10,7 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from local.template import Route, Stack, load
+from stack.template import Route, Stack, load
 
 if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
     from core.platform.errors import DomainError

@@ -5,18 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from .catalog import (
-    HEADERS,
-    RATE_HEADERS,
-    REQUEST_HEADERS,
-    SECURITY,
-    SECURITY_SCHEMES,
-    gateway_limits,
-    plane_errors,
-)
-from .contracts import PLANES, Operation, operations, stack
-from .links import add_links
-from .schemas import Refs, SchemaSet, error_schema, gateway_codes, query_parameters, resolve, schema_of
+from stack.openapi.catalog import HEADERS, RATE_HEADERS, REQUEST_HEADERS, SECURITY, SECURITY_SCHEMES, gateway_limits, plane_errors
+from stack.openapi.contracts import PLANES, Operation, operations, stack
+from stack.openapi.links import add_links
+from stack.openapi.schemas import Refs, SchemaSet, error_schema, gateway_codes, query_parameters, resolve, schema_of
 
 TITLES = {
     "portal": ("Workspace service: management plane (portal)", "Workspaces, members, brands, API keys, credits."),

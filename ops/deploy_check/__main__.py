@@ -15,8 +15,8 @@ from pathlib import Path
 
 import boto3
 
-from local.process_tree import descendants, rss_bytes
-from local.template import ROOT, Stack, load
+from stack.process_tree import descendants, rss_bytes
+from stack.template import ROOT, Stack, load
 
 from . import localstack
 from .checks import Result

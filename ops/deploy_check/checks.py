@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from local.template import Stack
+from stack.template import Stack
 
 Status = Literal["ok", "FAIL", "not modelled"]
 

@@ -21,7 +21,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from local.template import ROOT
+from stack.template import ROOT
 
 HOME = ROOT / ".local" / "deploy-check"
 FILESYSTEM_ROOT = HOME / "root"

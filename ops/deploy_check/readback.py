@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 from botocore.exceptions import ClientError
 
-from local.template import Stack
+from stack.template import Stack
 
 from .checks import (
     Result,

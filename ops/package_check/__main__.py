@@ -29,8 +29,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from local.package import Package, built, isolated
-from local.template import ROOT, FunctionSpec, Stack, load
+from local.containers.package import Package, built, isolated
+from stack.template import ROOT, FunctionSpec, Stack, load
 
 from .imports import code_imports, missing
 
@@ -81,7 +81,7 @@ def _found_here(name: str) -> bool:
 
 def served(build_dir: Path) -> list[str]:
     """Check 3: the built functions behind the runner, ``make smoke`` against them, and the imports they missed."""
-    from local.process import RunnerProcess
+    from stack.process import RunnerProcess
     from ops.smoke import running_local, smoke
 
     misses = SCRATCH / "import-misses"

@@ -70,8 +70,8 @@ def running_local(state_dir: Path) -> Target | None:
 
 
 def _local_target(state_dir: Path, demo: dict[str, Any]) -> Target:
-    from local.process import moto_client
-    from local.template import Stack, load
+    from stack.process import moto_client
+    from stack.template import Stack, load
 
     stack = Stack(load())
     return Target(
@@ -101,7 +101,7 @@ def local_runner(state_dir: Path, scratch: Path) -> Iterator[Target]:
     if found is not None:
         yield found
         return
-    from local.process import RunnerProcess
+    from stack.process import RunnerProcess
 
     print(f"smoke: no runner in {state_dir}; starting one in {scratch} for this run")
     runner = RunnerProcess(scratch, env={"LOCAL_DEMO_TEMPLATE": "1"})

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from local.template import Stack, load
+from stack.template import Stack, load
 from tests.support.attack import Cast, claims_of, demo, forge, jwt_secret, portal, sign_in
 from tests.support.runner import LocalService, Reply
 from tests.support.writer_attack import READS, ROUTES, UNKNOWN, WRITES, Stored, World, stored, world_of

@@ -24,7 +24,7 @@ def code(reply: Reply) -> tuple[int, str]:
 def test_a_revoked_key_never_comes_back_through_an_idempotent_re_mint(service: LocalService, cast: Cast) -> None:
     """Issue 11, hole 1: a mint replayed with the same Idempotency-Key after its record expired (24 h; here the
     record is deleted, as its TTL would) must yield a new key and never re-enable the revoked one."""
-    from local.template import Stack, load
+    from stack.template import Stack, load
 
     ws = f"/api/workspaces/{demo(service)[0]['id']}/keys"
     idem = {"Idempotency-Key": f"attack-{secrets.token_hex(8)}"}

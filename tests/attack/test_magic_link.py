@@ -35,7 +35,7 @@ def test_a_consumed_link_cannot_be_used_again(service: LocalService) -> None:
 def test_an_expired_link_is_refused(service: LocalService) -> None:
     """A genuine link whose 15 minutes have passed (its stored expiry moved into the past, as time would)."""
     from core.identity.store import UserStore
-    from local.template import Stack, load
+    from stack.template import Stack, load
 
     token = magic_token(service, "attack.late@example.org")
     users = UserStore(service.aws("dynamodb"), Stack(load()).physical_name("MainTable"))

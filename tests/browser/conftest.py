@@ -25,8 +25,8 @@ from typing import Any, cast
 
 import pytest
 
-from local.page import PageHandler, serve_page
-from local.template import ROOT
+from local.demo.page import PageHandler, serve_page
+from stack.template import ROOT
 from tests.support.brand_widget import Page
 from tests.support.runner import LocalService, portal, sign_in, started_service
 

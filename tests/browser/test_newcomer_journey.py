@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from local.demo.bundles import ensure_media
-from local.template import ROOT
+from stack.template import ROOT
 from tests.browser.conftest import free_port
 from tests.support.brand_widget import OBSERVE_REPLY, Page, chat, loaded, open_page, wait_for
 from tests.support.runner import LocalService, portal

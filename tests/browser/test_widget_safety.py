@@ -56,7 +56,7 @@ def test_api_text_is_rendered_as_text_never_as_markup(
     driver: Any, pages: Pages, mint_key: Callable[..., str], service: LocalService
 ) -> None:
     """A published greeting full of markup shows as those characters: no element is made from API data."""
-    from local.template import Stack, load
+    from stack.template import Stack, load
 
     second = service.demo["workspaces"][1]  # its wrap is read by no other test here
     agent = second["agents"][0]["id"]

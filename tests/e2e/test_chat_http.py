@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from local.template import Stack, load
+from stack.template import Stack, load
 from tests.support.runner import LocalService, portal, sign_in, started_service
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from core.keys.key_format import is_well_formed
-from local.template import ROOT, Stack, load
+from stack.template import ROOT, Stack, load
 from tests.support.runner import LocalService, portal, sign_in
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from local.template import ROOT
+from stack.template import ROOT
 from ops.smoke import portal_checks, running_local, smoke
 from ops.smoke.context import Smoke
 from tests.support.runner import LocalService, started_service

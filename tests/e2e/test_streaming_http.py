@@ -17,8 +17,8 @@ from urllib.parse import quote
 
 import pytest
 
-from local.gateway import ApiGateway
-from local.http_server import serve
+from local.gateway.api import ApiGateway
+from local.gateway.http_server import serve
 from tests.support.streaming import marker_text, probe_pool, probe_stack
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ import pytest
 from core.agents.records import AgentRecord
 from core.platform import providers as platform_providers
 from core.workspaces.records import WorkspaceRecord
-from local.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_AGENT_ID, SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
 from tests.support.boto_callers import watching
 from tests.support.chat import CHAT
 from tests.support.lambdas import stack

@@ -20,8 +20,8 @@ import json
 
 import pytest
 
-from local.capacity import CONTAINER_MEMORY, PoolLimits
-from local.process_tree import descendants, rss_bytes
+from local.containers.capacity import CONTAINER_MEMORY, PoolLimits
+from stack.process_tree import descendants, rss_bytes
 from tests.support.load import DROPPED, Shot, bearer, burst, shoot
 from tests.support.runner import LocalService, sign_in
 

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from local.containers import ContainerPool
-from local.gateway import ApiGateway
-from local.http_server import serve
+from local.containers.pool import ContainerPool
+from local.gateway.api import ApiGateway
+from local.gateway.http_server import serve
 from tests.conftest import FAKE_AWS
 from tests.support.gateway_socket import Served
 from tests.support.lambdas import stack

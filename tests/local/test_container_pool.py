@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from local import containers
-from local.capacity import PoolLimits, Throttled
-from local.gateway import ApiGateway
-from local.streaming_containers import InvocationFailed
-from local.template import FunctionSpec
+from local.containers import pool as containers
+from local.containers.capacity import PoolLimits, Throttled
+from local.gateway.api import ApiGateway
+from local.containers.streaming import InvocationFailed
+from stack.template import FunctionSpec
 from tests.support.lambdas import stack
 
 WAIT = 5.0  # an upper bound for threads to reach a state; never a timing the test asserts

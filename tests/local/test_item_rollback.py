@@ -18,7 +18,7 @@ from moto import mock_aws
 from moto.dynamodb import models
 from moto.dynamodb.models.table import Table
 
-from local.item_rollback import make_transactions_roll_back_items
+from local.aws.item_rollback import make_transactions_roll_back_items
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import (

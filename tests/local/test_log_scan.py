@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.keys import key_format as api_keys
-from local.template import ROOT
+from stack.template import ROOT
 
 PROMPT = "Which cakes have no gluten at all?"
 

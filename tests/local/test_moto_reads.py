@@ -9,7 +9,7 @@ import boto3
 from moto import mock_aws
 from moto.dynamodb.responses import DynamoHandler
 
-from local.emulator import FAST_READS, make_dynamodb_reads_fast
+from local.aws.emulator import FAST_READS, make_dynamodb_reads_fast
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import (

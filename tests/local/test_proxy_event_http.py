@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from local.gateway import ApiGateway
-from local.http_server import serve
+from local.gateway.api import ApiGateway
+from local.gateway.http_server import serve
 from tests.support.gateway_socket import read_response
 from tests.support.lambdas import stack
 

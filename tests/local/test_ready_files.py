@@ -9,7 +9,7 @@ import json
 import threading
 from pathlib import Path
 
-from local.process import write_ready_files
+from stack.process import write_ready_files
 
 ABOUT = {"awsEndpoint": "http://127.0.0.1:1", "region": "us-east-1", "pid": 1}
 # As large as a demo with a few workspaces: a write of this size takes long enough to be caught half way.

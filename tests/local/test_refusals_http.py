@@ -11,7 +11,7 @@ from email.message import Message
 
 import pytest
 
-from local.refusals import Refused, TooLarge, read_body
+from local.gateway.refusals import Refused, TooLarge, read_body
 from tests.support.gateway_socket import Raw, Served, read_response
 from tests.support.lambdas import stack
 

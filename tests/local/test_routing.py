@@ -6,8 +6,8 @@ import base64
 
 import pytest
 
-from local.routing import Match, match, proxy_event
-from local.template import Route
+from local.gateway.routing import Match, match, proxy_event
+from stack.template import Route
 from tests.support.lambdas import stack
 
 BRAIN = stack().routes("BrainApi")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from local.containers import InvocationFailed, StreamedResponse
+from local.containers.pool import InvocationFailed, StreamedResponse
 from tests.support.lambdas import stack
 from tests.support.streaming import PROBE, marker_text, probe_event, probe_pool, probe_stack
 

@@ -23,10 +23,10 @@ from botocore.exceptions import ClientError
 from urllib3 import encode_multipart_formdata
 from werkzeug.wrappers import Request
 
-from local.emulator import MotoServer, start_moto
-from local.process import RunnerProcess
-from local.s3_post_form import CHUNK, read_form
-from local.s3_post_policy import PostPolicyCheck
+from local.aws.emulator import MotoServer, start_moto
+from stack.process import RunnerProcess
+from local.aws.s3_post.form import CHUNK, read_form
+from local.aws.s3_post.policy import PostPolicyCheck
 from tests.support.lambdas import stack
 from tests.support.s3_post import Upload, error, post_form, s3_client, upload
 

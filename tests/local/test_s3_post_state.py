@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from local.process import RunnerProcess
+from stack.process import RunnerProcess
 from tests.support.lambdas import stack
 from tests.support.s3_post import error, post_form, s3_client, upload
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from local.schedules import Scheduler, rate_seconds
+from local.triggers.schedules import Scheduler, rate_seconds
 from tests.support.lambdas import stack
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from local.http_server import DRAIN_SECONDS
-from local.process import RunnerProcess
+from local.gateway.http_server import DRAIN_SECONDS
+from stack.process import RunnerProcess
 from tests.support.load import DROPPED, shoot
 from tests.support.signal_storm import Stormed, storm
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from local.state import StateStore
+from local.aws.state.store import StateStore
 
 TARGET = "DynamoDB_20120810.PutItem"
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from local.process import RunnerProcess
-from local.process_tree import descendants, wait_until_gone
+from stack.process import RunnerProcess
+from stack.process_tree import descendants, wait_until_gone
 from tests.support.load import ops, shoot
 from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from local.template import ACCOUNT_ID, ROOT, Route, Stack, load
+from stack.template import ACCOUNT_ID, ROOT, Route, Stack, load
 from tests.support.lambdas import stack
 
 SMALL = """

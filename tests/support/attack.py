@@ -174,7 +174,7 @@ def add_member(service: LocalService, workspace_id: str, user_id: str, role: str
     from core.platform.ids import new_id, now_iso
     from core.workspaces.records import MembershipRecord
     from core.workspaces.store import WorkspaceStore
-    from local.template import Stack, load
+    from stack.template import Stack, load
 
     repo = WorkspaceStore(service.aws("dynamodb"), Stack(load()).physical_name("MainTable"))
     repo.put_member(

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from workspace_client import Portal
 
-from local.process import RunnerProcess
+from stack.process import RunnerProcess
 from tests.support import log_scan
 from tests.support.runner import GENEROUS_SIGN_IN, LocalService
 

@@ -85,7 +85,7 @@ def open_moto() -> tuple[Any, Aws]:
     import boto3
     from moto import mock_aws
 
-    from local.emulator import create_resources, make_moto_dynamodb_as_in_the_runner
+    from local.aws.emulator import create_resources, make_moto_dynamodb_as_in_the_runner
 
     make_moto_dynamodb_as_in_the_runner()
     mock = mock_aws()

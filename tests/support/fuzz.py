@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from local.template import ROOT
+from stack.template import ROOT
 from tests.support.load import upload_object
 from tests.support.runner import LocalService, portal
 from tests.support.s3_post import JPEG

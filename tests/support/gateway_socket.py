@@ -10,7 +10,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from local.gateway import ApiGateway
+from local.gateway.api import ApiGateway
 from tests.support.runner import Reply
 
 # The runner's reply (status, lower-case header names, body bytes): one reply type for every test over a socket.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from local.template import ACCOUNT_ID, ROOT, TEMPLATE
+from stack.template import ACCOUNT_ID, ROOT, TEMPLATE
 from tests.support.iam_check import Grant, PolicyCheck, dump_policies, install
 from tests.support.iam_eval import Statement
 from tests.support.iam_policies import REGION, emulated_resources, function_policies

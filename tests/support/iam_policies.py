@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from local.template import ACCOUNT_ID, ROOT, TEMPLATE, Stack, load
+from stack.template import ACCOUNT_ID, ROOT, TEMPLATE, Stack, load
 from tests.support.iam_eval import SECRET_SUFFIX, Statement
 
 SAM_PYTHON = ROOT / ".venv-sam" / "bin" / "python"

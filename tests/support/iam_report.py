@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from functools import cache
 
-from local.template import ROOT, TEMPLATE
+from stack.template import ROOT, TEMPLATE
 from tests.support.iam_check import Grant
 from tests.support.iam_eval import matches
 from tests.support.iam_plugin import whole_run_used

@@ -13,9 +13,9 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks
-from local.events import EVENTS_DIR
-from local.template import FunctionSpec, Stack, load
+from core.platform.response_stream import StreamBody, body_chunks
+from local.gateway.events import EVENTS_DIR
+from stack.template import FunctionSpec, Stack, load
 from tests.support.iam_check import calling
 
 

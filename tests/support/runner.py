@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from local.process import moto_client, running
+from stack.process import moto_client, running
 from tests.support import iam_plugin, log_scan
 
 

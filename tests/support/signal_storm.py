@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from local.stopping import StopSignals
-from local.template import ROOT
+from stack.template import ROOT
 
 # Measured on 2 cores against the Event wait the runner had: 8 threads doing ``sum(range(2000))`` between
 # lock rounds hung it in 15 rounds of 15; 4 threads of 10 times the work, in 10 of 15; 2 threads spinning

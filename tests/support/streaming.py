@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from local.containers import ContainerPool
-from local.routing import Match, proxy_event
-from local.template import ROOT, Route, Stack, load
+from local.containers.pool import ContainerPool
+from local.gateway.routing import Match, proxy_event
+from stack.template import ROOT, Route, Stack, load
 from tests.conftest import FAKE_AWS
 
 TEMPLATE = ROOT / "tests" / "support" / "streaming-template.yaml"

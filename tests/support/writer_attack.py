@@ -17,7 +17,7 @@ from string import Formatter
 from typing import Any
 from urllib.parse import quote
 
-from local.template import Stack, load
+from stack.template import Stack, load
 from tests.support.attack import portal
 from tests.support.runner import LocalService, Reply
 

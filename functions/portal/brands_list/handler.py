@@ -1,10 +1,10 @@
 """GET /api/workspaces/{workspaceId}/brands: the workspace's brands, default first; members only."""
 
+from core.brands import providers as brands
 from core.brands.models import Brand
 from core.http import json_response, portal_api, portal_caller
 from core.platform.contract import contract
 from core.platform.errors import NotFound
-from core.workspaces import providers as workspaces
 
 app = portal_api()
 
@@ -12,7 +12,7 @@ app = portal_api()
 @app.get("/api/workspaces/<workspaceId>/brands")
 @contract("A workspace's brands, default first", response=list[Brand], errors=(NotFound,))
 def list_brands(workspaceId: str):
-    return json_response(workspaces.service().brands(portal_caller(app).user_id, workspaceId))
+    return json_response(brands.lister().list(portal_caller(app).user_id, workspaceId))
 
 
 def lambda_handler(event, context):

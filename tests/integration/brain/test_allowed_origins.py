@@ -9,7 +9,7 @@ import pytest
 from core.keys import providers as keys_providers
 from core.keys.key_format import hash_key
 from core.platform.settings import get_settings
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.support.brain import call
 from tests.support.portal import Portal, Session
 from tests.support.signed_urls import ask, fetch, sign

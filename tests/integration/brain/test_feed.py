@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from local.events import SAMPLE_AGENT_ID
+from local.gateway.events import SAMPLE_AGENT_ID
 from tests.support.brain import AGENT_NOT_FOUND, call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event
 from tests.support.seed import Seeder, stamp

@@ -9,7 +9,7 @@ import pytest
 from core.platform import main_table
 from core.platform.dynamo import to_item
 from core.platform.settings import get_settings
-from local.events import SAMPLE_AGENT_ID
+from local.gateway.events import SAMPLE_AGENT_ID
 from tests.support.brain import RFC3339_MS, call, ok_json
 from tests.support.seed import Seeder, stamp
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from local.events import SAMPLE_AGENT_ID
+from local.gateway.events import SAMPLE_AGENT_ID
 from tests.support.brain import AGENT_NOT_FOUND, RFC3339_MS, call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event
 from tests.support.seed import Seeder, stamp

@@ -9,7 +9,7 @@ import pytest
 
 from core.objects import signing as media_signing
 from core.platform.settings import get_settings
-from local.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.lambdas import invoke, sample_event
 from tests.support.signed_urls import MEDIA_URLS, ask, fetch, sign, split

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from core.keys.key_format import hash_key
 from core.platform.dynamo import from_item
-from local.events import SAMPLE_KEY
+from local.gateway.events import SAMPLE_KEY
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.brain import RFC3339_MS, call, error_of, ok_json
 from tests.support.lambdas import stack

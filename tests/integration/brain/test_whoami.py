@@ -6,7 +6,7 @@ import pytest
 
 from core.identity import portal_jwt
 from core.keys.key_format import generate, hash_key
-from local.events import SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_API_KEY_ID, SAMPLE_KEY, SAMPLE_WORKSPACE_ID
 from tests.support.brain import UNAUTHORIZED, call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event
 from tests.support.lambdas import stack as template_stack

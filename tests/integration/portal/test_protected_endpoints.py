@@ -11,7 +11,7 @@ import jwt
 import pytest
 
 from core.identity import portal_jwt
-from local.events import SAMPLE_KEY
+from local.gateway.events import SAMPLE_KEY
 from tests.support.idp import forge
 from tests.support.portal import Portal, Session, assert_error
 

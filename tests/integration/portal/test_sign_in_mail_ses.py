@@ -17,7 +17,7 @@ from moto.ses.models import ses_backends
 
 from core.platform import providers as platform_providers
 from core.platform.settings import get_settings
-from local.template import ACCOUNT_ID
+from stack.template import ACCOUNT_ID
 from tests.support.portal import JSON, Portal
 
 

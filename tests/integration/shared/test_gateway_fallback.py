@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from local.events import SAMPLE_API_KEY_ID
+from local.gateway.events import SAMPLE_API_KEY_ID
 from tests.support.brain import call, error_of, ok_json
 from tests.support.lambdas import invoke, sample_event, stack, with_request
 

@@ -17,7 +17,7 @@ import pytest
 
 from core.keys.key_format import generate
 from core.platform import observability
-from local.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
 from tests.support.brain import call
 from tests.support.lambdas import handler_module, invoke_streamed, sample_event, with_request
 

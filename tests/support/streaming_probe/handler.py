@@ -18,7 +18,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
-from core.platform.lambda_runtime.response_stream import StreamBody
+from core.platform.response_stream import StreamBody
 from core.platform.rest.responses import SetCookie
 
 app = APIGatewayRestResolver()

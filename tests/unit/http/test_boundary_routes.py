@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from local.route_table import TABLE, render, route_table
+from stack.route_table import TABLE, render, route_table
 from tests.support.lambdas import invoke, sample_event, stack, with_request
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from local.template import ACCOUNT_ID, ROOT
+from stack.template import ACCOUNT_ID, ROOT
 from tests.support.iam_check import PolicyCheck, dump_policies, load_policies
 from tests.support.iam_eval import Statement
 from tests.support.iam_plugin import without

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from local.template import ACCOUNT_ID, TEMPLATE, Stack, load
+from stack.template import ACCOUNT_ID, TEMPLATE, Stack, load
 from tests.support import iam_policies
 from tests.support.iam_eval import Statement, UnknownOperation, allowed, granting, matches, requests_of
 from tests.support.iam_policies import emulated_resources, function_policies

@@ -11,7 +11,7 @@ import re
 from functools import cache
 from typing import Any
 
-from local.template import ROOT, load
+from stack.template import ROOT, load
 from tests.unit.infra.test_streaming_integrations import transformed
 
 APIS = ("BrainApi", "PortalApi")

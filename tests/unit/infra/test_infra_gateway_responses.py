@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from core.platform import errors
-from local.template import load
+from stack.template import load
 
 # Every response type API Gateway (REST) can answer with itself.
 RESPONSE_TYPES = frozenset({

@@ -19,8 +19,8 @@ from typing import Literal
 
 import pytest
 
-from local.package import isolated
-from local.template import ROOT
+from local.containers.package import isolated
+from stack.template import ROOT
 from ops.package_check.imports import code_imports, missing
 
 LAYER = ROOT / "layers" / "common"

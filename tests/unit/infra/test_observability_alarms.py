@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.platform.observability.catalogue import MODEL_ERROR_CODES
-from local.template import load
+from stack.template import load
 
 TEMPLATE = load()
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]

@@ -16,8 +16,8 @@ from core.agents import service as read_plane
 from core.chat.models import ChatEvent
 from core.platform.errors import DomainError
 from core.posts.models import FeedQuery
-from local import openapi
-from local.openapi import contracts, schemas
+from stack import openapi
+from stack.openapi import contracts, schemas
 
 PLANES = tuple(contracts.PLANES)
 REGENERATE = "PYTHONPATH=layers/common .venv/bin/python -m local.openapi"

@@ -7,8 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from local.package import LAUNCHER, isolated
-from local.template import FunctionSpec
+from local.containers.package import LAUNCHER, isolated
+from stack.template import FunctionSpec
 from ops.package_check.__main__ import _probe
 
 

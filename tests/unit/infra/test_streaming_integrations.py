@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from local.template import ROOT, TEMPLATE
+from stack.template import ROOT, TEMPLATE
 
 SAM_PYTHON = ROOT / ".venv-sam" / "bin" / "python"
 STREAMING = {("/v1/r2/{path+}", "get"), ("/v1/r2/{path+}", "head"), ("/v1/r2", "get"), ("/v1/r2", "head"),

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from local.template import TEMPLATE, load
+from stack.template import TEMPLATE, load
 from tests.unit.infra.test_streaming_integrations import integrations, transformed
 
 STREAMING = {"BrainR2Function", "BrainChatFunction"}

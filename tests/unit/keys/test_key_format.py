@@ -10,7 +10,7 @@ import pytest
 
 from core.keys import key_format as api_keys
 from core.keys.key_format import display_prefix, generate, hash_key, is_well_formed
-from local.events import SAMPLE_KEY
+from local.gateway.events import SAMPLE_KEY
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 KEY_RE = re.compile(r"^sk_ws_[0-9A-Za-z]{49}$")

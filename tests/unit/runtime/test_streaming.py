@@ -1,4 +1,4 @@
-"""core.platform.lambda_runtime.response_stream: the metadata prelude API Gateway reads before a streamed body; its
+"""core.platform.response_stream: the metadata prelude API Gateway reads before a streamed body; its
 chunks."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.platform.lambda_runtime.response_stream import DELIMITER, StreamBody, body_chunks, prelude
+from core.platform.response_stream import DELIMITER, StreamBody, body_chunks, prelude
 
 
 def metadata(result: dict) -> dict:

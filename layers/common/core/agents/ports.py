@@ -14,9 +14,8 @@ if TYPE_CHECKING:
     from core.brands.records import BrandRecord
     from core.items.records import ItemRecord
     from core.posts.records import PostRecord
-    from core.purge.records import PurgeRecord
     from core.workflows.records import WorkflowRecord
-    from core.workspaces.records import WorkspaceRecord
+    from core.workspaces.records import PurgeRecord, WorkspaceRecord
 
 from typing import TYPE_CHECKING
 
@@ -26,8 +25,8 @@ if TYPE_CHECKING:
     from core.items.records import ItemRecord
     from core.platform.transactions import Also
     from core.posts.records import PostRecord
-    from core.purge.records import PurgeRecord
     from core.workflows.records import WorkflowRecord
+    from core.workspaces.records import PurgeRecord
 
 
 class Agents(Protocol):

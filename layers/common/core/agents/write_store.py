@@ -15,8 +15,8 @@ from core.platform.dynamo import get_item, query_all, to_item
 from core.platform.errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
 from core.platform.versions import unchanged_since, update_fields, versioned
-from core.purge.records import PurgeRecord
 from core.workflows.records import WorkflowRecord
+from core.workspaces.records import PurgeRecord
 
 SLUG_TAKEN = Conflict("slug: another agent of this workspace has it")
 CHANGED = Changed("The agent changed while this request was applied; read it again")

@@ -19,11 +19,11 @@ from core.platform import together
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes, document_size_problem
-from core.purge.records import PurgeRecord
 from core.workflows.records import WorkflowRecord
 from core.workspaces.access import AuthoringAccess, found_agent
 from core.workspaces.create import slugify
 from core.workspaces.ports import WorkspaceRecords
+from core.workspaces.records import PurgeRecord
 
 DOCUMENTS = {"wrap": "wrapJson", "site": "siteJson"}
 

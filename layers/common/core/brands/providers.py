@@ -1,4 +1,4 @@
-"""The brands' provider: the writer's service on its store."""
+"""The brands' providers: the members' list of brands and the writer's service on its store."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:
+    from core.brands.service import BrandListService
     from core.brands.writer import BrandService
 
 
@@ -20,3 +21,12 @@ def writer() -> BrandService:
     from core.workspaces import providers as workspaces
 
     return BrandService(workspaces.access(), BrandStore(aws.dynamodb(), get_settings().main_table), audit.writes())
+
+
+@per_container
+def lister() -> BrandListService:
+    from core.brands.service import BrandListService
+    from core.brands.store import BrandReadStore
+    from core.workspaces import providers as workspaces
+
+    return BrandListService(workspaces.service(), BrandReadStore(aws.dynamodb(), get_settings().main_table))

@@ -94,6 +94,12 @@ class ApiKeyStore:
                 ExpressionAttributeValues=to_item({":at": at}),
             )
 
+    def revoke_all(self, workspace_id: str, at: str) -> None:
+        """Revoke every live key of a workspace (a deleted workspace's keys stop at once; the purge deletes them)."""
+        for key in self.list_for_workspace(workspace_id):
+            if key.revoked_at is None:
+                self.revoke(key.key_hash, at)
+
     def delete_many(self, key_hashes: list[str]) -> None:
         batch_delete(self._db, self._table, [{"keyHash": h} for h in key_hashes])
 

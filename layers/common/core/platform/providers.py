@@ -4,8 +4,10 @@ Each resource package has a ``providers`` module of the same shape: one ``@per_c
 service or store, built on first use (never at import) and kept for the container's life. A provider
 reaches another package's through that module (``workspaces.access()``), imported inside the function,
 so a test that swaps ``<package>.providers.<name>`` swaps it for every provider built after, and a
-function loads only the packages its endpoint uses. Importing any ``providers`` module imports this one,
-so the caches below and the SnapStart hooks are always registered.
+function loads only the packages its endpoint uses. Providers never import each other in a circle
+(tests/unit/test_architecture.py): where two packages' providers would, one builds the other's store itself
+(``workspaces.service()`` its ``ApiKeyStore``). Importing any ``providers`` module imports this one, so the caches
+below and the SnapStart hooks are always registered.
 """
 
 from __future__ import annotations

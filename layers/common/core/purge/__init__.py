@@ -2,5 +2,6 @@
 
 - ``service.py``: ``PurgeService`` — a pass over items, keys and object versions, within the time left
 - ``store.py``: ``PurgeStore``, ``ObjectVersionStore``; ``queue.py``: ``PurgeQueue`` (SQS)
-- ``records.py``, ``ports.py``; ``providers.py``: ``queue()``, ``enqueue()``, ``service()``
+- ``ports.py`` (its tombstones are ``core.workspaces.records.PurgeRecord``); ``providers.py``: ``queue()``,
+  ``enqueue()``, ``service()``
 """

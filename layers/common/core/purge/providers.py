@@ -27,7 +27,7 @@ def enqueue(workspace_id: str, agent_id: str | None = None, *, delay_seconds: in
 
 @per_container
 def service() -> PurgeService:
-    from core.keys import providers as keys
+    from core.keys.store import ApiKeyStore
     from core.purge.service import PurgeService
     from core.purge.store import ObjectVersionStore, PurgeStore
     from core.workspaces.store import WorkspaceStore
@@ -36,7 +36,7 @@ def service() -> PurgeService:
     return PurgeService(
         WorkspaceStore(aws.dynamodb(), settings.main_table),
         PurgeStore(aws.dynamodb(), settings.main_table),
-        keys.store(),
+        ApiKeyStore(aws.dynamodb(), settings.api_keys_table),
         ObjectVersionStore(aws.s3(), settings.content_bucket),
         settle_seconds=settings.purge_settle_seconds,
     )

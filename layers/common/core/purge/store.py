@@ -7,7 +7,7 @@ from typing import Any
 
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_delete, get_item, query_all, to_item, translate_errors
-from core.purge.records import PurgeRecord
+from core.workspaces.records import PurgeRecord
 
 PAGE = 500
 DELETE_BATCH = 1000  # DeleteObjects' limit, and ListObjectVersions' page

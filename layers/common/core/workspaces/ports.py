@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from core.brands.records import BrandRecord
     from core.identity.records import UserRecord
-    from core.purge.records import PurgeRecord
-    from core.workspaces.records import MembershipRecord, WorkspaceRecord
+    from core.workspaces.records import MembershipRecord, PurgeRecord, WorkspaceRecord
     from core.workspaces.store import Access
 
 from collections.abc import Mapping
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from core.brands.records import BrandRecord
     from core.platform.transactions import Also
-    from core.purge.records import PurgeRecord
+    from core.workspaces.records import PurgeRecord
 
 
 class CreatesWorkspaces(Protocol):
@@ -33,7 +32,7 @@ class CreatesWorkspaces(Protocol):
 
 
 class Workspaces(CreatesWorkspaces, Protocol):
-    """Workspaces, memberships, brands and purge tombstones in the main table (``WorkspaceStore``)."""
+    """Workspaces, memberships and purge tombstones in the main table (``WorkspaceStore``)."""
 
     def get_many(self, workspace_ids: list[str]) -> list[WorkspaceRecord]: ...
     def access(
@@ -42,12 +41,17 @@ class Workspaces(CreatesWorkspaces, Protocol):
     def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None: ...
     def memberships_of(self, user_id: str) -> list[MembershipRecord]: ...
     def members(self, workspace_id: str) -> list[MembershipRecord]: ...
-    def brands(self, workspace_id: str) -> list[BrandRecord]: ...
     def users(self, user_ids: list[str]) -> dict[str, UserRecord]: ...
     def delete(self, ws: WorkspaceRecord, deleted_at: str) -> bool: ...
     def remove_memberships(self, workspace_id: str) -> None: ...
     def tombstone(self, workspace_id: str) -> PurgeRecord | None: ...
     def remove_tombstone(self, workspace_id: str) -> None: ...
+
+
+class WorkspaceKeys(Protocol):
+    """What deleting a workspace does to its keys (``ApiKeyStore``): they stop at once."""
+
+    def revoke_all(self, workspace_id: str, at: str) -> None: ...
 
 
 class WorkspaceRecords(Protocol):

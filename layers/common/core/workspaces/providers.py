@@ -22,7 +22,7 @@ def plan_of(plan: str) -> PlanLimits:
 @per_container
 def service() -> WorkspaceService:
     from core.identity import providers as identity
-    from core.keys import providers as keys
+    from core.keys.store import ApiKeyStore
     from core.platform import providers as platform
     from core.purge import providers as purge
     from core.workspaces.service import WorkspaceService
@@ -30,8 +30,9 @@ def service() -> WorkspaceService:
 
     settings = get_settings()
     store = WorkspaceStore(aws.dynamodb(), settings.main_table)
+    keys = ApiKeyStore(aws.dynamodb(), settings.api_keys_table)
     return WorkspaceService(
-        store, identity.users(), keys.store(), plan_of=plan_of, enqueue_purge=purge.enqueue,
+        store, identity.users(), keys, plan_of=plan_of, enqueue_purge=purge.enqueue,
         bucket=settings.content_bucket, idempotency=platform.idempotency,
     )  # fmt: skip
 

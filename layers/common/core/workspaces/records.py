@@ -36,3 +36,12 @@ class MembershipRecord(Record):
     user_id: str
     role: Role
     created_at: str
+
+
+class PurgeRecord(Record):
+    """Tombstone of a deleted workspace (or of one deleted agent of it), until its background purge has finished.
+    Written in the deletion's own transaction; ``core.purge`` reads it and removes it last."""
+
+    workspace_id: str
+    owner_id: str
+    deleted_at: str

@@ -1,4 +1,4 @@
-"""Workspaces, members, brands and the caller's account (management plane)."""
+"""Workspaces, members and the caller's account (management plane)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,9 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from core.agents.records import AgentRecord
-from core.brands.models import Brand
 from core.identity.models import Account
 from core.identity.ports import Users
 from core.identity.records import UserRecord
-from core.keys.ports import ApiKeys
 from core.platform import together
 from core.platform.errors import Forbidden, NotFound
 from core.platform.idempotency import Idempotency
@@ -20,7 +18,7 @@ from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
 from core.workspaces.create import create_workspace, validate_name
 from core.workspaces.models import CreateWorkspaceRequest, Member, StorageConfig, Workspace, WorkspaceSummary
-from core.workspaces.ports import Workspaces
+from core.workspaces.ports import WorkspaceKeys, Workspaces
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
 
 
@@ -39,7 +37,7 @@ class WorkspaceService:
         self,
         workspaces: Workspaces,
         users: Users,
-        keys: ApiKeys,
+        keys: WorkspaceKeys,
         *,
         plan_of: Callable[[str], PlanLimits],
         enqueue_purge: Callable[[str], None],
@@ -139,10 +137,7 @@ class WorkspaceService:
             workspace = self.membership(workspace_id, user_id, roles=("owner",))
             if not self._workspaces.delete(workspace, now_iso()):
                 raise NotFound("Workspace not found")
-        now = now_iso()
-        for key in self._keys.list_for_workspace(workspace_id):
-            if key.revoked_at is None:
-                self._keys.revoke(key.key_hash, now)
+        self._keys.revoke_all(workspace_id, now_iso())
         self._workspaces.remove_memberships(workspace_id)
         self._enqueue_purge(workspace_id)
 
@@ -158,11 +153,6 @@ class WorkspaceService:
 
         ordered = sorted(members, key=lambda m: (m.created_at, m.id))
         return [Member.from_record(m, **person(m.user_id)) for m in ordered]
-
-    def brands(self, user_id: str, workspace_id: str) -> list[Brand]:
-        found = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.brands(workspace_id))
-        brands = sorted(found, key=lambda b: (not b.is_default, b.created_at, b.id))
-        return [Brand.from_record(b) for b in brands]
 
     def account(self, user_id: str) -> Account:
         """The caller; a stale active workspace (deleted, or membership gone) is replaced, or null."""

@@ -1,4 +1,5 @@
-"""Workspaces, memberships and brands in the main table. See docs/data-model.md."""
+"""Workspaces, memberships and their tombstones in the main table (a workspace's default brand is written in its
+creation's transaction). See docs/data-model.md."""
 
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ from core.platform.dynamo import (
 )
 from core.platform.dynamo import translate_errors as storage
 from core.platform.errors import Conflict, PlanLimitReached
-from core.purge.records import PurgeRecord
-from core.workspaces.records import MembershipRecord, WorkspaceRecord
+from core.workspaces.records import MembershipRecord, PurgeRecord, WorkspaceRecord
 
 
 class SlugTaken(Conflict):
@@ -103,9 +103,6 @@ class WorkspaceStore:
 
     def members(self, workspace_id: str) -> list[MembershipRecord]:
         return [MembershipRecord.model_validate(r) for r in self._partition(workspace_id, "MEMBER#")]
-
-    def brands(self, workspace_id: str) -> list[BrandRecord]:
-        return [BrandRecord.model_validate(r) for r in self._partition(workspace_id, "BRAND#")]
 
     def users(self, user_ids: list[str]) -> dict[str, UserRecord]:
         rows = batch_get(self._db, self._table, [keys.user(i) for i in user_ids])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.keys.key_format import generate
-from local.events import SAMPLE_KEY
+from local.gateway.events import SAMPLE_KEY
 from tests.integration.conftest import WINDOW_START, Clock
 from tests.support.brain import AGENT_NOT_FOUND, UNAUTHORIZED, call
 from tests.support.chat import (

@@ -10,7 +10,7 @@ from botocore.response import StreamingBody
 
 from core.objects import service as media
 from core.platform import providers as platform_providers
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.support.r2 import CAP, CLIP, DATA, put
 
 

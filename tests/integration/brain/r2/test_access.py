@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.support.brain import UNAUTHORIZED
 from tests.support.r2 import assert_error, get, put
 

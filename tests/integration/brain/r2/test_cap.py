@@ -9,7 +9,7 @@ import pytest
 import requests
 from botocore.response import StreamingBody
 
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.support.r2 import CAP, CLIP, DATA, get, vary
 
 pytestmark = pytest.mark.usefixtures("small_chunks")

@@ -4,7 +4,7 @@ and memory stays flat: one chunk at a time, never the whole object."""
 
 from __future__ import annotations
 
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.support.r2 import get, put
 
 MIB = 1024 * 1024

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from botocore.response import StreamingBody
 
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.support.lambdas import LambdaContext, handler_module, invoke_streamed, sample_event
 from tests.support.r2 import CLIP, DATA, HTTP_DATE, R2, get, put, request, vary
 

@@ -18,8 +18,8 @@ import pytest
 import requests
 
 from core.platform.settings import PLAN_LIMITS, PlanLimits, get_settings
-from local.s3_post_conditions import check_conditions, read_policy
-from local.s3_post_form import Refusal
+from local.aws.s3_post.conditions import check_conditions, read_policy
+from local.aws.s3_post.form import Refusal
 from tests.support.authoring import Studio, at_once
 from tests.support.portal import Portal, assert_error
 from tests.support.r2 import get as r2_get

@@ -20,7 +20,7 @@ import pytest
 
 from core.platform import providers as platform_providers
 from core.platform.settings import get_settings
-from local.events import SAMPLE_AGENT_ID
+from local.gateway.events import SAMPLE_AGENT_ID
 from tests.support.call_recorder import Recorder
 from tests.support.core_clients import wrap_core_clients
 from tests.support.seed import Seeder

@@ -10,7 +10,7 @@ import pytest
 
 from core.platform import providers as platform_providers
 from core.platform.settings import get_settings
-from local.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_WORKSPACE_ID
 from tests.integration.shared.calls_per_request.conftest import DRAFT_EVERY
 from tests.support.call_recorder import Recorder, assert_exact_queries
 from tests.support.lambdas import invoke, invoke_streamed, sample_event, with_request

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 from core.platform import observability
 from core.platform.lambda_runtime.chunked_post import ChunkedPost, ReaderGone
 from core.platform.lambda_runtime.context import Context
-from core.platform.lambda_runtime.response_stream import StreamBody, body_chunks, prelude
+from core.platform.response_stream import StreamBody, body_chunks, prelude
 
 API = "/2018-06-01/runtime"
 STREAMING = (

@@ -26,9 +26,9 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 
-from core.platform.lambda_runtime.response_stream import StreamBody
 from core.platform.observability.catalogue import bounded_dimensions, unit_of
 from core.platform.observability.tracing import subsegment, traced, tracing_enabled
+from core.platform.response_stream import StreamBody
 
 __all__ = [
     "count",

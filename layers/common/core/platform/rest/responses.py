@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from core.platform import observability
 from core.platform.errors import DomainError
-from core.platform.lambda_runtime.response_stream import StreamBody
+from core.platform.response_stream import StreamBody
 from core.platform.rest.powertools import Response
 
 JSON = "application/json; charset=utf-8"

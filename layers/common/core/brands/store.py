@@ -1,0 +1,25 @@
+"""The brands of a workspace as its members list them (the writer's store is ``write_store.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.brands.records import BrandRecord
+from core.platform import main_table as keys
+from core.platform.dynamo import query_all, to_item
+
+
+class BrandReadStore:
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
+
+    def list(self, workspace_id: str) -> list[BrandRecord]:
+        """Every brand of the workspace: one consistent Query of its partition."""
+        rows = query_all(self._db, {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": "BRAND#"}),
+            "ConsistentRead": True,
+        })  # fmt: skip
+        return [BrandRecord.model_validate(r) for r in rows]

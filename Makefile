@@ -196,7 +196,7 @@ fuzz: $(VENV)/.installed
 
 # Regenerate docs/openapi/*.json after changing a route, a model or an error (a test fails on drift).
 openapi: $(VENV)/.installed
-	PYTHONPATH=layers/common $(PY) -m local.openapi
+	PYTHONPATH=layers/common $(PY) -m stack.openapi
 	$(PY) clients/python/generate.py
 
 # Every bench with a quick profile (under ~10 minutes on 2 cores), written to docs/performance.md;

@@ -32,8 +32,8 @@ PROBE = """
 import json, sys, time
 sys.path[:0] = [{code!r}, {layer!r}, {root!r}]
 from moto import mock_aws
-from local.emulator import create_resources
-from local.template import Stack, load
+from local.aws.emulator import create_resources
+from stack.template import Stack, load
 with mock_aws():
     import boto3
     create_resources(Stack(load()), boto3.client("dynamodb"), boto3.client("s3"))

@@ -79,7 +79,7 @@ def accessors_of(handler_source: str) -> tuple[str, ...]:
     if "brain_api(" in handler_source:
         names.append("core.keys.providers:checker")
     if re.search(r"portal_api\((authenticated=True)?\)", handler_source):
-        names.append("core.identity.providers:service")
+        names.append("core.identity.providers:sessions")
     builders = {
         f"core.{f.parent.name}.providers:{b}"
         for f in (ROOT / "layers/common/core").glob("*/providers.py")

@@ -2,10 +2,10 @@
 
 Each turn does what a chat turn does to the ledger: a hold (TransactWriteItems of three items),
 then its settlement (four items, one of them a new entry), so the table grows by an entry and a
-marker per turn. The turns run through the runner's own moto server (``local.emulator.start_moto``,
+marker per turn. The turns run through the runner's own moto server (``local.aws.emulator.start_moto``,
 over HTTP, with its atomic-request lock) twice in the same process:
 
-- item-level rollback (``local.item_rollback``, the runner's default), ``--turns`` turns;
+- item-level rollback (``local.aws.item_rollback``, the runner's default), ``--turns`` turns;
 - moto's own rollback (a deep copy of the ledger table per transaction), ``--baseline-turns`` turns;
 
 and, end to end, ``--chat-turns`` chat turns through a runner (``python -m local``, fresh state,

@@ -6,7 +6,7 @@ granted, and the offline model without its delay between tokens (``--model-delay
 turn costs the runner's work, not the fake model's sleep. Containers are started first (ramped, as
 ``tests.support.load.warm``), then each endpoint is driven by N closed-loop clients (a new connection
 per request, as independent clients) for ``--seconds`` each. A request the runner sheds (429/503 with
-``Retry-After``: its container pool is bounded, see ``local.capacity``) counts as answered, not as
+``Retry-After``: its container pool is bounded, see ``local.containers.capacity``) counts as answered, not as
 served; requests/s counts only 2xx answers. Latency is per request, to the last byte of the answer.
 
     .venv/bin/python bench/runner_load.py [--seconds 3] [--clients 1 8 32] [--json PATH]
@@ -93,8 +93,8 @@ def _markdown(rows: list[dict[str, Any]], model_delay_ms: int) -> str:
     intro = (
         f"`python -m local` on this machine, demo data, offline model at {model_delay_ms} ms between tokens; "
         "closed-loop clients, a new connection per request, after the containers were started. req/s counts 2xx "
-        "answers; shed = 429/503 with Retry-After (the runner's bounded container pool, `local/capacity.py`); "
-        "failed = dropped connections and 5xx other than 503."
+        "answers; shed = 429/503 with Retry-After (the runner's bounded container pool, "
+        "`local/containers/capacity.py`); failed = dropped connections and 5xx other than 503."
     )
     headers = ["endpoint", "clients", "requests", "req/s", "p50 ms", "p99 ms", "shed", "failed"]
     cells = [

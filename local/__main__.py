@@ -11,9 +11,9 @@ import signal
 import sys
 from pathlib import Path
 
-from stack.process import write_ready_files
 from local.runner import start
 from local.stopping import StopSignals
+from stack.process import write_ready_files
 from stack.template import ROOT
 
 

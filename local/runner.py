@@ -12,17 +12,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from local.aws.emulator import create_resources, start_moto
+from local.aws.s3_post.policy import PostPolicyCheck
+from local.aws.state.capture import StateCapture
+from local.aws.state.restore import restore
+from local.aws.state.store import StateStore
 from local.containers import package
 from local.containers.pool import ContainerPool, PoolLimits
-from local.aws.emulator import create_resources, start_moto
 from local.gateway.api import ApiGateway
 from local.gateway.http_server import drain_together, serve
 from local.triggers.queues import QueuePoller
-from local.aws.s3_post.policy import PostPolicyCheck
 from local.triggers.schedules import Scheduler
-from local.aws.state.store import StateStore
-from local.aws.state.capture import StateCapture
-from local.aws.state.restore import restore
 from stack.template import Stack, load
 
 logger = logging.getLogger("local.runner")
@@ -79,8 +79,8 @@ def _kept_secret(state_dir: Path, name: str) -> str:
 
 
 def _serve_demo_page(runner: Runner, host: str, port: int, dynamodb: Any, kept: Path) -> str:
-    from local.demo.page_key import page_key
     from local.demo.page import serve_page
+    from local.demo.page_key import page_key
 
     workspace = runner.workspaces[0]
     keys_table = runner.stack.physical_name("ApiKeysTable")
@@ -123,7 +123,8 @@ def start(
     """Start the runner on ``state_dir``: what it kept is loaded back (``fresh`` starts clean).
 
     ``page_port``: where the demo brand page is served (0: a free port; None: no page). ``built``: run the functions
-    and the layer ``sam build`` made in that folder, by the bare interpreter (``local.package``), not the source tree.
+    and the layer ``sam build`` made in that folder, by the bare interpreter (``local.containers.package``), not the
+    source tree.
     """
     state_dir.mkdir(parents=True, exist_ok=True)
     if fresh:

@@ -23,7 +23,7 @@ from stack.template import ROOT
 
 TEMPLATES = ROOT / ".local" / "demo-templates"
 # What the demo's state depends on: a change to any of these makes a new template.
-SOURCES = ("examples", "local", "layers/common/core", "clients/python/src", "template.yaml")
+SOURCES = ("examples", "local", "stack", "layers/common/core", "clients/python/src", "template.yaml")
 KEPT = ("state", "PortalJwtSecret.secret", "MediaUrlSecret.secret")  # what a started runner keeps of its state
 
 

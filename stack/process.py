@@ -65,7 +65,7 @@ class RunnerProcess:
         """Start it; its ``demo.json`` (URLs, workspaces, keys) once written (the previous run's is removed first).
 
         With ``LOCAL_DEMO_TEMPLATE=1`` (the test suites), an empty state starts from a copy of a published demo
-        (``local.demo_template``) instead of publishing it again; ``--fresh`` and ``--no-demo`` never do.
+        (``stack.demo_template``) instead of publishing it again; ``--fresh`` and ``--no-demo`` never do.
         """
         if self._env.get("LOCAL_DEMO_TEMPLATE") == "1" and not {"--fresh", "--no-demo"} & set(self.command):
             seeded(self.state_dir, self._publish_template)

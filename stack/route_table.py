@@ -1,4 +1,4 @@
-"""``python -m local.route_table``: write ``layers/common/core/routes.json`` from template.yaml.
+"""``python -m stack.route_table``: write ``layers/common/core/routes.json`` from template.yaml.
 
 template.yaml is the one source of truth for routes, but a deployed function cannot read
 it. The fallback function answers 405 with ``Allow`` (RFC 9110) listing the methods of the

@@ -61,7 +61,7 @@ class FunctionSpec:
     memory: int
     environment: dict[str, str] = field(default_factory=dict)
     streaming: bool = (
-        False  # an Api event streams its response (runs core.platform.lambda_runtime.loop, not local.worker)
+        False  # an Api event streams its response (runs core.platform.lambda_runtime.loop, not local.containers.worker)
     )
 
 

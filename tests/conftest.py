@@ -32,7 +32,7 @@ pytest_plugins = ["tests.support.log_scan", "tests.support.iam_plugin"]
 botocore.session.create_loader = botocore.loaders.create_loader = functools.cache(botocore.loaders.create_loader)
 
 # Runners the suites start on an empty state begin from a copy of a demo published once through the API
-# (local/demo_template.py), not from a publish of their own: a minute of CPU each, on two cores.
+# (stack/demo_template.py), not from a publish of their own: a minute of CPU each, on two cores.
 os.environ.setdefault("LOCAL_DEMO_TEMPLATE", "1")
 
 FAKE_AWS = {

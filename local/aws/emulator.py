@@ -18,7 +18,7 @@ from stack.template import Stack
 _CREATE_TABLE_KEYS = ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "LocalSecondaryIndexes")
 
 
-# Held by every DynamoDB request; reentrant, so the state journal (local.state_capture) can hold it
+# Held by every DynamoDB request; reentrant, so the state journal (local.aws.state.capture) can hold it
 # across a write and its journal line, making the journal's order the order writes were applied in.
 DYNAMODB_LOCK = threading.RLock()
 Middleware = Callable[[Any], Any]  # wraps moto's WSGI application

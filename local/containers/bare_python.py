@@ -1,8 +1,8 @@
 """Run a module or a script as a built function runs on Lambda: with nothing on the path but the standard library
 and what the function and its layer bring.
 
-    python -S -P local/bare_python.py -m core.platform.lambda_runtime
-    python -S -P local/bare_python.py local/worker.py <code_dir> <module.function> <layer_dir>
+    python -S -P local/containers/bare_python.py -m core.platform.lambda_runtime
+    python -S -P local/containers/bare_python.py local/containers/worker.py <code_dir> <module.function> <layer_dir>
 
 Started with ``-S`` (no site-packages: neither the virtualenv's nor the interpreter's own) and ``-P`` (neither
 the script's folder nor the working directory on the path), so a module the package lacks is missing here as on

@@ -1,4 +1,4 @@
-"""One emulated buffered Lambda container: a ``local.worker`` process answering invocations over a pipe."""
+"""One emulated buffered Lambda container: a ``local.containers.worker`` process answering invocations over a pipe."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from local.containers.package import SOURCE_TREE
 from local.containers.streaming import InvocationFailed
-from stack.template import ROOT, FunctionSpec
 from local.containers.worker import read_frame, write_frame
+from stack.template import ROOT, FunctionSpec
 
 
 def function_environment(

@@ -1,6 +1,6 @@
 """One invocation of an emulated streaming container, and how its response stream is read.
 
-The gateway thread waits on an ``Invocation``; the container's Runtime API (``local.runtime_api``)
+The gateway thread waits on an ``Invocation``; the container's Runtime API (``local.containers.runtime_api``)
 feeds it what the function streams: the prelude, body chunks, the end, or a failure.
 """
 

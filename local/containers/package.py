@@ -4,8 +4,8 @@ From the source tree (``make serve``, the tests): each function's ``CodeUri`` an
 development virtualenv's Python. From a built package (``python -m local --built .aws-sam/build-x86_64``): what
 ``sam build`` made for AWS, each function from ``<build>/<LogicalId>`` and the layer from
 ``<build>/<LayerLogicalId>/python`` (Lambda's ``/opt/python``), run by the bare interpreter with ``-S -P`` through
-``local/bare_python.py``, so that only the standard library, the function and its layer can be imported: a module
-or dependency the package lacks fails here as it would on AWS (``make package-check``).
+``bare_python.py`` (beside this module), so that only the standard library, the function and its layer can be
+imported: a module or dependency the package lacks fails here as it would on AWS (``make package-check``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from stack.template import ROOT, FunctionSpec, Stack
+from stack.template import FunctionSpec, Stack
 
-LAUNCHER = ROOT / "local" / "bare_python.py"
-WORKER = ROOT / "local" / "worker.py"
+LAUNCHER = Path(__file__).resolve().with_name("bare_python.py")
+WORKER = Path(__file__).resolve().with_name("worker.py")
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Python:
     runtime: str
 
 
-SOURCE_TREE = Python(worker=(sys.executable, "-m", "local.worker"), runtime=sys.executable)
+SOURCE_TREE = Python(worker=(sys.executable, "-m", "local.containers.worker"), runtime=sys.executable)
 
 
 def bare_interpreter() -> Path:

@@ -1,8 +1,8 @@
 """Emulated Lambda containers: a bounded pool of worker processes per function.
 
-A buffered function runs in ``local.worker`` (a pipe protocol, ``local.container``); a streaming
+A buffered function runs in ``local.containers.worker`` (a pipe protocol, ``local.containers.buffered``); a streaming
 one in the layer's ``stream-bootstrap`` (``core.platform.lambda_runtime.loop``, as on AWS) against its own local
-Runtime API (``local.streaming_containers``, ``local.runtime_api``).
+Runtime API (``local.containers.streaming``, ``local.containers.runtime_api``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import threading
 import time
 from typing import Any
 
-from local.containers.capacity import PoolLimits, Throttled
 from local.containers.buffered import Container, function_environment
+from local.containers.capacity import PoolLimits, Throttled
 from local.containers.package import SOURCE_TREE, Python
 from local.containers.streaming import InvocationFailed, StreamedResponse, StreamingContainer
 from stack.template import FunctionSpec

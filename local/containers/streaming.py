@@ -1,5 +1,5 @@
 """An emulated streaming container: the layer's ``stream-bootstrap`` (``core.platform.lambda_runtime.loop``, as on AWS)
-against a local Runtime API of its own (``local.runtime_api``)."""
+against a local Runtime API of its own (``local.containers.runtime_api``)."""
 
 from __future__ import annotations
 

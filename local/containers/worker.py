@@ -4,7 +4,7 @@ Like Lambda, each container runs one invocation at a time with its own environme
 and module state; the runner starts more containers when requests overlap. Frames
 are a 4-byte big-endian length and a JSON document.
 
-    python -m local.worker <code_dir> <module.function> <layer_dir>...
+    python -m local.containers.worker <code_dir> <module.function> <layer_dir>...
 """
 
 from __future__ import annotations

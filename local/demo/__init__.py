@@ -35,7 +35,6 @@ from core.platform.settings import PLAN_LIMITS
 from core.workspaces.create import create_workspace
 from core.workspaces.records import MembershipRecord
 from core.workspaces.store import WorkspaceStore
-
 from local.demo.bundles import ensure_media
 from local.demo.signed_in import owner_portal, upload
 from local.demo.specs import SPECS, Spec, bundle_dirs, workspace_files

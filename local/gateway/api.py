@@ -1,7 +1,7 @@
 """A local API Gateway (REST) per API: routes, CORS preflight and gateway responses from the template.
 
-The HTTP side (framing, limits, the access log, ``serve``) is ``local.http_server``, which names this module for its
-types only: the two import each other no more.
+The HTTP side (framing, limits, the access log, ``serve``) is ``local.gateway.http_server``, which names this module
+for its types only: the two import each other no more.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``python -m local.events``: write one sample API Gateway event per function into ``events/``.
+"""``python -m local.gateway.events``: write one sample API Gateway event per function into ``events/``.
 
 The events are the same REST (v1) proxy events the local runner builds, with fixed
 identifiers and a fixed, well-formed sample key, so they work with

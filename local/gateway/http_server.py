@@ -13,8 +13,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
-from local.gateway.refusals import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL, Refused, TooLarge, head_size, read_body, refusal
 from local.containers.streaming import InvocationFailed, StreamedResponse
+from local.gateway.refusals import Refused, TooLarge, head_size, read_body, refusal
+from stack.api_gateway import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL
 
 if TYPE_CHECKING:
     from local.gateway.api import ApiGateway

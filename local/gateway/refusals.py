@@ -1,9 +1,10 @@
 """What the local API Gateway refuses before any function runs, always as the service's JSON ``{error, code}``.
 
 http.server answers its own errors (a header line over 64 KiB, a malformed request line, an
-unknown method) with an HTML page; API Gateway's front end refuses earlier and in JSON. These
-are its limits and the service's codes for them, and a request body reader that never trusts
-the client's framing (no read past the limit, no negative or malformed lengths).
+unknown method) with an HTML page; API Gateway's front end refuses earlier and in JSON. Its limits
+and the service's codes for them are ``stack.api_gateway``'s (the OpenAPI documents declare them too);
+here are the refusal itself and a request body reader that never trusts the client's framing (no
+read past the limit, no negative or malformed lengths).
 """
 
 from __future__ import annotations
@@ -13,30 +14,9 @@ from email.message import Message
 from http import HTTPStatus
 from io import BufferedIOBase
 
-# API Gateway (REST) quotas: the URL of an edge-optimized API, and request line plus headers together.
-MAX_URL = 8192
-MAX_REQUEST_HEAD = 10240
-# The methods API Gateway routes (ANY is these); anything else never reaches a function.
-KNOWN_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
-MAX_CHUNK_LINE = 1024
+from stack.api_gateway import CODES
 
-# The application's vocabulary (core.platform.errors) where it has the status, else the status's own name.
-CODES = {
-    400: ("Bad request", "BAD_REQUEST"),
-    404: ("Not found", "NOT_FOUND"),
-    405: ("Method not allowed", "METHOD_NOT_ALLOWED"),
-    408: ("Request timeout", "REQUEST_TIMEOUT"),
-    411: ("Length required", "LENGTH_REQUIRED"),
-    413: ("Request body too large", "PAYLOAD_TOO_LARGE"),
-    414: ("Request URI too long", "URI_TOO_LONG"),
-    417: ("Expectation failed", "EXPECTATION_FAILED"),
-    429: ("Rate limit exceeded", "RATE_LIMITED"),
-    431: ("Request header fields too large", "REQUEST_HEADER_FIELDS_TOO_LARGE"),
-    500: ("Internal error", "INTERNAL_ERROR"),
-    501: ("Not implemented", "NOT_IMPLEMENTED"),
-    503: ("Service unavailable, retry after the time in Retry-After", "SERVICE_UNAVAILABLE"),
-    505: ("HTTP version not supported", "HTTP_VERSION_NOT_SUPPORTED"),
-}
+MAX_CHUNK_LINE = 1024
 
 
 class Refused(Exception):

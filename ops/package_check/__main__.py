@@ -81,8 +81,8 @@ def _found_here(name: str) -> bool:
 
 def served(build_dir: Path) -> list[str]:
     """Check 3: the built functions behind the runner, ``make smoke`` against them, and the imports they missed."""
-    from stack.process import RunnerProcess
     from ops.smoke import running_local, smoke
+    from stack.process import RunnerProcess
 
     misses = SCRATCH / "import-misses"
     misses.mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Run by the bare interpreter (``-S -P``, through ``local/bare_python.py``) on a built function: imports its
+"""Run by the bare interpreter (``-S -P``, through ``local/containers/bare_python.py``) on a built function: imports its
 handler module as Lambda does, and prints where every loaded module came from, with the standard library's place.
 
     probe.py <function_dir> <layer_dir> <handler module> [<module> ...]

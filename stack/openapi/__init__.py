@@ -1,6 +1,6 @@
 """OpenAPI 3.1 documents of both planes, generated from template.yaml's routes and the handlers' contracts.
 
-``python -m local.openapi`` writes ``docs/openapi/{portal,brain}.json``; ``--check`` exits 1 when the
+``python -m stack.openapi`` writes ``docs/openapi/{portal,brain}.json``; ``--check`` exits 1 when the
 checked-in files differ from what the code says now. See docs/openapi/README.md.
 """
 
@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stack.template import ROOT
-
 from stack.openapi.contracts import PLANES
 from stack.openapi.document import build
+from stack.template import ROOT
 
 OUT_DIR = ROOT / "docs" / "openapi"
 

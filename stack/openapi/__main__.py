@@ -1,4 +1,4 @@
-"""``python -m local.openapi [--check]``: write (or check) docs/openapi/{portal,brain}.json."""
+"""``python -m stack.openapi [--check]``: write (or check) docs/openapi/{portal,brain}.json."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from stack.openapi.contracts import PLANES
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m local.openapi")
+    parser = argparse.ArgumentParser(prog="python -m stack.openapi")
     parser.add_argument("--check", action="store_true", help="exit 1 if a checked-in document is out of date")
     args = parser.parse_args()
     if args.check:
         stale = drifted()
         for plane in stale:
-            print(f"{path_of(plane)} is out of date: run `python -m local.openapi`", file=sys.stderr)
+            print(f"{path_of(plane)} is out of date: run `python -m stack.openapi`", file=sys.stderr)
         return 1 if stale else 0
     for plane in PLANES:
         path_of(plane).parent.mkdir(parents=True, exist_ok=True)

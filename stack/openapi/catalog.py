@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from stack.api_gateway import CODES
+
 if TYPE_CHECKING:  # core is imported when a document is built, once the layer is on the path
     from core.platform.errors import DomainError
 
@@ -85,10 +87,8 @@ SECURITY: dict[tuple[str, str], list[dict[str, list[str]]]] = {
 def gateway_limits() -> dict[int, str]:
     """What API Gateway refuses before any function runs, whatever the operation: a URL over its quota (414), a
     request line and headers over theirs (431); ``{status: code}`` as the local runner answers them
-    (``local/refusals.py``). A query or path can reach 414 within its own schema (a 2,048-character cursor of
+    (``stack/api_gateway.py``). A query or path can reach 414 within its own schema (a 2,048-character cursor of
     non-ASCII characters is more than 8 KiB once percent-encoded)."""
-    from local.gateway.refusals import CODES
-
     return {status: CODES[status][1] for status in (414, 431)}
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from stack.openapi.catalog import HEADERS, RATE_HEADERS, REQUEST_HEADERS, SECURITY, SECURITY_SCHEMES, gateway_limits, plane_errors
+from stack.openapi.catalog import (
+    HEADERS,
+    RATE_HEADERS,
+    REQUEST_HEADERS,
+    SECURITY,
+    SECURITY_SCHEMES,
+    gateway_limits,
+    plane_errors,
+)
 from stack.openapi.contracts import PLANES, Operation, operations, stack
 from stack.openapi.links import add_links
 from stack.openapi.schemas import Refs, SchemaSet, error_schema, gateway_codes, query_parameters, resolve, schema_of

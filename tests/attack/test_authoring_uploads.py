@@ -4,7 +4,7 @@ storing what it does not allow, posted to the runner's S3 endpoint as a browser 
 Controls: ``services/authoring/uploads.py`` (the r2 path rules and allowlist of ``core/objects/paths.py``, the
 workspace's prefix prepended, a ``projects/<agentId>/`` path only for an agent of the workspace), and the POST
 policy it signs (exact key, content type and size, a short expiry), which the runner checks as S3 does
-(``local/s3_post_policy.py``). Every refusal is checked against everything stored (``writer_attack.stored``:
+(``local/aws/s3_post/policy.py``). Every refusal is checked against everything stored (``writer_attack.stored``:
 every main-table item and every object version of the bucket), so "refused" also means "nothing signed, nothing
 stored".
 

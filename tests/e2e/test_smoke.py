@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from stack.template import ROOT
 from ops.smoke import portal_checks, running_local, smoke
 from ops.smoke.context import Smoke
+from stack.template import ROOT
 from tests.support.runner import LocalService, started_service
 
 pytestmark = pytest.mark.e2e

@@ -1,5 +1,5 @@
 """The portal document links each resource the writer creates to what reads, changes and deletes it, with ids that
-resolve: the stateful fuzz run (``make fuzz``) follows these links (``local/openapi/links.py`` derives them)."""
+resolve: the stateful fuzz run (``make fuzz``) follows these links (``stack/openapi/links.py`` derives them)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Feed reads (buffered), a portal read and chat turns (streaming), all at once on a runner whose
 containers are all cold. Lambda would scale out to 32 containers per function; the runner bounds
-them (``local.capacity``), queues a request a bounded time for a free one and sheds the rest with
+them (``local.containers.capacity``), queues a request a bounded time for a free one and sheds the rest with
 429/503 and ``Retry-After``. So: no dropped connection, no 502, every shed answer says when to
 retry, no answer from a function that ran out of time (the runner answers that 502, and cuts a
 streamed turn short of its ``done`` line), every answered turn streams to its end, and afterwards

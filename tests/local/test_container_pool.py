@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from local.containers import pool as containers
+from local.containers import pool as container_pool
 from local.containers.capacity import PoolLimits, Throttled
-from local.gateway.api import ApiGateway
 from local.containers.streaming import InvocationFailed
+from local.gateway.api import ApiGateway
 from stack.template import FunctionSpec
 from tests.support.lambdas import stack
 
@@ -97,21 +97,21 @@ class Fakes:
 @pytest.fixture
 def fakes(monkeypatch: pytest.MonkeyPatch) -> Fakes:
     kept = Fakes()
-    monkeypatch.setattr(containers, "Container", kept.container_type)
+    monkeypatch.setattr(container_pool, "Container", kept.container_type)
     return kept
 
 
 @contextlib.contextmanager
-def _pool(limits: PoolLimits) -> Iterator[containers.ContainerPool]:
+def _pool(limits: PoolLimits) -> Iterator[container_pool.ContainerPool]:
     specs = {name: FunctionSpec(name, Path("."), "handler.handler", timeout=10, memory=128) for name in ("A", "B")}
-    pool = containers.ContainerPool(specs, ["layer"], {}, limits=limits)
+    pool = container_pool.ContainerPool(specs, ["layer"], {}, limits=limits)
     try:
         yield pool
     finally:
         pool.close()
 
 
-def _in_background(pool: containers.ContainerPool, function: str, event: dict[str, Any] | None = None) -> dict:
+def _in_background(pool: container_pool.ContainerPool, function: str, event: dict[str, Any] | None = None) -> dict:
     """Invoke on a thread; the returned dict gets ``result`` or ``error`` when it ends, ``thread`` at once."""
     outcome: dict[str, Any] = {}
 
@@ -126,7 +126,7 @@ def _in_background(pool: containers.ContainerPool, function: str, event: dict[st
     return outcome
 
 
-def _busy(pool: containers.ContainerPool, fakes: Fakes, function: str, count: int) -> list[dict]:
+def _busy(pool: container_pool.ContainerPool, fakes: Fakes, function: str, count: int) -> list[dict]:
     before = fakes.busy
     calls = [_in_background(pool, function) for _ in range(count)]
     fakes.wait_for(lambda: fakes.busy == before + count)

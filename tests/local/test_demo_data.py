@@ -1,7 +1,7 @@
 """The local runner's demo: workspaces seeded through the production create paths, and agents published from
 ``examples/`` through the portal's API. Read back from the runner's tables and bucket, record by record.
 
-The runner here starts from the suites' demo template (``local/demo_template.py``): a runner that published the demo
+The runner here starts from the suites' demo template (``stack/demo_template.py``): a runner that published the demo
 from an empty state, exactly as ``make serve`` does; the audit log proves every agent, post and item came
 through the API, signed in as its workspace's owner.
 """

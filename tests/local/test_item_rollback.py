@@ -1,7 +1,7 @@
 """The runner's TransactWriteItems copies only the items a transaction touches, and keeps moto's all-or-nothing.
 
 moto deep-copied every table a transaction named (the ledger grows with every chat turn, so turns
-slowed down as it grew). With ``local.item_rollback`` no table is copied: a failed transaction
+slowed down as it grew). With ``local.aws.item_rollback`` no table is copied: a failed transaction
 leaves every item as it was (puts, updates, deletes, an update that would have created an item,
 one named twice), with moto's cancellation reasons; a successful one applies every operation.
 """

@@ -69,7 +69,7 @@ CASES = {
     "a key in a local runner's log file": """
         import os
         from pathlib import Path
-        from local import process
+        from stack import process
         def test_it(tmp_path):
             log = tmp_path / "runner.log"
             log.write_text("INFO local.gateway BrainApi ok\\nkey " + os.environ["PLANTED_KEY"] + "\\n")

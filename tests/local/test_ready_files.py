@@ -1,4 +1,4 @@
-"""The runner tells its starter it is ready by writing ``runner.json`` and ``demo.json`` (``local.process``): a
+"""The runner tells its starter it is ready by writing ``runner.json`` and ``demo.json`` (``stack.process``): a
 starter polling for ``demo.json`` must read it whole, with ``runner.json`` already there. A fresh clone's
 ``make test`` once read an empty ``demo.json`` (``JSONDecodeError`` in ``RunnerProcess.start``): the runner had
 written it with ``write_text``, which creates the file before it fills it, and ``runner.json`` after it."""

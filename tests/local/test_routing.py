@@ -1,4 +1,4 @@
-"""local.routing: API Gateway (REST) resource matching and the v1 proxy event it builds."""
+"""local.gateway.routing: API Gateway (REST) resource matching and the v1 proxy event it builds."""
 
 from __future__ import annotations
 

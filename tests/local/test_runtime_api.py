@@ -1,5 +1,5 @@
 """core.platform.lambda_runtime.loop for real (a subprocess started by the layer's stream-bootstrap) against
-local.runtime_api.
+local.containers.runtime_api.
 
 Each test runs the probe function through ``ContainerPool.invoke_stream``: the runtime loop
 long-polls /next, streams its response as a chunked POST, reports errors on /error, in

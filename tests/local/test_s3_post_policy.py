@@ -1,4 +1,4 @@
-"""Presigned POST uploads through moto's server with ``local.s3_post_policy`` in front: refused as S3 refuses them.
+"""Presigned POST uploads through moto's server with ``local.aws.s3_post.policy`` in front: refused as S3 refuses them.
 
 moto 5.2.5 alone answers 204 and stores nearly every refused upload below (a form without a key makes it fail with a
 500). Each is presigned by boto3 as the service presigns (exact content type, exact size), posted as a browser posts
@@ -24,9 +24,9 @@ from urllib3 import encode_multipart_formdata
 from werkzeug.wrappers import Request
 
 from local.aws.emulator import MotoServer, start_moto
-from stack.process import RunnerProcess
 from local.aws.s3_post.form import CHUNK, read_form
 from local.aws.s3_post.policy import PostPolicyCheck
+from stack.process import RunnerProcess
 from tests.support.lambdas import stack
 from tests.support.s3_post import Upload, error, post_form, s3_client, upload
 
@@ -245,7 +245,7 @@ def test_other_requests_pass_through_unread(servers: tuple[str, str], s3: Any, m
     def unread(environ: Any) -> Any:
         raise AssertionError("read a request that is not a POST Object")
 
-    monkeypatch.setattr("local.s3_post_policy.read_form", unread)
+    monkeypatch.setattr("local.aws.s3_post.policy.read_form", unread)
     s3.put_object(Bucket=BUCKET, Key="plain/a.txt", Body=b"a", ContentType="text/plain")
     assert s3.get_object(Bucket=BUCKET, Key="plain/a.txt")["Body"].read() == b"a"
     deleted = s3.delete_objects(Bucket=BUCKET, Delete={"Objects": [{"Key": "plain/a.txt"}]})  # POST ?delete

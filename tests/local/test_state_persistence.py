@@ -137,7 +137,7 @@ def test_a_restart_keeps_every_answered_write(runner: Runner, signum: int) -> No
 
     if signum == signal.SIGTERM:  # --fresh does not depend on how the last run stopped: checked once
         runner.stop(signal.SIGTERM)
-        # Without the demo: an empty state seeding it is the demo template's own start (local/demo_template.py,
+        # Without the demo: an empty state seeding it is the demo template's own start (stack/demo_template.py,
         # tests/local/test_demo_data.py), and publishing it again here cost about 35 s of the suite's CPU.
         fresh = runner.start(fresh=True, demo=False)
         assert fresh.demo["workspaces"] == []  # nothing kept: not the demo, not the workspace made above

@@ -1,4 +1,4 @@
-"""local.template: CloudFormation short tags, local physical names, function specs and API routes."""
+"""stack.template: CloudFormation short tags, local physical names, function specs and API routes."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ set, so a failure found in CI is found again by the same command.
 ``FUZZ_PHASES`` picks the phases. The stateless ones (examples, coverage, fuzzing) run with every path parameter
 fixed to a resource that exists (``fuzzing_ground``), so cases reach the handlers' logic instead of a 404; the
 stateful one (``make fuzz`` only) runs on its own, with hardly anything fixed: its requests take their ids from the
-answers before them, along the documents' OpenAPI links (``local/openapi/links.py``), which a fixed value would
+answers before them, along the documents' OpenAPI links (``stack/openapi/links.py``), which a fixed value would
 override. Every call's phase, operation and status is kept (``FuzzRun.calls``, from ``fuzz_hooks``).
 """
 

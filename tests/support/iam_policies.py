@@ -57,7 +57,7 @@ _QUEUE_URL = "https://sqs.{region}.amazonaws.com/{account}/{name}"
 
 
 def emulated_resources(template_path: Path = TEMPLATE, stack_name: str = "local") -> dict[str, str]:
-    """Physical names as local.emulator.create_resources gives them (tables, buckets, queues, secrets)."""
+    """Physical names as local.aws.emulator.create_resources gives them (tables, buckets, queues, secrets)."""
     stack = Stack(load(template_path), stack_name)
     kinds = {"AWS::DynamoDB::Table", "AWS::S3::Bucket", "AWS::SQS::Queue", "AWS::SecretsManager::Secret"}
     return {name: stack.physical_name(name) for name, res in stack.resources.items() if res["Type"] in kinds}

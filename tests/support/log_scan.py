@@ -4,7 +4,7 @@ Three sources, every line of each:
 - every log record emitted in-process (a handler on the root logger and on each Powertools Logger, at INFO),
 - everything a test phase wrote to stdout/stderr, including subprocesses and EMF metric documents (pytest's
   captured sections),
-- every local runner log file (``local.process.RUNNER_LOGS``; the runner's containers write there too, Powertools'
+- every local runner log file (``stack.process.RUNNER_LOGS``; the runner's containers write there too, Powertools'
   JSON lines and EMF documents included).
 
 Two kinds of evidence: the shapes of secrets (a well-formed ``sk_ws_`` key, a JWT, a ``session=``
@@ -84,7 +84,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def _runner_logs() -> list[tuple[str, str]]:
-    process = sys.modules.get("local.process")
+    process = sys.modules.get("stack.process")
     lines: list[tuple[str, str]] = []
     for path in getattr(process, "RUNNER_LOGS", []):
         try:

@@ -137,8 +137,18 @@ def test_the_read_planes_functions_are_all_probed() -> None:
 @pytest.mark.parametrize("function", ["PortalWorkspaceGetFunction", "PortalPostCreateFunction"])
 def test_a_portal_function_never_loads_the_read_planes_key_check(function: str) -> None:
     loaded = _modules_after(_first_request(function), function=function)
-    assert "core.identity.service" in loaded
+    assert "core.identity.sessions" in loaded
     assert loaded.isdisjoint({"core.keys.check", "core.objects.service", "core.objects.store"})
+
+
+@pytest.mark.parametrize(
+    "function", ["PortalWorkspaceGetFunction", "PortalPostCreateFunction", "PortalKeysMintFunction"]
+)
+def test_a_portal_function_that_does_not_sign_in_loads_the_session_check_not_sign_in(function: str) -> None:
+    loaded = _modules_after(_first_request(function), function=function)
+    assert "core.identity.sessions" in loaded
+    sign_in = {"core.identity.service", "core.identity.mail", "core.identity.mail_limits", "core.identity.oidc"}
+    assert sorted(loaded & sign_in) == []
 
 
 def test_a_portal_function_outside_the_writer_never_loads_the_writer() -> None:
@@ -227,7 +237,7 @@ def test_the_bench_builds_the_services_a_first_request_builds() -> None:
     )
     assert cold_path.accessors_of((functions / "portal/keys_mint/handler.py").read_text()) == (
         "core.keys.providers:admin",
-        "core.identity.providers:service",
+        "core.identity.providers:sessions",
     )
     assert cold_path.accessors_of((functions / "portal/auth_magic_link/handler.py").read_text()) == (
         "core.identity.providers:service",

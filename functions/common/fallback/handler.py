@@ -3,7 +3,7 @@
 Bound to ``/{proxy+}`` (any unknown path) and to ``ANY`` on every known path (an
 explicit method on the same path wins in API Gateway, so only the wrong ones land here).
 The methods of each path come from ``core/routes.json``, generated from template.yaml
-(``python -m local.route_table``) and read on the first 405 only.
+(``python -m stack.route_table``) and read on the first 405 only.
 """
 
 import json

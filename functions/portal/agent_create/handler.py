@@ -24,10 +24,9 @@ app = portal_api()
     request_headers=("Idempotency-Key",),
 )
 def create_agent(workspaceId: str):
-    writer = author(app)
+    writer = author(app, status=201)
     request = parse_body(app, AgentCreate, first=as_writer(app, workspaceId))
-    status, body = agents.writer().create(writer, workspaceId, request)
-    return json_response(body, status=status)
+    return json_response(agents.writer().create(writer, workspaceId, request), status=201)
 
 
 def lambda_handler(event, context):

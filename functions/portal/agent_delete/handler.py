@@ -22,8 +22,7 @@ app = portal_api()
 )
 def delete_agent(workspaceId: str, agentId: str):
     writer = author(app)
-    status, body = agents.writer().delete(writer, workspaceId, agentId)
-    return json_response(body, status=status)
+    return json_response(agents.writer().delete(writer, workspaceId, agentId))
 
 
 def lambda_handler(event, context):

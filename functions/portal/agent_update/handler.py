@@ -24,8 +24,7 @@ app = portal_api()
 def update_agent(workspaceId: str, agentId: str):
     writer = author(app)
     request = parse_body(app, AgentUpdate, first=as_writer(app, workspaceId))
-    status, body = agents.writer().update(writer, workspaceId, agentId, request)
-    return json_response(body, status=status)
+    return json_response(agents.writer().update(writer, workspaceId, agentId, request))
 
 
 def lambda_handler(event, context):

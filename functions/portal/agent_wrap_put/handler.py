@@ -24,8 +24,7 @@ app = portal_api()
 def publish_wrap(workspaceId: str, agentId: str):
     writer = author(app)
     document = json_document(app, first=as_writer(app, workspaceId))
-    status, body = agents.writer().publish_document(writer, workspaceId, agentId, "wrap", document)
-    return json_response(body, status=status)
+    return json_response(agents.writer().publish_wrap(writer, workspaceId, agentId, document))
 
 
 def lambda_handler(event, context):

@@ -27,7 +27,11 @@ def sign_out():
     service = identity.service()
     headers = app.current_event.headers
     bearer = bearer_token(headers)
-    session_id = service.authenticate(bearer).session_id if bearer else service.session_of_cookie(read_cookie(headers))
+    session_id = (
+        identity.sessions().authenticate(bearer).session_id
+        if bearer
+        else service.session_of_cookie(read_cookie(headers))
+    )
     if session_id:
         service.sign_out(session_id)
     return json_response({}, cookies=[clear_session_cookie(secure=get_settings().cookie_secure)])

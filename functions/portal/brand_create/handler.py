@@ -23,10 +23,9 @@ app = portal_api()
     request_headers=("Idempotency-Key",),
 )
 def create_brand(workspaceId: str):
-    writer = author(app)
+    writer = author(app, status=201)
     request = parse_body(app, BrandCreate, first=as_writer(app, workspaceId))
-    status, body = brands.writer().create(writer, workspaceId, request)
-    return json_response(body, status=status)
+    return json_response(brands.writer().create(writer, workspaceId, request), status=201)
 
 
 def lambda_handler(event, context):

@@ -20,8 +20,7 @@ app = portal_api()
 )
 def delete_brand(workspaceId: str, brandId: str):
     writer = author(app)
-    status, body = brands.writer().delete(writer, workspaceId, brandId)
-    return json_response(body, status=status)
+    return json_response(brands.writer().delete(writer, workspaceId, brandId))
 
 
 def lambda_handler(event, context):

@@ -24,8 +24,7 @@ app = portal_api()
 def update_brand(workspaceId: str, brandId: str):
     writer = author(app)
     request = parse_body(app, BrandUpdate, first=as_writer(app, workspaceId))
-    status, body = brands.writer().update(writer, workspaceId, brandId, request)
-    return json_response(body, status=status)
+    return json_response(brands.writer().update(writer, workspaceId, brandId, request))
 
 
 def lambda_handler(event, context):

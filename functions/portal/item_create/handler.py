@@ -25,10 +25,9 @@ app = portal_api()
     request_headers=("Idempotency-Key",),
 )
 def create_item(workspaceId: str, agentId: str):
-    writer = author(app)
+    writer = author(app, status=201)
     request = parse_body(app, ItemCreate, first=as_writer(app, workspaceId))
-    status, body = items.writer().create(writer, workspaceId, agentId, request)
-    return json_response(body, status=status)
+    return json_response(items.writer().create(writer, workspaceId, agentId, request), status=201)
 
 
 def lambda_handler(event, context):

@@ -20,8 +20,7 @@ app = portal_api()
 )
 def delete_item(workspaceId: str, agentId: str, itemId: str):
     writer = author(app)
-    status, body = items.writer().delete(writer, workspaceId, agentId, itemId)
-    return json_response(body, status=status)
+    return json_response(items.writer().delete(writer, workspaceId, agentId, itemId))
 
 
 def lambda_handler(event, context):

@@ -24,8 +24,7 @@ app = portal_api()
 def update_item(workspaceId: str, agentId: str, itemId: str):
     writer = author(app)
     request = parse_body(app, ItemUpdate, first=as_writer(app, workspaceId))
-    status, body = items.writer().update(writer, workspaceId, agentId, itemId, request)
-    return json_response(body, status=status)
+    return json_response(items.writer().update(writer, workspaceId, agentId, itemId, request))
 
 
 def lambda_handler(event, context):

@@ -26,8 +26,10 @@ def mint_key(workspaceId: str):
     admin = keys.admin()
     workspace = admin.require_manager(user_id, workspaceId)  # access (404/403) before the body (400)
     request = parse_body(app, MintKeyRequest)
-    status, body = admin.mint_once(user_id, workspaceId, request, header(app, "Idempotency-Key"), workspace=workspace)
-    return json_response(body, status=status)
+    minted = admin.mint_once(
+        user_id, workspaceId, request, header(app, "Idempotency-Key"), status=201, workspace=workspace
+    )
+    return json_response(minted, status=201)
 
 
 def lambda_handler(event, context):

@@ -27,8 +27,7 @@ app = portal_api()
 def delete_object(workspaceId: str):
     writer = author(app)
     path = key_in_request_path(app.current_event.path, f"/{workspaceId}/objects/")
-    status, body = objects.writer().delete(writer, workspaceId, path)
-    return json_response(body, status=status)
+    return json_response(objects.writer().delete(writer, workspaceId, path))
 
 
 def lambda_handler(event, context):

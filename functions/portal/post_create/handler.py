@@ -26,10 +26,9 @@ app = portal_api()
     request_headers=("Idempotency-Key",),
 )
 def create_post(workspaceId: str, agentId: str):
-    writer = author(app)
+    writer = author(app, status=201)
     request = parse_body(app, PostCreate, first=as_writer(app, workspaceId))
-    status, body = posts.writer().create(writer, workspaceId, agentId, request)
-    return json_response(body, status=status)
+    return json_response(posts.writer().create(writer, workspaceId, agentId, request), status=201)
 
 
 def lambda_handler(event, context):

@@ -20,8 +20,7 @@ app = portal_api()
 )
 def delete_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
-    status, body = posts.writer().delete(writer, workspaceId, agentId, postId)
-    return json_response(body, status=status)
+    return json_response(posts.writer().delete(writer, workspaceId, agentId, postId))
 
 
 def lambda_handler(event, context):

@@ -21,8 +21,7 @@ app = portal_api()
 )
 def publish_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
-    status, body = posts.writer().set_published(writer, workspaceId, agentId, postId, published=True)
-    return json_response(body, status=status)
+    return json_response(posts.writer().set_published(writer, workspaceId, agentId, postId, published=True))
 
 
 def lambda_handler(event, context):

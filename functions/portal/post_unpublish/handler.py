@@ -21,8 +21,7 @@ app = portal_api()
 )
 def unpublish_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
-    status, body = posts.writer().set_published(writer, workspaceId, agentId, postId, published=False)
-    return json_response(body, status=status)
+    return json_response(posts.writer().set_published(writer, workspaceId, agentId, postId, published=False))
 
 
 def lambda_handler(event, context):

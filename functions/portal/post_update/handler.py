@@ -25,8 +25,7 @@ app = portal_api()
 def update_post(workspaceId: str, agentId: str, postId: str):
     writer = author(app)
     request = parse_body(app, PostUpdate, first=as_writer(app, workspaceId))
-    status, body = posts.writer().update(writer, workspaceId, agentId, postId, request)
-    return json_response(body, status=status)
+    return json_response(posts.writer().update(writer, workspaceId, agentId, postId, request))
 
 
 def lambda_handler(event, context):

@@ -34,10 +34,9 @@ app = portal_api()
     request_headers=("Idempotency-Key",),
 )
 def create_upload(workspaceId: str):
-    writer = author(app)
+    writer = author(app, status=201)
     request = parse_body(app, UploadRequest, first=as_writer(app, workspaceId))
-    status, body = objects.uploads().sign(writer, workspaceId, request)
-    return json_response(body, status=status)
+    return json_response(objects.uploads().sign(writer, workspaceId, request), status=201)
 
 
 def lambda_handler(event, context):

@@ -20,8 +20,7 @@ app = portal_api()
 )
 def delete_workflow(workspaceId: str, workflowId: str):
     writer = author(app)
-    status, body = workflows.writer().delete(writer, workspaceId, workflowId)
-    return json_response(body, status=status)
+    return json_response(workflows.writer().delete(writer, workspaceId, workflowId))
 
 
 def lambda_handler(event, context):

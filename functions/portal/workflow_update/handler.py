@@ -23,8 +23,7 @@ app = portal_api()
 def update_workflow(workspaceId: str, workflowId: str):
     writer = author(app)
     request = parse_body(app, WorkflowUpdate, first=as_writer(app, workspaceId))
-    status, body = workflows.writer().update(writer, workspaceId, workflowId, request)
-    return json_response(body, status=status)
+    return json_response(workflows.writer().update(writer, workspaceId, workflowId, request))
 
 
 def lambda_handler(event, context):

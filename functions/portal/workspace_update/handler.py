@@ -25,8 +25,7 @@ app = portal_api()
 def update_workspace(workspaceId: str):
     writer = author(app)
     request = parse_body(app, WorkspaceUpdate, first=as_writer(app, workspaceId))
-    status, body = workspaces.writer().update(writer, workspaceId, request)
-    return json_response(body, status=status)
+    return json_response(workspaces.writer().update(writer, workspaceId, request))
 
 
 def lambda_handler(event, context):

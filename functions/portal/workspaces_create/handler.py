@@ -24,8 +24,8 @@ app = portal_api()
 def create_workspace():
     user_id = portal_caller(app).user_id
     request = parse_body(app, CreateWorkspaceRequest)
-    status, body = workspaces.service().create_once(user_id, request, header(app, "Idempotency-Key"))
-    return json_response(body, status=status)
+    created = workspaces.service().create_once(user_id, request, header(app, "Idempotency-Key"), status=201)
+    return json_response(created, status=201)
 
 
 def lambda_handler(event, context):

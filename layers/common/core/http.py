@@ -26,7 +26,7 @@ from core.platform.settings import get_settings
 # function loads its own plane's packages only (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     from core.audit.writes import Author
-    from core.identity.service import PortalCaller
+    from core.identity.sessions import PortalCaller
     from core.keys.check import WorkspaceCaller
 
 __all__ = [
@@ -78,7 +78,7 @@ def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
     from core.identity import providers as identity_providers
     from core.platform.rest.bearer import bearer_token
 
-    caller = identity_providers.service().authenticate(bearer_token(app.current_event.headers))
+    caller = identity_providers.sessions().authenticate(bearer_token(app.current_event.headers))
     app.context.update(caller=caller)
     observability.identify(user_id=caller.user_id)
     return {}
@@ -138,10 +138,11 @@ def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], ob
     return lambda: workspaces_providers.access().member(user_id, workspace_id)
 
 
-def author(app: APIGatewayRestResolver) -> Author:
-    """The writer of a portal request: the caller, API Gateway's request id (its audit entry names it) and the
-    request's ``Idempotency-Key``, if any."""
+def author(app: APIGatewayRestResolver, *, status: int = 200) -> Author:
+    """The writer of a portal request: the caller, API Gateway's request id (its audit entry names it), the
+    request's ``Idempotency-Key``, if any, and ``status``, the one the route answers a success with (its
+    ``@contract``'s, and its ``json_response``'s): what the write's idempotency record keeps for a retry."""
     from core.audit.writes import Author
 
     request_id = str((app.current_event.get("requestContext") or {}).get("requestId") or "")
-    return Author(portal_caller(app).user_id, request_id, header(app, "Idempotency-Key"))
+    return Author(portal_caller(app).user_id, request_id, header(app, "Idempotency-Key"), status)

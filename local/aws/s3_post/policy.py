@@ -3,10 +3,10 @@
 moto 5.2.5's server stores a POST Object whatever its policy says: a file 500 times the signed size, another
 content type, a forged signature, all 204. A presigned POST (boto3's ``generate_presigned_post``) is the only
 thing limiting what a client uploads, so the local runner checks it as S3 does: the SigV4 signature over the
-policy with the secret of the access key it names (``local.s3_post_signature``), then the expiration, every
+policy with the secret of the access key it names (``local.aws.s3_post.signature``), then the expiration, every
 condition, that every field is named by a condition, and the file's size against ``content-length-range``
-(``local.s3_post_conditions``). A refusal is S3's XML error and moto never sees the request (nor does the state
-journal behind this middleware); a form that passes is handed to moto as received (``local.s3_post_form``).
+(``local.aws.s3_post.conditions``). A refusal is S3's XML error and moto never sees the request (nor does the state
+journal behind this middleware); a form that passes is handed to moto as received (``local.aws.s3_post.form``).
 
 A POST Object is a POST of ``multipart/form-data`` to a bucket, path style (``/<bucket>`` or ``/<bucket>/``),
 as boto3 addresses moto's endpoint (``posted_bucket``). Every other request passes through unread.

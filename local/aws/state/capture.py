@@ -1,6 +1,6 @@
 """Between moto and its clients: every committed write goes to the state journal before its answer leaves.
 
-A WSGI middleware around moto's application (``local.emulator.MotoServer``):
+A WSGI middleware around moto's application (``local.aws.emulator.MotoServer``):
 
 - DynamoDB PutItem/UpdateItem/DeleteItem/BatchWriteItem/TransactWriteItems: the request itself,
   journalled while ``DYNAMODB_LOCK`` is held across the write and its line, so journal order is
@@ -12,7 +12,7 @@ A WSGI middleware around moto's application (``local.emulator.MotoServer``):
 
 Only a 2xx answer is journalled: a refused conditional write changed nothing. A POST Object is journalled once
 moto has stored it, whatever moto answered (its ``success_action_*`` fields pick 204, 200, 201 or a 303 redirect);
-the uploads ``local.s3_post_policy`` refuses never reach moto, nor this middleware.
+the uploads ``local.aws.s3_post.policy`` refuses never reach moto, nor this middleware.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from urllib.parse import parse_qs
 from xml.etree import ElementTree
 
 from local.aws.emulator import DYNAMODB_LOCK
-from local.aws.state.store import StateStore, Versions
 from local.aws.state.restore import ACCOUNT
+from local.aws.state.store import StateStore, Versions
 
 DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 SQS_WRITES = {"SendMessage", "SendMessageBatch", "DeleteMessage", "DeleteMessageBatch", "PurgeQueue"}
@@ -168,7 +168,7 @@ def _if_2xx(journal: Callable[[], None]) -> Callable[[str], None]:
 def _note_posted_keys() -> None:
     """Have moto's ``S3Backend.put_object`` note each object it stores during a journalled write (once per process).
 
-    ``local.s3_post_policy`` reads a POST Object's key as S3 does (field names in any case, a repeated field's
+    ``local.aws.s3_post.policy`` reads a POST Object's key as S3 does (field names in any case, a repeated field's
     values joined by commas, ``${filename}`` from the name after the last / or \\), moto as it does (the first
     field spelt ``key``, ``${filename}`` from ``os.path.basename``): they can differ. The journal keeps moto's
     state, so it takes the key where moto stores it rather than parsing the form a third way.

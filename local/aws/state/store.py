@@ -5,7 +5,7 @@
 - ``snapshot.json``: generation G; every item of every table, every version of every object (its
   headers and the digest of its body), every message waiting in a queue;
 - ``journal-G.ndjson``: one JSON line per committed write since that snapshot, appended and flushed
-  by ``local.state_capture`` before moto's answer leaves (so an answered write is on disk);
+  by ``local.aws.state.capture`` before moto's answer leaves (so an answered write is on disk);
 - ``blobs/<sha256>``: object bodies, stored once by content (never inside a JSON line).
 
 A journal line is one of ``{"dynamodb": target, "body": request}`` (replayed as sent, in the order

@@ -232,14 +232,14 @@ def stored_then_crashed(owner: Session, workspace_id: str, idempotency_key: str)
     record stays IN_PROGRESS): the raw key it would have answered."""
     from core.keys import providers as keys_providers
     from core.keys.key_format import display_prefix, generate, hash_key
-    from core.keys.models import MintKeyRequest
+    from core.keys.models import MintedKeyEnvelope, MintKeyRequest
     from core.keys.records import ApiKeyRecord
     from core.platform import providers as platform_providers
     from core.platform.ids import new_id, now_iso
 
     admin, request, raw = keys_providers.admin(), MintKeyRequest(name="ci"), []
 
-    def crash(claim: Any) -> tuple[int, Any]:
+    def crash(claim: Any) -> MintedKeyEnvelope:
         raw.append(generate(admin.replay_secret(owner.user_id, workspace_id, claim.attempt)))
         keys_providers.store().put(ApiKeyRecord(id=new_id("key"), key_hash=hash_key(raw[0]), workspace_id=workspace_id,
                                          name="ci", prefix=display_prefix(raw[0]), created_at=now_iso()))  # fmt: skip
@@ -247,7 +247,7 @@ def stored_then_crashed(owner: Session, workspace_id: str, idempotency_key: str)
 
     with pytest.raises(TimeoutError):
         platform_providers.idempotency().run_claimed(idempotency_key, scope=f"{owner.user_id}|mint-key|{workspace_id}",
-                                       request=request.model_dump_json(), work=crash)  # fmt: skip
+                                       request=request.model_dump_json(), status=201, work=crash)  # fmt: skip
     return raw[0]
 
 

@@ -1,4 +1,4 @@
-"""The ledger's guarantees under concurrency (moto with DynamoDB's per-request atomicity; see local/emulator.py).
+"""The ledger's guarantees under concurrency (moto with DynamoDB's per-request atomicity; see local/aws/emulator.py).
 
 Threads race at the client, as concurrent Lambda containers do; conditions and
 transactions decide the winners. No lost, doubled or negative credits.

@@ -71,7 +71,7 @@ def test_portal_refuses_two_bearer_tokens(monkeypatch: pytest.MonkeyPatch) -> No
     import functools
 
     refuse = functools.cache(lambda: pytest.fail("a doubled credential must not be looked at"))
-    monkeypatch.setattr(identity_providers, "service", refuse)
+    monkeypatch.setattr(identity_providers, "sessions", refuse)
     result = call(make_app(portal_api()), with_authorizations(feed_event(), "Bearer jwt.a.b", "Bearer jwt.c.d"))
     assert (result.status, result.json()["code"]) == (401, "UNAUTHORIZED")
 

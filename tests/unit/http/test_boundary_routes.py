@@ -12,7 +12,7 @@ from tests.support.lambdas import invoke, sample_event, stack, with_request
 
 
 def test_checked_in_route_table_matches_the_template() -> None:
-    assert TABLE.read_text() == render(), "core/routes.json drifted from template.yaml: run python -m local.route_table"
+    assert TABLE.read_text() == render(), "core/routes.json drifted from template.yaml: run python -m stack.route_table"
 
 
 def test_table_covers_every_routed_path_of_both_planes() -> None:

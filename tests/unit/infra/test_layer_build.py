@@ -20,8 +20,8 @@ from typing import Literal
 import pytest
 
 from local.containers.package import isolated
-from stack.template import ROOT
 from ops.package_check.imports import code_imports, missing
+from stack.template import ROOT
 
 LAYER = ROOT / "layers" / "common"
 EM_X86_64, EM_AARCH64 = 62, 183  # ELF e_machine values

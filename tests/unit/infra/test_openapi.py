@@ -20,7 +20,7 @@ from stack import openapi
 from stack.openapi import contracts, schemas
 
 PLANES = tuple(contracts.PLANES)
-REGENERATE = "PYTHONPATH=layers/common .venv/bin/python -m local.openapi"
+REGENERATE = "PYTHONPATH=layers/common .venv/bin/python -m stack.openapi"
 
 
 @pytest.mark.parametrize("plane", PLANES)
@@ -143,7 +143,7 @@ def test_chat_events_cover_every_event_type_the_stream_writes() -> None:
 # Imported by no handler: the contracts must cost a cold start nothing but a few dict literals.
 DOCS_ONLY = (
     "core.platform.envelopes",
-    "local.openapi",
+    "stack.openapi",
     "aws_lambda_powertools.event_handler.openapi.models",
     "aws_lambda_powertools.event_handler.openapi.schema_generator",
     "aws_lambda_powertools.event_handler.openapi.dependant",

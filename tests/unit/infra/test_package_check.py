@@ -1,5 +1,5 @@
 """ops.package_check's probes: the bare interpreter sees neither the virtualenv nor the source tree, and the
-runner's launcher (local/bare_python.py) records every import no finder could satisfy."""
+runner's launcher (local/containers/bare_python.py) records every import no finder could satisfy."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 from local.containers.package import LAUNCHER, isolated
-from stack.template import FunctionSpec
 from ops.package_check.__main__ import _probe
+from stack.template import FunctionSpec
 
 
 def function(tmp: Path, code: str) -> FunctionSpec:

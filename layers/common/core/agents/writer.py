@@ -13,9 +13,10 @@ from typing import Any
 
 from core.agents.ports import AgentStore
 from core.agents.records import AgentRecord
-from core.agents.writer_models import Agent, AgentCreate, AgentUpdate
+from core.agents.writer_models import Agent, AgentCreate, AgentEnvelope, AgentUpdate, SiteEnvelope, WrapEnvelope
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform import together
+from core.platform.envelopes import Deleted
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes, document_size_problem
@@ -78,7 +79,7 @@ class AgentService:
 
     # --- writes (owner, admin)
 
-    def create(self, author: Author, workspace_id: str, request: AgentCreate) -> tuple[int, Any]:
+    def create(self, author: Author, workspace_id: str, request: AgentCreate) -> AgentEnvelope:
         access = self._access.writer(author.user_id, workspace_id, with_user=True)
         limit = self._access.plan(access).agents_per_workspace
         workspace, now = access.workspace, now_iso()
@@ -92,21 +93,19 @@ class AgentService:
             workflow = WorkflowRecord(id=agent.active_workflow_id, workspace_id=workspace_id, name=request.name,
                                       created_at=now, updated_at=now)  # fmt: skip
 
-        def work(write: Write) -> tuple[int, Any]:
-            body = {"agent": agent_view(agent).wire()}
-            self._agents.create(
-                agent, new_workflow=workflow, limit=limit, also=write.also(f"agent:{agent.id}", 201, body)
-            )
-            return 201, body
+        def work(write: Write) -> AgentEnvelope:
+            answer = AgentEnvelope(agent=agent_view(agent))
+            self._agents.create(agent, new_workflow=workflow, limit=limit, also=write.also(f"agent:{agent.id}", answer))
+            return answer
 
         return self._writes.run(author, workspace_id, "agent.create", on=workspace_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=AgentEnvelope, work=work)  # fmt: skip
 
-    def update(self, author: Author, workspace_id: str, agent_id: str, request: AgentUpdate) -> tuple[int, Any]:
+    def update(self, author: Author, workspace_id: str, agent_id: str, request: AgentUpdate) -> AgentEnvelope:
         access, first = self._access.agent_writer(author.user_id, workspace_id, agent_id)
         wanted = changes(request)
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> AgentEnvelope:
             reads = iter([first])
 
             def attempt() -> AgentRecord:
@@ -115,41 +114,46 @@ class AgentService:
                     raise NotFound("Agent not found")
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    return write.unchanged(f"agent:{agent_id}", {"agent": agent_view(old).wire()}, old)
+                    return write.unchanged(f"agent:{agent_id}", AgentEnvelope(agent=agent_view(old)), old)
                 new = new.model_copy(update={"updated_at": now_iso()})
-                body = {"agent": agent_view(new).wire()}
-                return self._agents.update(old, new, also=write.also(f"agent:{agent_id}", 200, body))
+                also = write.also(f"agent:{agent_id}", AgentEnvelope(agent=agent_view(new)))
+                return self._agents.update(old, new, also=also)
 
-            return 200, {"agent": agent_view(until_unchanged(attempt)).wire()}
+            return AgentEnvelope(agent=agent_view(until_unchanged(attempt)))
 
         return self._writes.run(author, access.workspace.id, "agent.update", on=agent_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=AgentEnvelope, work=work)  # fmt: skip
 
-    def publish_document(
-        self, author: Author, workspace_id: str, agent_id: str, kind: str, document: Any
-    ) -> tuple[int, Any]:
-        """PUT wrap or site: the read plane serves it on its next read of the agent."""
+    def publish_wrap(self, author: Author, workspace_id: str, agent_id: str, document: Any) -> WrapEnvelope:
+        """PUT wrap: the read plane serves it on its next read of the agent."""
+        return self._publish(author, workspace_id, agent_id, kind="wrap", document=document, answer=WrapEnvelope)
+
+    def publish_site(self, author: Author, workspace_id: str, agent_id: str, document: Any) -> SiteEnvelope:
+        """PUT site: the read plane serves it on its next read of the agent."""
+        return self._publish(author, workspace_id, agent_id, kind="site", document=document, answer=SiteEnvelope)
+
+    def _publish[E: (WrapEnvelope, SiteEnvelope)](
+        self, author: Author, workspace_id: str, agent_id: str, *, kind: str, document: Any, answer: type[E]
+    ) -> E:
         self._access.agent_writer(author.user_id, workspace_id, agent_id)
         document = checked_document(kind, document)
         text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+        published = answer.model_validate({kind: document})
 
-        def work(write: Write) -> tuple[int, Any]:
-            body = {kind: document}
-            also = write.also(f"agent:{agent_id}", 200, body)
+        def work(write: Write) -> E:
+            also = write.also(f"agent:{agent_id}", published)
             self._agents.put_document(workspace_id, agent_id, DOCUMENTS[kind], text, now_iso(), also=also)
-            return 200, body
+            return published
 
         return self._writes.run(author, workspace_id, f"agent.{kind}.put", on=agent_id, request={"document": text},
-                                work=work)  # fmt: skip
+                                answer=answer, work=work)  # fmt: skip
 
-    def delete(self, author: Author, workspace_id: str, agent_id: str) -> tuple[int, Any]:
+    def delete(self, author: Author, workspace_id: str, agent_id: str) -> Deleted:
         access, read = together.checked_then_read(
             lambda: self._access.writer(author.user_id, workspace_id), lambda: self._agents.get(workspace_id, agent_id)
         )
 
-        def work(write: Write) -> tuple[int, Any]:
-            body = {"deleted": True}
-
+        def work(write: Write) -> Deleted:
             def attempt() -> None:  # again while an edit moves the agent first: it frees what the agent names
                 agent = read()
                 if agent is None:  # gone: a retry after a lost answer (or a failed enqueue) queues the purge again
@@ -158,11 +162,11 @@ class AgentService:
                     return
                 tombstone = PurgeRecord(workspace_id=workspace_id, owner_id=access.workspace.owner_id,
                                         deleted_at=now_iso())  # fmt: skip
-                self._agents.delete(agent, tombstone, also=write.also(f"agent:{agent_id}", 200, body))
+                self._agents.delete(agent, tombstone, also=write.also(f"agent:{agent_id}", Deleted()))
 
             until_unchanged(attempt)
             self._enqueue_purge(workspace_id, agent_id)
-            return 200, body
+            return Deleted()
 
-        return self._writes.run(author, workspace_id, "agent.delete", on=agent_id, request=None,
+        return self._writes.run(author, workspace_id, "agent.delete", on=agent_id, request=None, answer=Deleted,
                                 work=work)  # fmt: skip

@@ -4,6 +4,11 @@ entry exactly for each write that happened.
 
 A write that found nothing to change (a PATCH of equal values, publishing a published post) writes its entry alone:
 authoring.md's "every write appends an audit entry" counts requests that succeeded, not changes.
+
+A write answers the route's wire model, never a status: the route declares that (``Author.status``, from
+``core.http.author(app, status=...)``, as its ``@contract`` and its ``json_response`` say). The idempotency record
+keeps the model's JSON (``wire()``, as ``json_response`` sends it) and that status; a retry gets the stored JSON
+read back into the model, which serialises to the same bytes (tests/unit/audit/test_writes.py).
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from pydantic import BaseModel
 
 from core.audit.ports import AuditStore
 from core.audit.records import AuditRecord
-from core.platform.idempotency import Claim, Idempotency
+from core.platform.idempotency import Claim, Idempotency, Replay
 from core.platform.ids import new_id, now_iso
+from core.platform.models import ApiModel
 from core.platform.transactions import Also, Changed
 
 CHANGED_TRIES = 8
@@ -28,12 +34,15 @@ CHANGED_TRIES = 8
 
 @dataclass(frozen=True)
 class Author:
-    """Who writes, in which request (API Gateway's request id, which every audit entry names), and the request's
-    ``Idempotency-Key`` if it has one."""
+    """Who writes, in which request (API Gateway's request id, which every audit entry names), the request's
+    ``Idempotency-Key`` if it has one, and the status its route answers a success with (its ``@contract``'s): the
+    idempotency record is completed in the write's own transaction, before the route answers, and keeps it, so a
+    retry gets the same status from any version of the code that reads the record."""
 
     user_id: str
     request_id: str
     idempotency_key: str | None = None
+    status: int = 200
 
 
 class Write:
@@ -43,22 +52,22 @@ class Write:
         self._author, self._workspace_id, self._action = author, workspace_id, action
         self._claim, self._audit = claim, audit
 
-    def also(self, target: str, status: int, body: Any) -> Also:
-        """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its answer."""
+    def also(self, target: str, answer: ApiModel) -> Also:
+        """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its ``answer``."""
         entry = AuditRecord(
             id=new_id("aud"), workspace_id=self._workspace_id, action=self._action, actor_id=self._author.user_id,
             target=target, request_id=self._author.request_id, created_at=now_iso(),
         )  # fmt: skip
-        completion = self._claim.completion(status, body) if self._claim else None
+        completion = self._claim.completion(answer) if self._claim else None
         return Also(audit=self._audit.entry(entry), completion=completion)
 
-    def record(self, target: str, status: int, body: Any) -> None:
+    def record(self, target: str, answer: ApiModel) -> None:
         """For a write outside DynamoDB (an object's deletion): its entry and record, right after it."""
-        self._audit.commit(self.also(target, status, body))
+        self._audit.commit(self.also(target, answer))
 
-    def unchanged[R](self, target: str, body: Any, record: R) -> R:
+    def unchanged[R](self, target: str, answer: ApiModel, record: R) -> R:
         """A write that found ``record`` already as asked: its entry (and record) alone, then ``record``."""
-        self.record(target, 200, body)
+        self.record(target, answer)
         return record
 
 
@@ -67,7 +76,7 @@ class Writes:
         self._idempotency = idempotency
         self._audit = audit
 
-    def run(
+    def run[M: ApiModel](
         self,
         author: Author,
         workspace_id: str,
@@ -75,16 +84,17 @@ class Writes:
         *,
         on: str,
         request: BaseModel | dict[str, Any] | None,
-        work: Callable[[Write], tuple[int, Any]],
-    ) -> tuple[int, Any]:
-        """``work`` once per Idempotency-Key (scoped to the caller, the action and ``on``, the route's target);
-        (status, wire body), replayed for a retry."""
+        answer: type[M],
+        work: Callable[[Write], M],
+    ) -> M:
+        """``work`` once per Idempotency-Key (scoped to the caller, the action and ``on``, the route's target): its
+        answer, the route's wire model ``answer``; a retry's is the first one, read back from its record."""
         body = request.model_dump_json() if isinstance(request, BaseModel) else json.dumps(request, sort_keys=True)
         outcome = self._idempotency().run_claimed(
             author.idempotency_key, scope=f"{author.user_id}|{action}|{workspace_id}|{on}", request=body,
-            work=lambda claim: work(Write(author, workspace_id, action, claim, self._audit)),
+            status=author.status, work=lambda claim: work(Write(author, workspace_id, action, claim, self._audit)),
         )  # fmt: skip
-        return outcome.status, outcome.body
+        return answer.model_validate(outcome.body) if isinstance(outcome, Replay) else outcome
 
 
 def until_unchanged[T](attempt: Callable[[], T]) -> T:

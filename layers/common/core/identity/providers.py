@@ -1,4 +1,4 @@
-"""The identity's providers: users, the sign-in and session service, the mailer of magic links."""
+"""The identity's providers: users, the session check, the sign-in service, the mailer of magic links."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from core.platform.settings import get_settings
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.identity.mail import Mailer
     from core.identity.service import IdentityService
+    from core.identity.sessions import SessionCheck
     from core.identity.store import UserStore
 
 
@@ -20,6 +21,14 @@ def users() -> UserStore:
     from core.identity.store import UserStore
 
     return UserStore(aws.dynamodb(), get_settings().main_table)
+
+
+@per_container
+def sessions() -> SessionCheck:
+    """Every authenticated portal request's check of its JWT and session."""
+    from core.identity.sessions import SessionCheck
+
+    return SessionCheck(users(), portal_secret)
 
 
 @per_container

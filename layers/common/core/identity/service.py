@@ -2,7 +2,7 @@
 
 A session is an opaque random token in the ``session`` cookie, stored only as its
 SHA-256. A portal JWT names its session (``sid``); every portal request checks the
-session still exists, so sign-out takes effect at once, not when tokens expire.
+session still exists (``sessions.py``), so sign-out takes effect at once, not when tokens expire.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from core.identity.mail_limits import EMAIL, MailLimits, MailThrottle
 from core.identity.oidc import JwksCache, VerifiedIdentity, verify_id_token
 from core.identity.ports import Users
 from core.identity.records import SessionRecord, UserRecord
-from core.platform import observability
-from core.platform.errors import TokenExpired, Unauthorized, ValidationFailed
+from core.identity.sessions import PortalCaller
+from core.platform.errors import Unauthorized, ValidationFailed
 from core.platform.ids import new_id, now_iso, sha256_hex
 from core.platform.rate_limit import SlidingWindowLimiter
 
@@ -43,12 +43,6 @@ class MagicSignIn:
 
     token_hash: str
     user: UserRecord
-
-
-@dataclass(frozen=True)
-class PortalCaller:
-    user_id: str
-    session_id: str
 
 
 class IdentityService:
@@ -153,23 +147,6 @@ class IdentityService:
         if session is None:
             raise Unauthorized("Sign in first")
         return portal_jwt.issue(self._secret(), session.user_id, session.id)
-
-    def authenticate(self, bearer: str | None) -> PortalCaller:
-        """A valid portal JWT whose session is still live (``TokenExpired`` past ``exp``)."""
-        if not bearer:
-            observability.count("Unauthorized", reason="missing")
-            raise Unauthorized("Missing bearer token")
-        try:
-            claims = portal_jwt.verify(bearer, self._secret())
-        except (TokenExpired, Unauthorized) as refused:
-            reason = "expired" if isinstance(refused, TokenExpired) else "invalid_token"
-            observability.count("Unauthorized", reason=reason)
-            raise
-        session = self._users.get_session(claims.session_id)
-        if session is None or session.user_id != claims.user_id:
-            observability.count("Unauthorized", reason="session_ended")
-            raise Unauthorized("Session has ended; sign in again")
-        return PortalCaller(user_id=claims.user_id, session_id=claims.session_id)
 
     def refresh(self, caller: PortalCaller) -> str:
         return portal_jwt.issue(self._secret(), caller.user_id, caller.session_id)

@@ -6,15 +6,14 @@ read from the stored object whenever the key is set, never taken from the caller
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.items.ports import ItemStore
 from core.items.records import ItemRecord
-from core.items.writer_models import AgentItem, ItemCreate, ItemQuery, ItemUpdate
+from core.items.writer_models import AgentItem, ItemCreate, ItemEnvelope, ItemQuery, ItemUpdate
 from core.objects.ports import ObjectStore
 from core.objects.write_store import ObjectHead
 from core.platform import together
+from core.platform.envelopes import Empty
 from core.platform.errors import ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes
@@ -46,7 +45,7 @@ class ItemService:
         access.result()
         return [item_view(i) for i in sorted(found.result(), key=lambda i: (i.folder, i.order, i.id))]
 
-    def create(self, author: Author, workspace_id: str, agent_id: str, request: ItemCreate) -> tuple[int, Any]:
+    def create(self, author: Author, workspace_id: str, agent_id: str, request: ItemCreate) -> ItemEnvelope:
         access, head = together.run(  # the object beside the access check, used only once it passed
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._head(workspace_id, agent_id, request.r2_key),
@@ -57,56 +56,56 @@ class ItemService:
             {"id": new_id("item"), "agent_id": agent_id, "mime_type": "", "size": 0, "updated_at": now_iso()} | fields
         )
 
-        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+        def work(write: Write) -> ItemEnvelope:  # not run for a retry: it replays the first answer
             item = with_object(blank, head.result())
-            body = {"item": item_view(item).wire()}
-            self._items.create(workspace_id, item, also=write.also(f"item:{item.id}", 201, body))
-            return 201, body
+            answer = ItemEnvelope(item=item_view(item))
+            self._items.create(workspace_id, item, also=write.also(f"item:{item.id}", answer))
+            return answer
 
         return self._writes.run(author, workspace_id, "item.create", on=agent_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=ItemEnvelope, work=work)  # fmt: skip
 
     def update(
         self, author: Author, workspace_id: str, agent_id: str, item_id: str, request: ItemUpdate
-    ) -> tuple[int, Any]:
+    ) -> ItemEnvelope:
         _, read = together.checked_then_read(
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._items.get(agent_id, item_id),
         )
         wanted = changes(request)
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> ItemEnvelope:
             def attempt() -> ItemRecord:
                 old = found(read(), "Item")
                 new = old.model_copy(update=wanted)
                 if "r2_key" in wanted:  # named again: the object may have been replaced since (its type, its size)
                     new = with_object(new, self._head(workspace_id, agent_id, new.r2_key))
                 if new == old:
-                    return write.unchanged(f"item:{item_id}", {"item": item_view(old).wire()}, old)
+                    return write.unchanged(f"item:{item_id}", ItemEnvelope(item=item_view(old)), old)
                 new = new.model_copy(update={"updated_at": now_iso()})
-                body = {"item": item_view(new).wire()}
-                return self._items.replace(workspace_id, old, new, also=write.also(f"item:{item_id}", 200, body))
+                also = write.also(f"item:{item_id}", ItemEnvelope(item=item_view(new)))
+                return self._items.replace(workspace_id, old, new, also=also)
 
-            return 200, {"item": item_view(until_unchanged(attempt)).wire()}
+            return ItemEnvelope(item=item_view(until_unchanged(attempt)))
 
         return self._writes.run(author, workspace_id, "item.update", on=item_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=ItemEnvelope, work=work)  # fmt: skip
 
-    def delete(self, author: Author, workspace_id: str, agent_id: str, item_id: str) -> tuple[int, Any]:
+    def delete(self, author: Author, workspace_id: str, agent_id: str, item_id: str) -> Empty:
         _, read = together.checked_then_read(
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._items.get(agent_id, item_id),
         )
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> Empty:
             def attempt() -> None:
                 item = found(read(), "Item")
-                self._items.delete(workspace_id, item, also=write.also(f"item:{item_id}", 200, {}))
+                self._items.delete(workspace_id, item, also=write.also(f"item:{item_id}", Empty()))
 
             until_unchanged(attempt)
-            return 200, {}
+            return Empty()
 
-        return self._writes.run(author, workspace_id, "item.delete", on=item_id, request=None,
+        return self._writes.run(author, workspace_id, "item.delete", on=item_id, request=None, answer=Empty,
                                 work=work)  # fmt: skip
 
     def _head(self, workspace_id: str, agent_id: str, r2_key: str) -> ObjectHead | None:

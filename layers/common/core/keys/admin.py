@@ -16,15 +16,14 @@ import hashlib
 import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from core.identity.records import UserRecord
 from core.keys import key_format as api_keys
-from core.keys.models import ApiKey, MintedApiKey, MintKeyRequest
+from core.keys.models import ApiKey, MintedApiKey, MintedKeyEnvelope, MintKeyRequest
 from core.keys.ports import ApiKeys
 from core.keys.records import ApiKeyRecord
 from core.platform.errors import ApiKeysNotAvailable, Conflict, NotFound
-from core.platform.idempotency import Claim, Idempotency
+from core.platform.idempotency import Claim, Idempotency, Replay
 from core.platform.ids import new_id, now_iso
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
@@ -133,7 +132,7 @@ class KeyAdminService:
             self._keys.put(record)  # conditional: never over an existing key
             return minted
         try:
-            self._keys.put(record, completing=claim.completion(201, {"key": minted.wire()}))
+            self._keys.put(record, completing=claim.completion(MintedKeyEnvelope(key=minted)))
         except Conflict:
             # A run of this same attempt may have stored the key already (two runs after a lapsed lock):
             # the hash is derived from the attempt, so a live key with it in this workspace is this mint's.
@@ -152,27 +151,28 @@ class KeyAdminService:
         request: MintKeyRequest,
         idempotency_key: str | None,
         *,
+        status: int,
         workspace: ManagedWorkspace | None = None,
-    ) -> tuple[int, dict[str, Any]]:
-        """``mint`` honouring ``Idempotency-Key``: (status, wire body), a replay re-deriving the raw key."""
+    ) -> MintedKeyEnvelope:
+        """``mint`` honouring ``Idempotency-Key``, its record keeping ``status`` (the route's): a replay answers the
+        stored key with its raw value re-derived (the record never holds it)."""
 
-        def work(claim: Claim | None) -> tuple[int, dict[str, Any]]:
-            key = self.mint(
+        def work(claim: Claim | None) -> MintedKeyEnvelope:
+            return MintedKeyEnvelope(key=self.mint(
                 user_id, workspace_id, request.name, request.rate_limit, claim, workspace=workspace,
                 allowed_origins=request.allowed_origins,
-            )  # fmt: skip
-            return 201, {"key": key.wire()}
+            ))  # fmt: skip
 
         outcome = self._idempotency().run_claimed(
             idempotency_key, scope=f"{user_id}|mint-key|{workspace_id}", request=request.model_dump_json(),
-            work=work, redact=lambda body: {"key": {k: v for k, v in body["key"].items() if k != "key"}},
+            status=status, work=work,
+            redact=lambda body: {"key": {k: v for k, v in body["key"].items() if k != "key"}},
         )  # fmt: skip
-        body = outcome.body
-        if outcome.replayed and outcome.attempt:
-            self.check_can_mint(user_id, workspace_id)  # a replay is still subject to today's access rules
-            raw = api_keys.generate(self.replay_secret(user_id, workspace_id, outcome.attempt))
-            body = {"key": body["key"] | {"key": raw}}
-        return outcome.status, body
+        if not isinstance(outcome, Replay):
+            return outcome
+        self.check_can_mint(user_id, workspace_id)  # a replay is still subject to today's access rules
+        raw = api_keys.generate(self.replay_secret(user_id, workspace_id, outcome.attempt))
+        return MintedKeyEnvelope.model_validate({"key": outcome.body["key"] | {"key": raw}})
 
     def replay_secret(self, user_id: str, workspace_id: str, attempt: str) -> bytes:
         message = f"mint|{user_id}|{workspace_id}|{attempt}".encode()

@@ -14,7 +14,6 @@ import random
 import re
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from core.audit.writes import Author, Write, Writes
 from core.objects.paths import checked_path
@@ -70,7 +69,7 @@ class UploadService:
         self._writes = writes
         self._seconds = url_seconds
 
-    def sign(self, author: Author, workspace_id: str, request: UploadRequest) -> tuple[int, Any]:
+    def sign(self, author: Author, workspace_id: str, request: UploadRequest) -> UploadTicket:
         parts = request.path.split("/")
         # The agent of a projects/<agentId>/ path is read with the access check; only an id-shaped one is looked up.
         folder = parts[1] if parts[0] == "projects" and len(parts) > 2 and AGENT_ID.fullmatch(parts[1]) else None
@@ -85,7 +84,7 @@ class UploadService:
         upload = UploadRecord(signing=new_id("upl"), path=path, size=request.size, signed_at=iso(now),
                               expires_at=int(expires.timestamp()))  # fmt: skip
 
-        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+        def work(write: Write) -> UploadTicket:  # not run for a retry: it replays the first answer
             if parts[0] == "projects" and (folder is None or access.agent is None):
                 raise ValidationFailed(
                     "path: a projects/ path is projects/<agentId>/<name>, for an agent of this workspace"
@@ -93,7 +92,6 @@ class UploadService:
             plan = self._access.plan(access)
             if request.size > plan.object_bytes:
                 raise StorageLimitReached(f"size: the plan stores objects of at most {plan.object_bytes} bytes")
-            body = ticket.wire()
             for attempt in range(SIGNING_TRIES):  # another signing of this workspace wrote first: count again
                 if attempt:
                     lost_the_turn(attempt)
@@ -107,8 +105,9 @@ class UploadService:
                 if storage_used(listed, [*pending, upload], now) > plan.storage_bytes:
                     raise StorageLimitReached(f"size: the workspace would hold more than its plan's "
                                               f"{plan.storage_bytes} bytes")  # fmt: skip
-                if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", 201, body)):
-                    return 201, body
+                if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", ticket)):
+                    return ticket
             raise Conflict("Too many uploads are being signed for this workspace at once; retry shortly")
 
-        return self._writes.run(author, workspace_id, "object.upload", on=path, request=request, work=work)
+        return self._writes.run(author, workspace_id, "object.upload", on=path, request=request, answer=UploadTicket,
+                                work=work)  # fmt: skip

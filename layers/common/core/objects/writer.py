@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from core.audit.writes import Author, Write, Writes
 from core.objects.paths import checked_path, path_problem, path_refusal
@@ -23,6 +22,7 @@ from core.objects.ports import ObjectStore
 from core.objects.write_store import ObjectHead
 from core.objects.writer_models import ObjectDownload, ObjectPage, ObjectQuery, StoredObject
 from core.platform import together
+from core.platform.envelopes import Empty
 from core.platform.errors import DomainError, NotFound, ValidationFailed
 from core.platform.ids import iso
 from core.platform.settings import ALLOWED_R2_PREFIXES
@@ -104,7 +104,7 @@ class ObjectService:
         url = self._objects.presign_get(head.key, DOWNLOAD_SECONDS)
         return ObjectDownload(object=object_view(head, path), url=url, expires_at=iso(expires))
 
-    def delete(self, author: Author, workspace_id: str, path: str) -> tuple[int, Any]:
+    def delete(self, author: Author, workspace_id: str, path: str) -> Empty:
         key, refusal = f"workspaces/{workspace_id}/{path}", path_refusal(path)
         access, head = together.run(  # the object beside the access check, used only once it and the path passed
             lambda: self._access.writer(author.user_id, workspace_id),
@@ -114,11 +114,11 @@ class ObjectService:
         if refusal:
             raise refusal
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> Empty:
             if head.result() is None:
                 raise NotFound("Object not found")
             self._objects.delete(key)
-            write.record(f"object:{path}", 200, {})
-            return 200, {}
+            write.record(f"object:{path}", Empty())
+            return Empty()
 
-        return self._writes.run(author, workspace_id, "object.delete", on=path, request=None, work=work)
+        return self._writes.run(author, workspace_id, "object.delete", on=path, request=None, answer=Empty, work=work)

@@ -4,12 +4,12 @@
 else: no JSON schema is built, no Powertools OpenAPI machinery is imported, and a model of
 ``core.platform.envelopes`` is named by a string (``"envelopes.KeyList"``) so a handler that
 does not build it does not import it. A handler's cold start pays nothing for its docs.
-``python -m local.openapi`` imports every handler the template routes and builds
+``python -m stack.openapi`` imports every handler the template routes and builds
 ``docs/openapi/{portal,brain}.json`` from these declarations and the very models the
 handlers parse and return. Errors that every route of a plane can answer (401, 413, 415,
 429, 500: see ``core.http``'s boundary) are the generator's to add; a route lists its own.
 
-Keys (all optional but ``summary``; ``local.openapi.Contract`` checks them):
+Keys (all optional but ``summary``; ``stack.openapi.Contract`` checks them):
 ``response`` a wire model, ``list[Model]``, an ``"envelopes.Name"`` string, or None (no JSON
 body); ``status`` of success (200); ``body`` and ``query`` the models ``parse_body`` /
 ``parse_query`` validate; ``errors`` this route's own ``DomainError`` classes; ``auth``:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -23,6 +24,16 @@ from core.platform.errors import Conflict, DomainError
 
 IN_PROGRESS_SECONDS = 60  # longer than any function's timeout: a crashed attempt's claim lapses
 CLAIMED = "#s = :progress AND attempt = :attempt"  # still this attempt's claim, not completed
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A retry's answer: the first attempt's status and JSON body as the record keeps them (redacted), and the
+    attempt id it was derived from."""
+
+    status: int
+    body: Any
+    attempt: str
 
 
 def known_not_applied(error: BaseException) -> bool:
@@ -40,9 +51,9 @@ class IdempotencyStore:
         self._table = table
         self._ttl = ttl_seconds
 
-    def claim(self, key_hash: str, request_hash: str, attempt: str) -> tuple[str, tuple[int, Any, str] | None]:
-        """(the claim's attempt id, None) if this call now owns the key; else (``attempt``, the stored
-        (status, body, attempt) of the earlier request).
+    def claim(self, key_hash: str, request_hash: str, attempt: str) -> tuple[str, Replay | None]:
+        """(the claim's attempt id, None) if this call now owns the key; else (``attempt``, the earlier
+        request's stored answer).
 
         ``attempt`` is a random id, stored with a new claim; a lapsed claim of the same request keeps
         the id it was first given, so what a failed-in-doubt attempt derived from it (a minted key's
@@ -77,7 +88,7 @@ class IdempotencyStore:
         if record["state"] != "COMPLETED":
             raise Conflict("A request with this Idempotency-Key is in progress; retry shortly")
         # Records written before attempts were stored replay what they were derived from then: the key hash.
-        return attempt, (record["status"], json.loads(record["body"]), record.get("attempt", key_hash))
+        return attempt, Replay(record["status"], json.loads(record["body"]), record.get("attempt", key_hash))
 
     def completion(self, key_hash: str, attempt: str, status: int, body: Any) -> dict[str, Any]:
         """The ``TransactWriteItems`` item completing this attempt's claim with the response (the work's

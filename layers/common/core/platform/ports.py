@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 # Only for the type checker: importing the models here would load them into every function that
 # imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
+    from core.platform.idempotency_store import Replay
     from core.platform.rate_limit_store import Added, Buckets
 
 
@@ -26,7 +27,7 @@ class RateCounters(Protocol):
 class IdempotencyRecords(Protocol):
     """Claims and stored responses for ``Idempotency-Key`` (``IdempotencyStore``)."""
 
-    def claim(self, key_hash: str, request_hash: str, attempt: str) -> tuple[str, tuple[int, Any, str] | None]: ...
+    def claim(self, key_hash: str, request_hash: str, attempt: str) -> tuple[str, Replay | None]: ...
     def completion(self, key_hash: str, attempt: str, status: int, body: Any) -> dict[str, Any]: ...
     def complete(self, key_hash: str, attempt: str, status: int, body: Any) -> None: ...
     def release(self, key_hash: str, attempt: str) -> None: ...

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.objects.ports import ObjectStore
 from core.platform import together
+from core.platform.envelopes import Empty
 from core.platform.errors import ValidationFailed
 from core.platform.ids import iso, new_id, now_iso
 from core.platform.write_fields import changes
@@ -26,7 +27,7 @@ from core.posts.models import FeedPage
 from core.posts.pages import merged_page
 from core.posts.ports import PostStore
 from core.posts.records import PostRecord
-from core.posts.writer_models import Post, PostCreate, PostFields, PostPage, PostQuery, PostUpdate
+from core.posts.writer_models import Post, PostCreate, PostEnvelope, PostFields, PostPage, PostQuery, PostUpdate
 from core.workspaces.access import AuthoringAccess, found
 
 
@@ -76,7 +77,7 @@ class PostService:
             query, post_view,
         )  # fmt: skip
 
-    def create(self, author: Author, workspace_id: str, agent_id: str, request: PostCreate) -> tuple[int, Any]:
+    def create(self, author: Author, workspace_id: str, agent_id: str, request: PostCreate) -> PostEnvelope:
         # The objects a published post names are looked up beside the access check, used only once it passed.
         named = media_keys(request) if request.publish else {}
         access, *heads = together.run(
@@ -89,73 +90,73 @@ class PostService:
                            published=bool(request.publish), created_at=now, updated_at=now)  # fmt: skip
         post = _applied(blank, request)
 
-        def work(write: Write) -> tuple[int, Any]:  # not run for a retry: it replays the first answer
+        def work(write: Write) -> PostEnvelope:  # not run for a retry: it replays the first answer
             _refuse_missing(agent_id, named, heads)
-            body = {"post": post_view(post).wire()}
-            self._posts.create(workspace_id, post, also=write.also(f"post:{post.id}", 201, body))
-            return 201, body
+            answer = PostEnvelope(post=post_view(post))
+            self._posts.create(workspace_id, post, also=write.also(f"post:{post.id}", answer))
+            return answer
 
         return self._writes.run(author, workspace_id, "post.create", on=agent_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=PostEnvelope, work=work)  # fmt: skip
 
     def update(
         self, author: Author, workspace_id: str, agent_id: str, post_id: str, request: PostUpdate
-    ) -> tuple[int, Any]:
+    ) -> PostEnvelope:
         return self._change(author, workspace_id, agent_id, post_id, action="post.update", request=request,
                             change=lambda old: _applied(old, request))  # fmt: skip
 
     def set_published(
         self, author: Author, workspace_id: str, agent_id: str, post_id: str, *, published: bool
-    ) -> tuple[int, Any]:
+    ) -> PostEnvelope:
         """Publish or unpublish; a post already so is answered as it is, only its audit entry written."""
         action = "post.publish" if published else "post.unpublish"
         return self._change(author, workspace_id, agent_id, post_id, action=action, request=None,
                             change=lambda old: old.model_copy(update={"published": published}))  # fmt: skip
 
-    def delete(self, author: Author, workspace_id: str, agent_id: str, post_id: str) -> tuple[int, Any]:
+    def delete(self, author: Author, workspace_id: str, agent_id: str, post_id: str) -> Empty:
         _, read = together.checked_then_read(
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._posts.get(agent_id, post_id),
         )
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> Empty:
             def attempt() -> None:
                 post = found(read(), "Post")
-                self._posts.delete(workspace_id, post, also=write.also(f"post:{post_id}", 200, {}))
+                self._posts.delete(workspace_id, post, also=write.also(f"post:{post_id}", Empty()))
 
             until_unchanged(attempt)
-            return 200, {}
+            return Empty()
 
-        return self._writes.run(author, workspace_id, "post.delete", on=post_id, request=None,
+        return self._writes.run(author, workspace_id, "post.delete", on=post_id, request=None, answer=Empty,
                                 work=work)  # fmt: skip
 
     def _change(
         self, author: Author, workspace_id: str, agent_id: str, post_id: str, *, action: str,
         request: PostUpdate | None, change: Callable[[PostRecord], PostRecord],
-    ) -> tuple[int, Any]:  # fmt: skip
+    ) -> PostEnvelope:  # fmt: skip
         """Apply ``change`` to the post as read (again, while another write moves it first) and store it."""
         _, read = together.checked_then_read(
             lambda: self._access.agent_writer(author.user_id, workspace_id, agent_id),
             lambda: self._posts.get(agent_id, post_id),
         )
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> PostEnvelope:
             def attempt() -> PostRecord:
                 old = found(read(), "Post")
                 new = change(old)
                 if new == old:
-                    return write.unchanged(f"post:{post_id}", {"post": post_view(old).wire()}, old)
+                    return write.unchanged(f"post:{post_id}", PostEnvelope(post=post_view(old)), old)
                 new = new.model_copy(update={"updated_at": now_iso()})
                 # Publishing checks every key; a published post's edit, the keys it changes.
                 fresh = media_keys(new).items() - (media_keys(old).items() if old.published else set())
                 if new.published and fresh:
                     self._check_media(workspace_id, new, dict(fresh))
-                body = {"post": post_view(new).wire()}
-                return self._posts.replace(workspace_id, old, new, also=write.also(f"post:{post_id}", 200, body))
+                also = write.also(f"post:{post_id}", PostEnvelope(post=post_view(new)))
+                return self._posts.replace(workspace_id, old, new, also=also)
 
-            return 200, {"post": post_view(until_unchanged(attempt)).wire()}
+            return PostEnvelope(post=post_view(until_unchanged(attempt)))
 
-        return self._writes.run(author, workspace_id, action, on=post_id, request=request,
+        return self._writes.run(author, workspace_id, action, on=post_id, request=request, answer=PostEnvelope,
                                 work=work)  # fmt: skip
 
     def _check_media(self, workspace_id: str, post: PostRecord, named: dict[str, str]) -> None:

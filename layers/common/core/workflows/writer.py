@@ -8,11 +8,12 @@ from typing import Any
 
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform import together
+from core.platform.envelopes import Empty
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes
 from core.workflows.ports import WorkflowStore
 from core.workflows.records import WorkflowRecord
-from core.workflows.writer_models import Workflow, WorkflowCreate, WorkflowUpdate
+from core.workflows.writer_models import Workflow, WorkflowCreate, WorkflowEnvelope, WorkflowUpdate
 from core.workspaces.access import AuthoringAccess, found
 
 
@@ -38,52 +39,53 @@ class WorkflowService:
         access.result()
         return [workflow_view(w) for w in sorted(found.result(), key=lambda w: (w.created_at, w.id))]
 
-    def create(self, author: Author, workspace_id: str, request: WorkflowCreate) -> tuple[int, Any]:
+    def create(self, author: Author, workspace_id: str, request: WorkflowCreate) -> WorkflowEnvelope:
         self._access.writer(author.user_id, workspace_id)
         now = now_iso()
         workflow = WorkflowRecord(id=new_id("wf"), workspace_id=workspace_id, name=request.name,
                                   suggestions_json=suggestions_text(request.suggestions), created_at=now,
                                   updated_at=now)  # fmt: skip
 
-        def work(write: Write) -> tuple[int, Any]:
-            body = {"workflow": workflow_view(workflow).wire()}
-            self._workflows.create(workflow, also=write.also(f"workflow:{workflow.id}", 201, body))
-            return 201, body
+        def work(write: Write) -> WorkflowEnvelope:
+            answer = WorkflowEnvelope(workflow=workflow_view(workflow))
+            self._workflows.create(workflow, also=write.also(f"workflow:{workflow.id}", answer))
+            return answer
 
         return self._writes.run(author, workspace_id, "workflow.create", on=workspace_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=WorkflowEnvelope, work=work)  # fmt: skip
 
-    def update(self, author: Author, workspace_id: str, workflow_id: str, request: WorkflowUpdate) -> tuple[int, Any]:
+    def update(self, author: Author, workspace_id: str, workflow_id: str, request: WorkflowUpdate) -> WorkflowEnvelope:
         read = self._checked_then_read(author, workspace_id, workflow_id)
         wanted = changes(request)
         if "suggestions" in wanted:
             wanted["suggestions_json"] = suggestions_text(wanted.pop("suggestions"))
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> WorkflowEnvelope:
             def attempt() -> WorkflowRecord:
                 old = found(read(), "Workflow")
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    return write.unchanged(f"workflow:{workflow_id}", {"workflow": workflow_view(old).wire()}, old)
+                    answer = WorkflowEnvelope(workflow=workflow_view(old))
+                    return write.unchanged(f"workflow:{workflow_id}", answer, old)
                 new = new.model_copy(update={"updated_at": now_iso()})
-                body = {"workflow": workflow_view(new).wire()}
-                return self._workflows.update(old, new, also=write.also(f"workflow:{workflow_id}", 200, body))
+                also = write.also(f"workflow:{workflow_id}", WorkflowEnvelope(workflow=workflow_view(new)))
+                return self._workflows.update(old, new, also=also)
 
-            return 200, {"workflow": workflow_view(until_unchanged(attempt)).wire()}
+            return WorkflowEnvelope(workflow=workflow_view(until_unchanged(attempt)))
 
         return self._writes.run(author, workspace_id, "workflow.update", on=workflow_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=WorkflowEnvelope, work=work)  # fmt: skip
 
-    def delete(self, author: Author, workspace_id: str, workflow_id: str) -> tuple[int, Any]:
+    def delete(self, author: Author, workspace_id: str, workflow_id: str) -> Empty:
         read = self._checked_then_read(author, workspace_id, workflow_id)
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> Empty:
             workflow = found(read(), "Workflow")
-            self._workflows.delete(workflow, also=write.also(f"workflow:{workflow_id}", 200, {}))
-            return 200, {}
+            self._workflows.delete(workflow, also=write.also(f"workflow:{workflow_id}", Empty()))
+            return Empty()
 
         return self._writes.run(author, workspace_id, "workflow.delete", on=workflow_id, request=None,
-                                work=work)  # fmt: skip
+                                answer=Empty, work=work)  # fmt: skip
 
     def _checked_then_read(
         self, author: Author, workspace_id: str, workflow_id: str

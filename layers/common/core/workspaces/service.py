@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from core.agents.records import AgentRecord
 from core.identity.models import Account
@@ -12,12 +12,19 @@ from core.identity.ports import Users
 from core.identity.records import UserRecord
 from core.platform import together
 from core.platform.errors import Forbidden, NotFound
-from core.platform.idempotency import Idempotency
+from core.platform.idempotency import Idempotency, Replay
 from core.platform.ids import now_iso
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
 from core.workspaces.create import create_workspace, validate_name
-from core.workspaces.models import CreateWorkspaceRequest, Member, StorageConfig, Workspace, WorkspaceSummary
+from core.workspaces.models import (
+    CreateWorkspaceRequest,
+    Member,
+    StorageConfig,
+    Workspace,
+    WorkspaceEnvelope,
+    WorkspaceSummary,
+)
 from core.workspaces.ports import WorkspaceKeys, Workspaces
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
 
@@ -109,14 +116,15 @@ class WorkspaceService:
         return self.to_workspace(create_workspace(self._workspaces, user_id, name, limit))
 
     def create_once(
-        self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None
-    ) -> tuple[int, dict[str, Any]]:
-        """``create`` honouring ``Idempotency-Key``: (status, wire body); a retry replays the first answer."""
-        outcome = self._idempotency().run(
-            idempotency_key, scope=f"{user_id}|create-workspace", request=request.model_dump_json(),
-            work=lambda _: (201, {"workspace": self.create(user_id, request.name).wire()}),
+        self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None, *, status: int
+    ) -> WorkspaceEnvelope:
+        """``create`` honouring ``Idempotency-Key``, its record keeping ``status`` (the route's): a retry answers the
+        first answer."""
+        outcome = self._idempotency().run_claimed(
+            idempotency_key, scope=f"{user_id}|create-workspace", request=request.model_dump_json(), status=status,
+            work=lambda _: WorkspaceEnvelope(workspace=self.create(user_id, request.name)),
         )  # fmt: skip
-        return outcome.status, outcome.body
+        return WorkspaceEnvelope.model_validate(outcome.body) if isinstance(outcome, Replay) else outcome
 
     def get(self, user_id: str, workspace_id: str) -> Workspace:
         return self.to_workspace(self.membership(workspace_id, user_id))

@@ -3,12 +3,11 @@ config, and its default brand and workflow (each must be this workspace's). The 
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform.ids import now_iso
 from core.platform.write_fields import changes
 from core.workspaces.access import AuthoringAccess
+from core.workspaces.models import WorkspaceEnvelope
 from core.workspaces.ports import WorkspaceSettingsStore
 from core.workspaces.records import WorkspaceRecord
 from core.workspaces.service import WorkspaceService
@@ -25,31 +24,32 @@ class WorkspaceSettingsService:
         self._settings = settings
         self._writes = writes
 
-    def update(self, author: Author, workspace_id: str, request: WorkspaceUpdate) -> tuple[int, Any]:
+    def update(self, author: Author, workspace_id: str, request: WorkspaceUpdate) -> WorkspaceEnvelope:
         reads = iter([self._access.writer(author.user_id, workspace_id).workspace])
         wanted = changes(request)
 
-        def work(write: Write) -> tuple[int, Any]:
+        def work(write: Write) -> WorkspaceEnvelope:
             def attempt() -> WorkspaceRecord:
                 old = next(reads, None) or self._access.writer(author.user_id, workspace_id).workspace
                 new = old.model_copy(update=wanted)
                 if new == old:
-                    body = {"workspace": self._workspaces.to_workspace(old).wire()}
-                    return write.unchanged(f"workspace:{workspace_id}", body, old)
+                    return write.unchanged(f"workspace:{workspace_id}", self._answer(old), old)
                 new = new.model_copy(update={"updated_at": now_iso(), "version": old.version + 1})
                 changed = {
                     name: value for name, value in new.attributes().items() if value != old.attributes().get(name)
                 }
                 changed.pop("version")
-                body = {"workspace": self._workspaces.to_workspace(new).wire()}
                 self._settings.update(
-                    workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", 200, body),
+                    workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", self._answer(new)),
                     default_brand_was=old.default_brand_id if "defaultBrandId" in changed else None,
                     workflow_id=new.default_workflow_id if "defaultWorkflowId" in changed else None,
                 )  # fmt: skip
                 return new
 
-            return 200, {"workspace": self._workspaces.to_workspace(until_unchanged(attempt)).wire()}
+            return self._answer(until_unchanged(attempt))
 
         return self._writes.run(author, workspace_id, "workspace.update", on=workspace_id, request=request,
-                                work=work)  # fmt: skip
+                                answer=WorkspaceEnvelope, work=work)  # fmt: skip
+
+    def _answer(self, workspace: WorkspaceRecord) -> WorkspaceEnvelope:
+        return WorkspaceEnvelope(workspace=self._workspaces.to_workspace(workspace))

@@ -3,7 +3,7 @@ type and the size and expires within 15 minutes; paths refused exactly as ``/v1/
 STORAGE_LIMIT_REACHED over the plan's object size or its storage (stored objects plus signed, unlanded uploads),
 exact under concurrent signings.
 
-The policy is checked with the local runner's reading of S3's POST rules (``local.s3_post_conditions``), and the
+The policy is checked with the local runner's reading of S3's POST rules (``local.aws.s3_post.conditions``), and the
 form posted for real to moto's S3 (``requests``, which moto intercepts in process).
 """
 

@@ -4,7 +4,7 @@ The managed Python runtime (awslambdaric) can only return a buffered result; an 
 Gateway route with ``ResponseTransferMode: RESPONSE_STREAM`` needs the prelude,
 delimiter and body as a stream (``response_stream``). ``stream-bootstrap``, the
 function's ``AWS_LAMBDA_EXEC_WRAPPER``, starts this loop instead of awslambdaric, on
-the same interpreter. The local runner starts it too, against ``local.runtime_api``.
+the same interpreter. The local runner starts it too, against ``local.containers.runtime_api``.
 Protocol: https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html
 """
 

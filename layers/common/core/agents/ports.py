@@ -7,18 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-# Only for the type checker: importing the models here would load them into every function that
-# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
-if TYPE_CHECKING:
-    from core.agents.records import AgentRecord
-    from core.brands.records import BrandRecord
-    from core.items.records import ItemRecord
-    from core.posts.records import PostRecord
-    from core.workflows.records import WorkflowRecord
-    from core.workspaces.records import PurgeRecord, WorkspaceRecord
-
-from typing import TYPE_CHECKING
-
+# Only for the type checker: importing the records here would load them into every function that imports a
+# service (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     from core.agents.records import AgentRecord
     from core.brands.records import BrandRecord
@@ -26,7 +16,7 @@ if TYPE_CHECKING:
     from core.platform.transactions import Also
     from core.posts.records import PostRecord
     from core.workflows.records import WorkflowRecord
-    from core.workspaces.records import PurgeRecord
+    from core.workspaces.records import PurgeRecord, WorkspaceRecord
 
 
 class Agents(Protocol):

@@ -7,15 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-# Only for the type checker: importing the models here would load them into every function that
-# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
-if TYPE_CHECKING:
-    from core.objects.store import NotModified, StoredObject
-
-from typing import TYPE_CHECKING
-
+# Only for the type checker: importing the records here would load them into every function that imports a
+# service (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     from core.objects.records import UploadRecord
+    from core.objects.store import NotModified, StoredObject
     from core.objects.write_store import Listed, ObjectHead
     from core.platform.transactions import Also
 

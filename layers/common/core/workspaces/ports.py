@@ -5,24 +5,17 @@ them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-# Only for the type checker: importing the models here would load them into every function that
-# imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
+# Only for the type checker: importing the records here would load them into every function that imports a
+# service (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     from core.brands.records import BrandRecord
     from core.identity.records import UserRecord
+    from core.platform.transactions import Also
     from core.workspaces.records import MembershipRecord, PurgeRecord, WorkspaceRecord
     from core.workspaces.store import Access
-
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from core.brands.records import BrandRecord
-    from core.platform.transactions import Also
-    from core.workspaces.records import PurgeRecord
 
 
 class CreatesWorkspaces(Protocol):

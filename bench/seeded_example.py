@@ -14,6 +14,7 @@ from typing import Any
 
 from core.agents.records import AgentRecord
 from core.agents.write_store import AgentStore
+from core.brands.records import default_brand
 from core.credits.store import LedgerStore
 from core.identity.records import UserRecord
 from core.identity.store import UserStore
@@ -51,7 +52,7 @@ def seed_example(db: Any, s3: Any, *, main_table: str, api_keys_table: str, ledg
     owner = UserStore(db, main_table).create(
         UserRecord(id=new_id("usr"), email="ava@northwind.example", name="Ava", plan="pro", created_at=now)
     )
-    ws = create_workspace(WorkspaceStore(db, main_table), owner.id, "Northwind Coffee", 5)
+    ws = create_workspace(WorkspaceStore(db, main_table), default_brand, owner.id, "Northwind Coffee", 5)
     raw = generate()
     ApiKeyStore(db, api_keys_table).put(key_record(raw, ws.id, "Bench key"))
     LedgerStore(db, ledger_table).grant(owner.id, 1_000_000, "topup", new_id("top"), "Bench credits")

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.brands.records import default_brand
 from core.credits.store import LedgerStore
 from core.identity.records import UserRecord
 from core.identity.store import UserStore
@@ -65,7 +66,7 @@ class Demo:
         owner = self.user(spec.owner, spec.plan, created)
         repo = WorkspaceStore(self.db, self.main_table)
         ws = create_workspace(
-            repo, owner.id, spec.name, PLAN_LIMITS[spec.plan].workspaces, slug=spec.slug, at=created,
+            repo, default_brand, owner.id, spec.name, PLAN_LIMITS[spec.plan].workspaces, slug=spec.slug, at=created,
             brand_fields={"palette": spec.palette, "font_family": spec.font},
             workspace_fields={"logo_key": "assets/logo.png", "member_count": 2 if spec.member else 1},
         )  # fmt: skip

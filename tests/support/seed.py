@@ -19,6 +19,7 @@ from typing import Any
 
 from core.agents.records import AgentRecord
 from core.agents.write_store import AgentStore
+from core.brands.records import default_brand
 from core.identity.records import UserRecord
 from core.identity.store import UserStore
 from core.items.records import ItemRecord
@@ -77,7 +78,7 @@ class Seeder:
     def workspace(self, owner: UserRecord, name: str = "Acme", *, workspace_id: str | None = None) -> WorkspaceRecord:
         """A workspace as the portal creates it, counted against ``owner``'s plan (``PlanLimitReached`` past it)."""
         limit = plan_of(owner.plan).workspaces
-        return create_workspace(self._workspaces, owner.id, name, limit, workspace_id=workspace_id)
+        return create_workspace(self._workspaces, default_brand, owner.id, name, limit, workspace_id=workspace_id)
 
     def api_key(
         self,

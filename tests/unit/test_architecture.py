@@ -33,12 +33,8 @@ DEPENDS_ON = {
     "posts": {"audit", "objects", "workspaces"},
     "purge": {"keys", "workspaces"},
     "workflows": {"audit", "workspaces"},
-    "workspaces": {"agents", "audit", "brands", "identity"},
+    "workspaces": {"audit", "identity"},
 }
-# The only two-way dependencies, both made by the main table's layout: a workspace's access check reads the agent a
-# route names in its one BatchGetItem (``workspaces.store.Access.agent``), and a workspace is created with its default
-# brand and changes it in its own transactions (``workspaces.create``, ``workspaces.write_store``).
-BOTH_WAYS = {frozenset({"workspaces", "agents"}), frozenset({"workspaces", "brands"})}
 
 
 def _call_from(filename: str, client: object) -> None:
@@ -146,9 +142,11 @@ def test_each_resource_package_imports_only_the_resources_it_names() -> None:
     assert found["platform"] == set()  # the platform imports no resource
 
 
-def test_dependencies_run_one_way_but_for_the_two_the_table_makes() -> None:
-    both = {frozenset({a, b}) for a, named in DEPENDS_ON.items() for b in named if a in DEPENDS_ON.get(b, set())}
-    assert both == BOTH_WAYS
+def test_dependencies_between_resources_run_one_way() -> None:
+    """Not only no two-way pair: no circle through several packages either. What the workspace's access check reads
+    of an agent, and the brand a workspace is created with, reach it as data and as a given builder
+    (``workspaces.service.WorkspaceAccess.agent``, ``workspaces.ports.NewDefaultBrand``)."""
+    assert _circles({package: set(named) for package, named in DEPENDS_ON.items()}) == []
 
 
 @pytest.mark.parametrize("at_import", [True, False], ids=["at-import", "lazy-imports-too"])

@@ -160,9 +160,8 @@ PORTAL = sorted(
     name for name, spec in stack().functions().items()
     if name.startswith("Portal") and name != "PortalFallbackFunction"
 )  # fmt: skip
-# The resources whose writer a portal function's own writer builds on: the objects a post or an item names, the
-# default brand a workspace names.
-WRITER_USES = {"posts": {"objects"}, "items": {"objects"}, "workspaces": {"brands"}}
+# The resources whose writer a portal function's own writer builds on: the objects a post or an item names.
+WRITER_USES = {"posts": {"objects"}, "items": {"objects"}}
 
 
 def _resource_of(function: str) -> str | None:

@@ -21,16 +21,22 @@ from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes, document_size_problem
 from core.workflows.records import WorkflowRecord
-from core.workspaces.access import AuthoringAccess, found_agent
+from core.workspaces.access import AuthoringAccess
 from core.workspaces.create import slugify
 from core.workspaces.ports import WorkspaceRecords
 from core.workspaces.records import PurgeRecord
+from core.workspaces.service import WorkspaceAccess
 
 DOCUMENTS = {"wrap": "wrapJson", "site": "siteJson"}
 
 
 def agent_view(record: AgentRecord) -> Agent:
     return Agent.from_record(record)
+
+
+def stored_agent(access: WorkspaceAccess) -> AgentRecord:
+    """The agent the access check read in its one BatchGetItem (the check has answered 404 if there is none)."""
+    return AgentRecord.model_validate(access.agent)
 
 
 def checked_document(kind: str, document: Any) -> dict[str, Any]:
@@ -69,11 +75,11 @@ class AgentService:
         return [agent_view(a) for a in sorted(agents.result(), key=lambda a: (a.created_at, a.id))]
 
     def get(self, user_id: str, workspace_id: str, agent_id: str) -> Agent:
-        return agent_view(found_agent(self._access.member(user_id, workspace_id, agent_id)))
+        return agent_view(stored_agent(self._access.member(user_id, workspace_id, agent_id)))
 
     def document(self, user_id: str, workspace_id: str, agent_id: str, kind: str) -> dict[str, Any] | None:
         """The published wrap or site as stored (None before any): what export reads back."""
-        agent = found_agent(self._access.member(user_id, workspace_id, agent_id))
+        agent = stored_agent(self._access.member(user_id, workspace_id, agent_id))
         text = agent.wrap_json if kind == "wrap" else agent.site_json
         return json.loads(text) if text else None
 
@@ -102,7 +108,8 @@ class AgentService:
                                 answer=AgentEnvelope, work=work)  # fmt: skip
 
     def update(self, author: Author, workspace_id: str, agent_id: str, request: AgentUpdate) -> AgentEnvelope:
-        access, first = self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        access = self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        first = stored_agent(access)
         wanted = changes(request)
 
         def work(write: Write) -> AgentEnvelope:

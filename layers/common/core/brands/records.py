@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import Field
 
+from core.platform.ids import new_id
 from core.platform.records import Record
 
 
@@ -19,3 +23,10 @@ class BrandRecord(Record):
     version: int = 0
     created_at: str
     updated_at: str
+
+
+def default_brand(workspace_id: str, slug: str, name: str, at: str, fields: Mapping[str, Any]) -> BrandRecord:
+    """The brand a new workspace is created with, in its creating transaction: the workspace's providers give this
+    to ``core.workspaces.create``, so the brands package builds on workspaces and never the other way."""
+    return BrandRecord(id=new_id("brd"), workspace_id=workspace_id, slug=slug, name=name, is_default=True,
+                       created_at=at, updated_at=at, **fields)  # fmt: skip

@@ -2,8 +2,9 @@
 
 The default is said twice, by the workspace's ``defaultBrandId`` and by the brands' ``isDefault``; every write that
 moves it changes the workspace and both brands in one transaction, conditioned on the default it read, so exactly
-one brand is the default whatever runs at the same time. A brand an agent names (its ``agentCount``, moved by the
-agents' own transactions) or the default one is never deleted: both are conditions of the deleting transaction.
+one brand is the default whatever runs at the same time (``core.workspaces.default_brand``). A brand an agent names
+(its ``agentCount``, moved by the agents' own transactions) or the default one is never deleted: both are
+conditions of the deleting transaction.
 """
 
 from __future__ import annotations
@@ -14,32 +15,11 @@ from core.brands.records import BrandRecord
 from core.platform import main_table as keys
 from core.platform.dynamo import get_item
 from core.platform.errors import Conflict
-from core.platform.transactions import EXISTS, IN_PROGRESS, NEW, Also, Changed, Transaction
+from core.platform.transactions import IN_PROGRESS, NEW, Also, Changed, Transaction
 from core.platform.versions import NOT_IN_USE, unchanged_since, update_fields, versioned
+from core.workspaces.default_brand import move_default_brand
 
 DEFAULT_MOVED = Conflict("The workspace's default brand changed while this request was applied; try again")
-
-
-def swap_default_flags(tx: Transaction, workspace_id: str, old_id: str, new_id: str, *, promote: bool) -> None:
-    """``isDefault`` off on the old default and (``promote``) on the new one, which must exist (step ``brand``).
-    A write that already writes the new brand sets its flag itself: one item appears once per transaction.
-    Each flag moves its brand's version: an edit of that brand read before the move would otherwise write back
-    the flag it read (two defaults, or none); conditioned on the version, it reads again instead."""
-    if old_id and old_id != new_id:
-        tx.update(keys.brand(workspace_id, old_id), "SET isDefault = :no ADD version :one", condition=EXISTS,
-                  values={":no": False, ":one": 1})  # fmt: skip
-    if promote:
-        tx.update(keys.brand(workspace_id, new_id), "SET isDefault = :yes ADD version :one", condition=EXISTS,
-                  values={":yes": True, ":one": 1}, name="brand")  # fmt: skip
-
-
-def move_default_brand(tx: Transaction, workspace_id: str, old_id: str, new_id: str) -> None:
-    """A brand write making its brand the default: the workspace names it (if its default is still ``old_id``:
-    step ``default``; the settings' version moves too) and the old default loses its flag."""
-    tx.update(keys.workspace(workspace_id), "SET defaultBrandId = :new ADD version :one",
-              condition="defaultBrandId = :old", values={":new": new_id, ":old": old_id, ":one": 1},
-              name="default")  # fmt: skip
-    swap_default_flags(tx, workspace_id, old_id, new_id, promote=False)
 
 
 def _slug_taken() -> Conflict:

@@ -1,10 +1,13 @@
 """Workspaces: the workspace, its members, plans and settings, and who may write to it.
 
 - ``service.py``: ``WorkspaceService`` — create, list, get, delete, ``members`` (where a member is listed),
-  the account;
-  ``create.py`` a workspace's first items (default brand and workflow)
-- ``access.py``: ``AuthoringAccess`` — the writer's check of a caller as member or writer of a workspace
+  the account; ``create.py`` a workspace's first items (its slug, the owner's membership, the default brand it is
+  given by ``brands.records.default_brand``)
+- ``access.py``: ``AuthoringAccess`` — the writer's check of a caller as member or writer of a workspace (with the
+  route's agent, as stored, from the same read)
 - ``writer.py``, ``write_store.py``: ``PATCH /api/workspaces/{id}`` (name, wrap config, default brand and workflow)
+- ``default_brand.py``: the transaction steps that move the default brand (the workspace's settings and the brands'
+  writes use them)
 - ``store.py``: ``WorkspaceStore``; ``records.py``, ``models.py``, ``writer_models.py``, ``ports.py``
 - ``providers.py``: ``service()``, ``access()``, ``writer()``, ``plan_of()``
 """

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.agents.records import AgentRecord
 from core.platform.errors import NotFound
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
@@ -30,16 +29,17 @@ class AuthoringAccess:
         caller is the owner) and ``agent_id`` that agent, if it is this workspace's (``agent`` None if not)."""
         return self._workspaces.access(workspace_id, user_id, roles=MANAGERS, with_user=with_user, agent_id=agent_id)
 
-    def agent_writer(self, user_id: str, workspace_id: str, agent_id: str) -> tuple[WorkspaceAccess, AgentRecord]:
-        """A writer's access to an agent of the workspace (404 for any other)."""
+    def agent_writer(self, user_id: str, workspace_id: str, agent_id: str) -> WorkspaceAccess:
+        """A writer's access to an agent of the workspace (404 for any other); ``agent`` holds it as stored."""
         access = self.writer(user_id, workspace_id, agent_id=agent_id)
-        return access, found_agent(access)
+        found(access.agent, "Agent")
+        return access
 
     def member(self, user_id: str, workspace_id: str, agent_id: str | None = None) -> WorkspaceAccess:
         """Any member's access; with ``agent_id``, the agent must be the workspace's (404 otherwise)."""
         access = self._workspaces.access(workspace_id, user_id, agent_id=agent_id)
         if agent_id is not None:
-            found_agent(access)
+            found(access.agent, "Agent")
         return access
 
     def plan(self, access: WorkspaceAccess) -> PlanLimits:
@@ -54,7 +54,3 @@ def found[T](record: T | None, what: str) -> T:
     if record is None:
         raise NotFound(f"{what} not found")
     return record
-
-
-def found_agent(access: WorkspaceAccess) -> AgentRecord:
-    return found(access.agent, "Agent")

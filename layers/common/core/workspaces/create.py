@@ -15,10 +15,9 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from core.brands.records import BrandRecord
 from core.platform.errors import ValidationFailed
 from core.platform.ids import new_id, now_iso
-from core.workspaces.ports import CreatesWorkspaces
+from core.workspaces.ports import CreatesWorkspaces, NewDefaultBrand
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
 from core.workspaces.store import SlugTaken
 
@@ -49,6 +48,7 @@ def validate_name(name: str) -> str:
 
 def create_workspace(
     repo: CreatesWorkspaces,
+    default_brand: NewDefaultBrand,
     owner_id: str,
     name: str,
     plan_limit: int,
@@ -60,7 +60,8 @@ def create_workspace(
     brand_fields: Mapping[str, Any] | None = None,
 ) -> WorkspaceRecord:
     """Create the workspace ``name`` owned by ``owner_id``, an existing user who owns fewer than ``plan_limit``
-    workspaces (``PlanLimitReached`` otherwise). ``name`` is taken as given (the service validates it first).
+    workspaces (``PlanLimitReached`` otherwise), with its default brand (``core.brands.records.default_brand``).
+    ``name`` is taken as given (the service validates it first).
 
     The keywords are for seeds and the demo, which need fixed or back-dated data: a base slug other than the
     name's, the workspace's id, its creation time, and record fields the portal leaves at their defaults (a
@@ -68,8 +69,7 @@ def create_workspace(
     """
     now, workspace_id = at or now_iso(), workspace_id or new_id("ws")
     base = slug or slugify(name)
-    brand = BrandRecord(id=new_id("brd"), workspace_id=workspace_id, slug=base, name=name, is_default=True,
-                        created_at=now, updated_at=now, **(brand_fields or {}))  # fmt: skip
+    brand = default_brand(workspace_id, base, name, now, brand_fields or {})
     owner = MembershipRecord(id=new_id("mem"), workspace_id=workspace_id, user_id=owner_id, role="owner",
                              created_at=now)  # fmt: skip
     for attempt in range(SLUG_ATTEMPTS + 1):

@@ -11,17 +11,31 @@ from typing import TYPE_CHECKING, Any, Protocol
 # Only for the type checker: importing the records here would load them into every function that imports a
 # service (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
-    from core.brands.records import BrandRecord
     from core.identity.records import UserRecord
     from core.platform.transactions import Also
-    from core.workspaces.records import MembershipRecord, PurgeRecord, WorkspaceRecord
-    from core.workspaces.store import Access
+    from core.workspaces.records import Access, MembershipRecord, PurgeRecord, WorkspaceRecord
+
+
+class DefaultBrand(Protocol):
+    """The brand a workspace is created with, as its creating transaction writes it (a ``BrandRecord``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def slug(self) -> str: ...
+    def attributes(self) -> dict[str, Any]: ...
+
+
+class NewDefaultBrand(Protocol):
+    """Builds that brand (``core.brands.records.default_brand``): given, so that workspaces never import brands."""
+
+    def __call__(self, workspace_id: str, slug: str, name: str, at: str, fields: Mapping[str, Any]) -> DefaultBrand: ...
 
 
 class CreatesWorkspaces(Protocol):
     """The one write creating a workspace needs (``core.workspaces.create``, used by seeds and the demo)."""
 
-    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None: ...
+    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: DefaultBrand, plan_limit: int) -> None: ...
 
 
 class Workspaces(CreatesWorkspaces, Protocol):

@@ -21,6 +21,7 @@ def plan_of(plan: str) -> PlanLimits:
 
 @per_container
 def service() -> WorkspaceService:
+    from core.brands.records import default_brand
     from core.identity import providers as identity
     from core.keys.store import ApiKeyStore
     from core.platform import providers as platform
@@ -32,7 +33,7 @@ def service() -> WorkspaceService:
     store = WorkspaceStore(aws.dynamodb(), settings.main_table)
     keys = ApiKeyStore(aws.dynamodb(), settings.api_keys_table)
     return WorkspaceService(
-        store, identity.users(), keys, plan_of=plan_of, enqueue_purge=purge.enqueue,
+        store, identity.users(), keys, plan_of=plan_of, enqueue_purge=purge.enqueue, default_brand=default_brand,
         bucket=settings.content_bucket, idempotency=platform.idempotency,
     )  # fmt: skip
 

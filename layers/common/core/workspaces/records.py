@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from core.platform.kinds import Role, WorkspaceOrigin, WorkspaceType
 from core.platform.records import Record
+
+if TYPE_CHECKING:  # the read plane loads these records, and never identity's
+    from core.identity.records import UserRecord
 
 
 class WorkspaceRecord(Record):
@@ -45,3 +49,14 @@ class PurgeRecord(Record):
     workspace_id: str
     owner_id: str
     deleted_at: str
+
+
+@dataclass(frozen=True)
+class Access:
+    """What a workspace route reads first: the caller's membership and the workspace, and when the route needs
+    them the caller's user (the plan, when the caller owns the workspace) and the agent it is about."""
+
+    member: MembershipRecord | None
+    workspace: WorkspaceRecord | None
+    user: UserRecord | None = None
+    agent: dict[str, Any] | None = None  # as stored: the agents package reads it (``core.agents.writer``)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
-from core.agents.records import AgentRecord
 from core.identity.models import Account
 from core.identity.ports import Users
 from core.identity.records import UserRecord
@@ -25,7 +24,7 @@ from core.workspaces.models import (
     WorkspaceEnvelope,
     WorkspaceSummary,
 )
-from core.workspaces.ports import WorkspaceKeys, Workspaces
+from core.workspaces.ports import NewDefaultBrand, WorkspaceKeys, Workspaces
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
 
 
@@ -36,7 +35,9 @@ class WorkspaceAccess:
     member: MembershipRecord
     workspace: WorkspaceRecord
     user: UserRecord | None  # the caller's user, when asked for
-    agent: AgentRecord | None  # the route's agent, when asked for; None: no such agent in this workspace
+    # The route's agent as stored, when asked for (None: no such agent in this workspace). Finding it is the tenant
+    # check; what it says is the agents package's to read (``core.agents.writer.stored_agent``).
+    agent: dict[str, Any] | None
 
 
 class WorkspaceService:
@@ -48,6 +49,7 @@ class WorkspaceService:
         *,
         plan_of: Callable[[str], PlanLimits],
         enqueue_purge: Callable[[str], None],
+        default_brand: NewDefaultBrand,
         bucket: str,
         idempotency: Callable[[], Idempotency],
     ):
@@ -56,6 +58,7 @@ class WorkspaceService:
         self._keys = keys
         self._plan_of = plan_of
         self._enqueue_purge = enqueue_purge
+        self._default_brand = default_brand
         self._bucket = bucket
         self._idempotency = idempotency
 
@@ -113,7 +116,7 @@ class WorkspaceService:
     def create(self, user_id: str, name: str) -> Workspace:
         name = validate_name(name)
         limit = self._plan_of(self.user(user_id).plan).workspaces
-        return self.to_workspace(create_workspace(self._workspaces, user_id, name, limit))
+        return self.to_workspace(create_workspace(self._workspaces, self._default_brand, user_id, name, limit))
 
     def create_once(
         self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None, *, status: int

@@ -3,11 +3,8 @@ creation's transaction). See docs/data-model.md."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.agents.records import AgentRecord
-from core.brands.records import BrandRecord
 from core.identity.records import UserRecord
 from core.platform import main_table as keys
 from core.platform.dynamo import (
@@ -21,22 +18,14 @@ from core.platform.dynamo import (
 )
 from core.platform.dynamo import translate_errors as storage
 from core.platform.errors import Conflict, PlanLimitReached
-from core.workspaces.records import MembershipRecord, PurgeRecord, WorkspaceRecord
+from core.workspaces.records import Access, MembershipRecord, PurgeRecord, WorkspaceRecord
+
+if TYPE_CHECKING:
+    from core.workspaces.ports import DefaultBrand
 
 
 class SlugTaken(Conflict):
     """Another workspace holds the slug (the service retries with a suffix)."""
-
-
-@dataclass(frozen=True)
-class Access:
-    """What a workspace route reads first: the caller's membership and the workspace, and when the route needs
-    them the caller's user (the plan, when the caller owns the workspace) and the agent it is about."""
-
-    member: MembershipRecord | None
-    workspace: WorkspaceRecord | None
-    user: UserRecord | None = None
-    agent: AgentRecord | None = None
 
 
 class WorkspaceStore:
@@ -76,7 +65,7 @@ class WorkspaceStore:
             member=MembershipRecord.model_validate(member) if member else None,
             workspace=WorkspaceRecord.model_validate(workspace) if workspace else None,
             user=UserRecord.model_validate(user) if user else None,
-            agent=AgentRecord.model_validate(agent) if agent else None,
+            agent=agent,
         )
 
     def get_membership(self, workspace_id: str, user_id: str) -> MembershipRecord | None:
@@ -125,7 +114,7 @@ class WorkspaceStore:
         index = {"gsi1pk": gsi1pk, "gsi1sk": f"{prefix}{member.workspace_id}"}
         return keys.member(member.workspace_id, member.user_id) | index | member.attributes()
 
-    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: BrandRecord, plan_limit: int) -> None:
+    def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: DefaultBrand, plan_limit: int) -> None:
         """One transaction: slug claim, workspace, owner membership, default brand (and its claim on its slug in the
         workspace), and the owner's workspace count (conditioned on the plan limit) plus activation. Exact under
         concurrency."""

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.brands.write_store import swap_default_flags
 from core.platform import main_table as keys
 from core.platform.errors import ValidationFailed
 from core.platform.transactions import EXISTS, Also, Changed, Transaction
 from core.platform.versions import update_fields
+from core.workspaces.default_brand import swap_default_flags
 
 
 class WorkspaceSettingsStore:

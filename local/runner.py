@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from local.aws.emulator import create_resources, start_moto
+from local.aws.emulator import create_resources, route_object_events, start_moto
 from local.aws.s3_post.policy import PostPolicyCheck
 from local.aws.state.capture import StateCapture
 from local.aws.state.restore import restore
@@ -66,7 +66,8 @@ def _clients(endpoint: str) -> dict[str, Any]:
     import boto3
 
     session = boto3.session.Session(aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION)  # noqa: S106
-    return {name: session.client(name, endpoint_url=endpoint) for name in ("dynamodb", "s3", "secretsmanager", "sqs")}
+    services = ("dynamodb", "s3", "secretsmanager", "sqs", "events")
+    return {name: session.client(name, endpoint_url=endpoint) for name in services}
 
 
 def _kept_secret(state_dir: Path, name: str) -> str:
@@ -145,6 +146,7 @@ def start(
     )
     saved = store.load()
     restore(moto.app, saved, store, REGION)
+    route_object_events(stack, s3, clients["sqs"], clients["events"])
     store.begin(*capture.current())
     capture.recording = True
     logger.info("state: %s (generation %d, %s)", store.directory, store.generation, "empty" if saved.empty else "kept")

@@ -162,9 +162,11 @@ def create_resources(
     *,
     secrets: Any = None,
     sqs: Any = None,
+    events: Any = None,
     secret_values: dict[str, str] | None = None,
 ) -> None:
-    """Create every table, bucket, secret and queue the template declares, named as the stack names them.
+    """Create every table, bucket, secret and queue the template declares, named as the stack names them; with
+    ``events``, the buckets' EventBridge notifications and the rules that route them onto queues.
 
     A generated secret's value comes from ``secret_values`` when given (the local runner keeps
     the portal JWT secret in ``.local/``), else from ``secrets.token_urlsafe``.
@@ -184,7 +186,46 @@ def create_resources(
         # Versioned as the template says, so the purge meets old versions and delete markers here too.
         if props.get("VersioningConfiguration"):
             s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration=props["VersioningConfiguration"])
+    arns = {}
     for name in stack.of_type("AWS::SQS::Queue") if sqs else ():
-        sqs.create_queue(QueueName=stack.physical_name(name))
+        url = sqs.create_queue(QueueName=stack.physical_name(name))["QueueUrl"]
+        arns[name] = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    for name, res in stack.of_type("AWS::SQS::Queue").items() if sqs else ():
+        # A dead-letter queue as the template names it: moto moves a message past maxReceiveCount, as SQS does.
+        if redrive := res.get("Properties", {}).get("RedrivePolicy"):
+            target = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+            policy = {"deadLetterTargetArn": arns[target], "maxReceiveCount": redrive["maxReceiveCount"]}
+            url = sqs.get_queue_url(QueueName=stack.physical_name(name))["QueueUrl"]
+            sqs.set_queue_attributes(QueueUrl=url, Attributes={"RedrivePolicy": json.dumps(policy)})
+    if events is not None and sqs is not None:
+        route_object_events(stack, s3, sqs, events)
     for name in stack.of_type("AWS::SecretsManager::Secret") if secrets else ():
         secrets.create_secret(Name=stack.physical_name(name), SecretString=secret_values.get(name) or token_urlsafe(48))
+
+
+def route_object_events(stack: Stack, s3: Any, sqs: Any, events: Any) -> None:
+    """S3 "Object Created" events as the template routes them: the bucket sends them to EventBridge, and each rule
+    with a queue target puts the events its pattern matches on that queue (moto matches the pattern, wildcards
+    included, when a request of its S3 creates an object). The runner calls it once its kept state is restored, so
+    restoring objects is no news."""
+    queue_arns = {
+        name: sqs.get_queue_attributes(QueueUrl=sqs.get_queue_url(QueueName=stack.physical_name(name))["QueueUrl"],
+                                       AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        for name in stack.of_type("AWS::SQS::Queue")
+    }  # fmt: skip
+    for name, res in stack.of_type("AWS::S3::Bucket").items():
+        notify = res.get("Properties", {}).get("NotificationConfiguration", {})
+        if notify.get("EventBridgeConfiguration", {}).get("EventBridgeEnabled"):
+            s3.put_bucket_notification_configuration(
+                Bucket=stack.physical_name(name), NotificationConfiguration={"EventBridgeConfiguration": {}}
+            )
+    for name, res in stack.of_type("AWS::Events::Rule").items():
+        props = res["Properties"]
+        targets = [t for t in props.get("Targets", []) if t["Arn"].get("Fn::GetAtt", [""])[0] in queue_arns]
+        if not targets:
+            continue
+        rule = stack.physical_name(name)
+        events.put_rule(Name=rule, EventPattern=json.dumps(stack.resolve(props["EventPattern"])), State="ENABLED")
+        events.put_targets(Rule=rule, Targets=[
+            {"Id": t["Id"], "Arn": queue_arns[t["Arn"]["Fn::GetAtt"][0]]} for t in targets
+        ])  # fmt: skip

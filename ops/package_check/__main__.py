@@ -32,17 +32,25 @@ from pathlib import Path
 from local.containers.package import Package, built, isolated
 from stack.template import ROOT, FunctionSpec, Stack, load
 
-from .imports import code_imports, missing
+from .imports import OWN_LIBRARIES, code_imports, missing, reader_files
 
 PROBE = Path(__file__).with_name("probe.py")
 SCRATCH = ROOT / ".local" / "package-check"
 
 
 def unpackaged_imports(package: Package) -> list[str]:
-    """Check 1: what the code imports that the layer lacks."""
+    """Check 1: what the code imports that the layer lacks; what the knowledge worker's readers import, that its own
+    package and the layer lack."""
     layer = Path(package.layers[0])
     roots = {layer / "core": ["core"]} | {spec.code_uri: [] for spec in package.functions.values()}
-    return [f"imported but not in the package: {name}" for name in missing(code_imports(roots), layer, isolated())]
+    readers = reader_files(layer / "core")
+    problems = [f"imported but not in the package: {name}"
+                for name in missing(code_imports(roots, skip=readers), layer, isolated())]  # fmt: skip
+    for function in OWN_LIBRARIES:
+        names = code_imports({layer / "core": ["core"]}) - code_imports({layer / "core": ["core"]}, skip=readers)
+        lacking = missing(names, layer, isolated(), function=package.functions[function].code_uri)
+        problems += [f"{function}: imported but not in its package: {name}" for name in lacking]
+    return problems
 
 
 def _probe(spec: FunctionSpec, layer: str) -> str | None:

@@ -15,6 +15,14 @@ from pathlib import Path
 
 # Modules the managed Python runtime provides on AWS (the code imports them only where they can be absent).
 LAMBDA_RUNTIME = {"snapshot_restore_py"}
+# Layer code whose libraries one function's own requirements.txt installs in that function's package, not in the
+# layer: the knowledge worker's document readers (they import pypdf, python-docx, ... inside their functions).
+OWN_LIBRARIES = {"KnowledgeIndexFunction": "knowledge/extract*.py"}
+
+
+def reader_files(core: Path) -> set[Path]:
+    """The layer's modules whose imports one function's package provides (``OWN_LIBRARIES``)."""
+    return {path for pattern in OWN_LIBRARIES.values() for path in core.glob(pattern)}
 
 
 def _type_checking_only(node: ast.If) -> bool:
@@ -50,21 +58,23 @@ def imported(path: Path, package: list[str]) -> set[str]:
     return found
 
 
-def code_imports(roots: dict[Path, list[str]]) -> set[str]:
-    """Every module imported by the ``.py`` files under each root (a folder, and the package it is)."""
+def code_imports(roots: dict[Path, list[str]], *, skip: set[Path] | frozenset[Path] = frozenset()) -> set[str]:
+    """Every module imported by the ``.py`` files under each root (a folder, and the package it is), but ``skip``."""
     found: set[str] = set()
     for root, package in roots.items():
         for path in root.rglob("*.py"):
-            found |= imported(path, [*package, *path.relative_to(root).parent.parts])
+            if path not in skip:
+                found |= imported(path, [*package, *path.relative_to(root).parent.parts])
     return found
 
 
-def missing(names: set[str], layer: Path, interpreter: list[str]) -> list[str]:
+def missing(names: set[str], layer: Path, interpreter: list[str], *, function: Path | None = None) -> list[str]:
     """The names none of the layer, the standard library and the name's own package provide.
 
     ``core.…``: a module file or package of the layer, or a name defined in its parent module (``from .errors
     import NotFound``). Anything else: its top-level package, found by ``interpreter`` (the bare one) with the
-    layer as its only path entry besides the standard library."""
+    layer (and ``function``'s package, for the libraries of its own) as its only path entries besides the standard
+    library."""
     absent = []
     for name in sorted(n for n in names if n.split(".")[0] == "core"):
         parts = name.split(".")
@@ -79,7 +89,7 @@ def missing(names: set[str], layer: Path, interpreter: list[str]) -> list[str]:
     others = sorted({n.split(".")[0] for n in names} - provided)
     script = (
         "import importlib.util, json, sys\n"
-        f"sys.path.insert(0, {str(layer)!r})\n"
+        f"sys.path[:0] = {[str(p) for p in (function, layer) if p is not None]!r}\n"
         "print(json.dumps([n for n in json.loads(sys.argv[1]) if importlib.util.find_spec(n) is None]))"
     )
     answer = subprocess.run(  # noqa: S603 - our own interpreter and script

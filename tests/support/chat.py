@@ -68,19 +68,22 @@ def reply_of(lines: list[dict[str, Any]]) -> str:
 
 
 def streamed(result: StreamedResult) -> tuple[list[dict[str, Any]], str]:
-    """A complete turn's lines and reply: start → delta… → done, each line its own chunk."""
+    """A complete turn's lines and reply: start → delta… → sources → done, each line its own chunk."""
     assert result.status == 200, result.body
     assert result.header("Content-Type") == NDJSON
     assert result.header("Cache-Control") == "no-store"
     assert result.header("Access-Control-Allow-Origin") == "*"
     assert all(chunk.endswith(b"\n") and chunk.count(b"\n") == 1 for chunk in result.chunks), result.chunks
     lines = result.lines()
-    start, *middle, done = lines
+    start, *middle, sources, done = lines
     assert set(start) == {"type", "threadKey", "turnId"} and start["type"] == "start"
     assert start["turnId"].startswith("turn_")
     deltas = [line for line in middle if line != {"type": "keepalive"}]  # keep-alives may come between
     assert deltas and all(set(d) == {"type", "text"} and d["type"] == "delta" for d in deltas)
     assert all(isinstance(d["text"], str) and d["text"] for d in deltas)
+    assert sources["type"] == "sources" and set(sources) == {"type", "sources"} and isinstance(sources["sources"], list)
+    fields = {"itemId", "postId", "name", "r2Key", "where"}
+    assert all({"name", "where"} <= set(source) <= fields for source in sources["sources"])
     assert done["type"] == "done" and set(done) == {"type", "usage"}
     assert set(done["usage"]) == {"inputTokens", "outputTokens", "credits"}
     assert all(isinstance(v, int) for v in done["usage"].values())

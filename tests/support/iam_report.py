@@ -32,6 +32,8 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     ("*", "xray:*", "*"): "the X-Ray daemon sends traces (Tracing: Active, AWSXrayWriteOnlyAccess)",
     ("WorkspacePurgeFunction", "sqs:*", "*"): "Lambda's SQS event source polls and deletes the queue's messages "
     "(AWSLambdaSQSQueueExecutionRole); the function itself never calls SQS for them",
+    ("KnowledgeIndexFunction", "sqs:*", "*"): "Lambda's SQS event source polls and deletes the queue's messages "
+    "(AWSLambdaSQSQueueExecutionRole); the worker never calls SQS itself",
     ("Portal*", "secretsmanager:GetSecretValue", "PortalJwtSecret-*"): "every portal function verifies the portal "
     "JWT; a test process caches the secret across functions, so only the first function of a process fetches it",
     ("CreditHoldSweeperFunction", "dynamodb:ConditionCheckItem", "LedgerTable"): "LedgerBillingPolicy, shared with "

@@ -190,9 +190,8 @@ class WorkerContext:
         return self.remaining()
 
 
-def take_purge_messages(sqs: Any) -> list[dict[str, Any]]:
-    """Every message on the purge queue, removed from it (as the SQS event source does once handled)."""
-    url = get_settings().purge_queue_url
+def take_messages(sqs: Any, url: str) -> list[dict[str, Any]]:
+    """Every message on the queue at ``url``, removed from it (as the SQS event source does once handled)."""
     taken: list[dict[str, Any]] = []
     while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"]).get("Messages"):
         taken += batch
@@ -201,9 +200,14 @@ def take_purge_messages(sqs: Any) -> list[dict[str, Any]]:
     return taken
 
 
-def sqs_event(messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """The event Lambda's SQS event source delivers for ``messages``."""
-    arn = "arn:aws:sqs:us-east-1:123456789012:" + get_settings().purge_queue_url.rsplit("/", 1)[1]
+def take_purge_messages(sqs: Any) -> list[dict[str, Any]]:
+    """Every message on the purge queue, removed from it."""
+    return take_messages(sqs, get_settings().purge_queue_url)
+
+
+def sqs_event(messages: list[dict[str, Any]], url: str | None = None) -> dict[str, Any]:
+    """The event Lambda's SQS event source delivers for ``messages`` of the queue at ``url`` (the purge queue's)."""
+    arn = "arn:aws:sqs:us-east-1:123456789012:" + (url or get_settings().purge_queue_url).rsplit("/", 1)[1]
     return {"Records": [
         {"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
          "attributes": m.get("Attributes", {}), "messageAttributes": {}, "md5OfBody": m["MD5OfBody"],

@@ -126,19 +126,20 @@ def test_required_resource_names(monkeypatch: pytest.MonkeyPatch, name: str) -> 
 MIB = 1024**2
 
 
-PLANS = {  # (workspaces, keys, agents per workspace, largest object, storage)
-    "free": (1, False, 3, 25 * MIB, 500 * MIB),
-    "pro": (5, True, 25, 500 * MIB, 25 * 1024 * MIB),
-    "business": (50, True, 200, 5 * 1024 * MIB, 250 * 1024 * MIB),
+PLANS = {  # (workspaces, keys, agents per workspace, largest object, storage, knowledge characters per agent)
+    "free": (1, False, 3, 25 * MIB, 500 * MIB, 500_000),
+    "pro": (5, True, 25, 500 * MIB, 25 * 1024 * MIB, 5_000_000),
+    "business": (50, True, 200, 5 * 1024 * MIB, 250 * 1024 * MIB, 20_000_000),
 }
 
 
 @pytest.mark.parametrize("plan", PLANS)
 def test_plans(plan: str) -> None:
-    workspaces, keys, agents, object_bytes, storage_bytes = PLANS[plan]
+    workspaces, keys, agents, object_bytes, storage_bytes, knowledge_chars = PLANS[plan]
     limits = get_settings().plans[plan]
     assert limits == PlanLimits(workspaces=workspaces, api_keys=keys, agents_per_workspace=agents,
-                                object_bytes=object_bytes, storage_bytes=storage_bytes)  # fmt: skip
+                                object_bytes=object_bytes, storage_bytes=storage_bytes,
+                                knowledge_chars=knowledge_chars)  # fmt: skip
     assert limits.api_keys == (limits.workspaces > 1)  # "multi-workspace plan" means a limit above one
     assert limits.object_bytes <= limits.storage_bytes
     assert workspaces_providers.plan_of(plan) == limits

@@ -20,7 +20,7 @@ from typing import Literal
 import pytest
 
 from local.containers.package import isolated
-from ops.package_check.imports import code_imports, missing
+from ops.package_check.imports import code_imports, missing, reader_files
 from stack.template import ROOT
 
 LAYER = ROOT / "layers" / "common"
@@ -99,8 +99,20 @@ def test_the_check_catches_a_binary_built_for_another_cpu() -> None:
 
 
 def imported_by_the_code() -> set[str]:
-    """Every module the layer's code and the functions' handlers import, anywhere (ops.package_check, check 1)."""
-    return code_imports({LAYER / "core": ["core"], ROOT / "functions": []})
+    """Every module the layer's code and the functions' handlers import, anywhere (ops.package_check, check 1), but
+    the knowledge worker's document readers, whose libraries are that function's own."""
+    return code_imports({LAYER / "core": ["core"], ROOT / "functions": []}, skip=reader_files(LAYER / "core"))
+
+
+def test_the_document_readers_libraries_are_the_knowledge_workers_alone(arm64_layer: Path) -> None:
+    """pypdf and the Office readers are in no layer every function loads; the worker's requirements name each."""
+    readers = code_imports({LAYER / "core": ["core"]}) - imported_by_the_code()
+    libraries = {name.split(".")[0] for name in readers if not name.startswith("core")} - set(sys.stdlib_module_names)
+    assert {"pypdf", "docx", "openpyxl", "pptx", "defusedxml"} <= libraries
+    assert missing(libraries, arm64_layer, isolated()) == sorted(libraries)  # not one of them in the layer
+    wanted = (ROOT / "functions/workers/knowledge/requirements.txt").read_text().lower()
+    for distribution in ("pypdf", "python-docx", "openpyxl", "python-pptx", "defusedxml"):
+        assert f"{distribution}==" in wanted
 
 
 def test_the_layer_holds_every_module_the_code_imports(arm64_layer: Path) -> None:

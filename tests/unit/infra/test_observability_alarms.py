@@ -48,9 +48,10 @@ def test_each_apis_5xx_rate_is_watched_by_name_and_stage() -> None:
     assert [v for v in watched("5XXError", "AWS/ApiGateway") if "Ref" in v] == [{"Ref": "StageName"}] * 2
 
 
-def test_the_dead_letter_queue_and_every_model_error_code_are_watched() -> None:
+def test_the_dead_letter_queues_and_every_model_error_code_are_watched() -> None:
     assert watched("ApproximateNumberOfMessagesVisible", "AWS/SQS") == [
-        {"Fn::GetAtt": ["PurgeDeadLetterQueue", "QueueName"]}
+        {"Fn::GetAtt": ["PurgeDeadLetterQueue", "QueueName"]},
+        {"Fn::GetAtt": ["KnowledgeDeadLetterQueue", "QueueName"]},
     ]
     codes = {v for v in watched("ModelErrors", "WorkspaceService") if v != "workspace-service-brain"}
     assert codes == MODEL_ERROR_CODES | {"other"}

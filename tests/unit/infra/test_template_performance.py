@@ -14,7 +14,7 @@ from stack.template import TEMPLATE, load
 from tests.unit.infra.test_streaming_integrations import integrations, transformed
 
 STREAMING = {"BrainR2Function", "BrainChatFunction"}
-WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction"}
+WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction", "KnowledgeIndexFunction"}
 FALLBACKS = {"BrainFallbackFunction", "PortalFallbackFunction"}
 READ_PLANE_BUFFERED = {
     "BrainWhoAmIFunction", "BrainAgentFunction", "BrainFeedFunction", "BrainItemsFunction", "BrainWrapFunction",
@@ -90,17 +90,18 @@ def test_snapstart_off_snapshots_nothing() -> None:
 
 def test_memory_size_follows_the_function_class() -> None:
     expected_class = {"BrainChatFunction": "ChatMemorySize", "BrainR2Function": "StreamingMemorySize"}
-    expected_class |= dict.fromkeys(WORKERS, "WorkerMemorySize")
+    expected_class |= dict.fromkeys(WORKERS, "WorkerMemorySize") | {"KnowledgeIndexFunction": "KnowledgeMemorySize"}
     for name, props in functions().items():
         if name in FALLBACKS:
             assert props["MemorySize"] == 256, name  # answers 404/405 only
         else:
             assert props["MemorySize"] == {"Ref": expected_class.get(name, "ApiMemorySize")}, name
     parameters = transformed()["Parameters"]
-    sizes = ("ApiMemorySize", "StreamingMemorySize", "ChatMemorySize", "WorkerMemorySize")
+    sizes = ("ApiMemorySize", "StreamingMemorySize", "ChatMemorySize", "WorkerMemorySize", "KnowledgeMemorySize")
     assert {name: parameters[name]["Default"] for name in sizes} == {
         "ApiMemorySize": 512,
         "StreamingMemorySize": 512,
         "ChatMemorySize": 512,
         "WorkerMemorySize": 256,
+        "KnowledgeMemorySize": 1024,  # documents of up to 50 MB read into text
     }

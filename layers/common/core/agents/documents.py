@@ -8,11 +8,15 @@ field falls back to its own default while the rest of the document is kept.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from core.agents.models import SiteConfig, Suggestions, WrapConfig
 
 WRAP_LAYOUTS = ("chat", "feed", "grid", "split")
+# Editor fields that identify or wire an entry rather than say anything to a visitor.
+_NOT_CONTENT = frozenset({"id", "slug", "type", "path", "sections"})
+_MAX_DEPTH = 8  # editor documents may nest deeply; content that deep is not worth a recursion error
 
 
 def _load(text: str | None) -> Any:
@@ -60,3 +64,19 @@ def parse_suggestions(text: str | None) -> Suggestions:
     if isinstance(value, dict):
         value = value.get("suggestions")
     return Suggestions(suggestions=value if isinstance(value, list) else [])
+
+
+def text_values(value: Any, depth: int = 0) -> Iterator[str]:
+    """The non-blank string values under ``value``, in document order."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, str):
+        if text := " ".join(value.split()):
+            yield text
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            if key not in _NOT_CONTENT:
+                yield from text_values(child, depth + 1)
+    elif isinstance(value, list):
+        for child in value:
+            yield from text_values(child, depth + 1)

@@ -26,9 +26,17 @@ def writer() -> AgentService:
     from core.agents.write_store import AgentStore
     from core.agents.writer import AgentService
     from core.audit import providers as audit
+    from core.knowledge import providers as knowledge
     from core.purge import providers as purge
     from core.purge.store import PurgeStore
     from core.workspaces import providers as workspaces
 
     table = aws.dynamodb(), get_settings().main_table
-    return AgentService(workspaces.access(), AgentStore(*table), PurgeStore(*table), audit.writes(), purge.enqueue)
+    return AgentService(
+        workspaces.access(),
+        AgentStore(*table),
+        PurgeStore(*table),
+        audit.writes(),
+        enqueue_purge=purge.enqueue,
+        notify=knowledge.notify,
+    )

@@ -5,6 +5,16 @@ from __future__ import annotations
 from core.platform.records import Record
 
 
+class KnowledgePointer(Record):
+    """The agent's current knowledge index: the worker writes a new object, then moves this pointer in one
+    conditional write, so a reader sees the old index or the new one, never half of one (core.knowledge)."""
+
+    version: int
+    key: str  # the index object's key in the content bucket (workspaces/<ws>/knowledge/<agent>/index-<n>.json.gz)
+    fingerprint: str  # what it was built from: an unchanged fingerprint writes nothing
+    passages: int = 0
+
+
 class AgentRecord(Record):
     id: str
     workspace_id: str
@@ -18,6 +28,7 @@ class AgentRecord(Record):
     site_json: str | None = None
     post_count: int = 0  # drafts included; moved by each post's create and delete transaction
     item_count: int = 0  # inactive included
+    knowledge: KnowledgePointer | None = None  # None until the worker first indexes the agent
     version: int = 0
     created_at: str
     updated_at: str

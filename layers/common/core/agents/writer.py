@@ -57,13 +57,16 @@ class AgentService:
         agents: AgentStore,
         tombstones: WorkspaceRecords,
         writes: Writes,
+        *,
         enqueue_purge: Callable[[str, str], None],
+        notify: Callable[[str, str], None],
     ):
         self._access = access
         self._agents = agents
         self._tombstones = tombstones
         self._writes = writes
         self._enqueue_purge = enqueue_purge
+        self._notify = notify  # what the agent knows holds its site's sections (core.knowledge.providers.notify)
 
     # --- reads (any member)
 
@@ -150,6 +153,8 @@ class AgentService:
         def work(write: Write) -> E:
             also = write.also(f"agent:{agent_id}", published)
             self._agents.put_document(workspace_id, agent_id, DOCUMENTS[kind], text, now_iso(), also=also)
+            if kind == "site":
+                self._notify(workspace_id, agent_id)
             return published
 
         return self._writes.run(author, workspace_id, f"agent.{kind}.put", on=agent_id, request={"document": text},

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from math import ceil
 from typing import ClassVar, Literal, Protocol
 
+from core.knowledge.index import Passage
+
 
 @dataclass(frozen=True)
 class Message:
@@ -44,6 +46,8 @@ class AgentContext:
     posts: tuple[ContextPost, ...]
     section: str | None  # the page/section id the visitor is on (may be unknown to the site)
     section_text: str | None  # that section's published content, flattened to text, if found
+    # The owner's documents, posts and site passages that best match the turn, best first (core.knowledge).
+    passages: tuple[Passage, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """A ``ChatModel`` for local runs and tests: no network, no randomness.
 
-It answers the visitor's last message from ``request.context`` alone: the items,
-posts and section text sharing the most words with the question are named in a
-short reply in the agent's voice, streamed a few words at a time.
+It answers the visitor's last message from ``request.context`` alone: it quotes the best of the passages the
+retriever found in the owner's documents (so grounding can be seen and tested), and names the items, posts and
+section text sharing the most words with the question, in a short reply in the agent's voice, streamed a few
+words at a time.
 
 Test hooks: markers in the visitor's last message that let tests exercise failure
 and keep-alive paths end to end through the real local runner:
@@ -36,6 +37,7 @@ SLOW = "[[offline-slow]]"
 SLOW_SECONDS = 1.5
 WORDS_PER_DELTA = 3
 MAX_CITED = 3
+QUOTE_CHARS = 240  # a passage this short is quoted whole
 
 _MARKER = re.compile(r"\[\[offline-[a-z-]+\]\]")
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits, in any script
@@ -82,12 +84,16 @@ def compose_answer(context: AgentContext, prompt: str, *, first_turn: bool) -> s
     posts = _ranked(terms, context.posts, _post_text)[:MAX_CITED]
     quote = _quote(terms, context.section_text or "")
     parts = [f"Hi, I'm {context.agent_name}, {brand}'s assistant."] if first_turn else []
-    if not (items or posts or quote):
+    if not (items or posts or quote or context.passages):
         # Only content words can match: a bare greeting is not a question we failed to answer.
         if terms:
             parts.append(f"I couldn't find that in {brand}'s published material, so I'd rather not guess.")
         return " ".join([*parts, *_overview(context)])
     parts.append(f"Here's what I found in {brand}'s published material.")
+    if context.passages:
+        best = context.passages[0]
+        where = f" ({best.where})" if best.where.strip() else ""
+        parts.append(f"From “{' '.join(best.source.name.split())}”{where}: “{_passage_quote(terms, best.text)}”")
     if quote:
         parts.append(f"The {context.section} section you're on says: “{quote}”")
     elif context.section:
@@ -134,6 +140,17 @@ def _quote(terms: set[str], text: str) -> str | None:
     # A matching heading says little by itself: quote the first full sentence from there on.
     found = sentences.index(hits[0])
     words = next((s for s in sentences[found:] if len(s.split()) >= 4), hits[0]).split()
+    return " ".join(words[:40]) + ("…" if len(words) > 40 else "")
+
+
+def _passage_quote(terms: set[str], text: str) -> str:
+    """A short passage whole; from a long one, the sentence or line sharing the most words with the question."""
+    whole = " ".join(text.split())
+    if len(whole) <= QUOTE_CHARS:
+        return whole
+    sentences = [sentence.strip() for sentence in _SENTENCE.split(text) if sentence.strip()]
+    hits = _ranked(terms, sentences, str) or sentences
+    words = " ".join(hits[0].split()).split()
     return " ".join(words[:40]) + ("…" if len(words) > 40 else "")
 
 

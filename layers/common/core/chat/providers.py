@@ -31,6 +31,7 @@ def service() -> ChatService:
     from core.chat.conversation_store import ConversationStore
     from core.chat.service import ChatService
     from core.credits import providers as credits
+    from core.knowledge import providers as knowledge
     from core.platform.rate_limit import SlidingWindowLimiter
     from core.platform.rate_limit_store import RateLimitStore
 
@@ -41,6 +42,7 @@ def service() -> ChatService:
         credits=credits.billing(),
         model=model,
         conversations=ConversationStore(aws.s3(), settings.content_bucket),
+        retriever=knowledge.retriever(),
         price=settings.chat_credits_per_turn,
         visitor_limit=settings.chat_visitor_turns_per_minute,
         max_tokens=settings.chat_max_tokens,

@@ -21,6 +21,8 @@ from core.chat.ports import Conversations
 from core.chat.prompt import build_context, conversation, system_prompt
 from core.chat.stream import ChatStream
 from core.credits.billing import Billing
+from core.knowledge.index import Passage
+from core.knowledge.retrieval import Retriever
 from core.platform import observability, together
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
@@ -30,6 +32,7 @@ from core.workspaces.records import WorkspaceRecord
 logger = logging.getLogger(__name__)
 Messages = list[tuple[str | None, str]]  # (role, text), oldest first
 CONTEXT_POSTS = 12
+RECENT_TURNS = 4  # of the thread, whose words also choose the passages (a follow-up keeps its subject)
 FINISH_SECONDS = 5  # kept back from the invocation's time: settle the turn and say so before Lambda stops it
 
 
@@ -42,6 +45,7 @@ class ChatService:
         credits: Billing,
         model: Callable[[], ChatModel],
         conversations: Conversations,
+        retriever: Retriever,
         price: int,
         visitor_limit: int,
         max_tokens: int,
@@ -52,6 +56,7 @@ class ChatService:
         self._credits = credits
         self._model = model
         self._conversations = conversations
+        self._retriever = retriever
         self._price = price
         self._visitor_limit = visitor_limit
         self._max_tokens = max_tokens
@@ -78,7 +83,11 @@ class ChatService:
         counted.result()  # 429
         thread_key = request.thread_key or new_id("thr")
         history = self._history(workspace, agent, request)
-        context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section)
+        # The agent's item names its index's version: a container holding it reads nothing more (core.knowledge).
+        recent = [text for role, text in history[-RECENT_TURNS:] if role != "assistant"]
+        passages = self._retriever.passages(agent, request.prompt, recent)
+        context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section,
+                                passages)  # fmt: skip
         model_request = ModelRequest(
             system=system_prompt(context), messages=conversation(history, request.prompt), context=context,
             max_tokens=self._max_tokens,
@@ -98,7 +107,7 @@ class ChatService:
             turn_id=turn_id, thread_key=thread_key, hold=hold, model=model, request=model_request,
             credits=self._credits, keepalive_seconds=self._keepalive,
             deadline=time.monotonic() + seconds_left - FINISH_SECONDS,
-            on_reply=store if workspace.store_conversations else None,
+            on_reply=store if workspace.store_conversations else None, sources=sources_of(passages),
         )  # fmt: skip
 
     @staticmethod
@@ -126,3 +135,12 @@ class ChatService:
             self._conversations.save(workspace_id, turn | {"createdAt": now_iso()})
         except Exception:  # the visitor has their answer; a lost transcript must not fail the turn
             logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})
+
+
+def sources_of(passages: list[Passage]) -> list[dict[str, str]]:
+    """The ``sources`` event's list: each source once, where its best passage stands, most relevant first."""
+    seen: dict[tuple[str | None, str | None, str], dict[str, str]] = {}
+    for passage in passages:
+        source = passage.source
+        seen.setdefault((source.item_id, source.post_id, source.name), source.wire(passage.where))
+    return list(seen.values())

@@ -1,4 +1,5 @@
-"""One chat turn as NDJSON: ``start``, ``delta``…, then ``done`` or a final ``error``; billed exactly once.
+"""One chat turn as NDJSON: ``start``, ``delta``…, then ``sources`` and ``done``, or a final ``error``; billed
+exactly once.
 
 The credits were held before the first byte (``ChatService.start``). Here the turn is
 marked delivered with its first text, then settled if any text reached the visitor
@@ -92,6 +93,7 @@ class ChatStream:
         keepalive_seconds: float,
         deadline: float,
         on_reply: Callable[[str, Usage | None, bool], None] | None = None,
+        sources: list[dict[str, str]] | None = None,
     ):
         self.turn_id = turn_id
         self.thread_key = thread_key
@@ -102,6 +104,7 @@ class ChatStream:
         self._keepalive = keepalive_seconds
         self._deadline = deadline
         self._on_reply = on_reply
+        self._sources = sources or []
         self._delivered = False
         self._finished = False
         self._reply: list[str] = []
@@ -140,6 +143,7 @@ class ChatStream:
                 return
             complete = True
             self._finish(complete)
+            yield ndjson({"type": "sources", "sources": self._sources})
             yield ndjson({"type": "done", "usage": self._usage_event()})
         finally:
             self._finish(complete)  # the visitor went away mid-stream: bill (and keep) what was delivered, once

@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from core.platform.kinds import ItemKind, ItemOrigin
 from core.platform.records import Record
+
+IndexStatus = Literal["pending", "indexed", "skipped", "failed"]
+
+
+class IndexState(Record):
+    """How far the knowledge worker got with the item (authoring.md, "Knowledge"). Every author's write of an item
+    sets it ``pending``; the worker alone sets the rest, without moving the item's version."""
+
+    status: IndexStatus = "pending"
+    passages: int = 0
+    error: str | None = None
+    updated_at: str
 
 
 class ItemRecord(Record):
@@ -20,3 +34,4 @@ class ItemRecord(Record):
     active: bool = True
     version: int = 0
     updated_at: str
+    index: IndexState | None = None  # None: written before knowledge existed (shown as pending)

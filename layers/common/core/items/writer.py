@@ -6,10 +6,14 @@ read from the stored object whenever the key is set, never taken from the caller
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from datetime import datetime
+
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.items.ports import ItemStore
-from core.items.records import ItemRecord
-from core.items.writer_models import AgentItem, ItemCreate, ItemEnvelope, ItemQuery, ItemUpdate
+from core.items.records import IndexState, ItemRecord
+from core.items.writer_models import AgentItem, ItemCreate, ItemEnvelope, ItemIndex, ItemQuery, ItemUpdate
 from core.objects.ports import ObjectStore
 from core.objects.write_store import ObjectHead
 from core.platform import together
@@ -19,9 +23,26 @@ from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes
 from core.workspaces.access import AuthoringAccess, found
 
+# An item still ``pending`` this long after its write was lost on the way (a message that never arrived, a
+# rebuild that kept failing until the dead-letter queue took it): shown as failed, so its author saves it again.
+STALE_PENDING_SECONDS = 15 * 60
+STALE = "Indexing did not finish: save the item again to retry"
 
-def item_view(record: ItemRecord) -> AgentItem:
-    return AgentItem.from_record(record)
+
+def index_view(record: ItemRecord, now: float) -> ItemIndex:
+    state = record.index or IndexState(updated_at=record.updated_at)  # an item older than knowledge: never read
+    if state.status == "pending" and now - datetime.fromisoformat(state.updated_at).timestamp() > STALE_PENDING_SECONDS:
+        return ItemIndex(status="failed", passages=0, error=STALE, updated_at=state.updated_at)
+    return ItemIndex.from_record(state)
+
+
+def item_view(record: ItemRecord, now: float | None = None) -> AgentItem:
+    return AgentItem.from_record(record, index=index_view(record, time.time() if now is None else now))
+
+
+def pending(item: ItemRecord) -> ItemRecord:
+    """An item as its author's write stores it: to be read again by the knowledge worker."""
+    return item.model_copy(update={"index": IndexState(updated_at=item.updated_at)})
 
 
 def media_essence(content_type: str) -> str:
@@ -30,11 +51,19 @@ def media_essence(content_type: str) -> str:
 
 
 class ItemService:
-    def __init__(self, access: AuthoringAccess, items: ItemStore, objects: ObjectStore, writes: Writes):
+    def __init__(
+        self,
+        access: AuthoringAccess,
+        items: ItemStore,
+        objects: ObjectStore,
+        writes: Writes,
+        notify: Callable[[str, str], None],
+    ):
         self._access = access
         self._items = items
         self._objects = objects
         self._writes = writes
+        self._notify = notify  # the knowledge worker reads the agent again (core.knowledge.providers.notify)
 
     def list(self, user_id: str, workspace_id: str, agent_id: str, query: ItemQuery) -> list[AgentItem]:
         active = None if query.active is None else query.active == "true"
@@ -57,9 +86,10 @@ class ItemService:
         )
 
         def work(write: Write) -> ItemEnvelope:  # not run for a retry: it replays the first answer
-            item = with_object(blank, head.result())
+            item = pending(with_object(blank, head.result()))
             answer = ItemEnvelope(item=item_view(item))
             self._items.create(workspace_id, item, also=write.also(f"item:{item.id}", answer))
+            self._notify(workspace_id, agent_id)
             return answer
 
         return self._writes.run(author, workspace_id, "item.create", on=agent_id, request=request,
@@ -75,6 +105,8 @@ class ItemService:
         wanted = changes(request)
 
         def work(write: Write) -> ItemEnvelope:
+            wrote: list[ItemRecord] = []
+
             def attempt() -> ItemRecord:
                 old = found(read(), "Item")
                 new = old.model_copy(update=wanted)
@@ -82,11 +114,15 @@ class ItemService:
                     new = with_object(new, self._head(workspace_id, agent_id, new.r2_key))
                 if new == old:
                     return write.unchanged(f"item:{item_id}", ItemEnvelope(item=item_view(old)), old)
-                new = new.model_copy(update={"updated_at": now_iso()})
+                new = pending(new.model_copy(update={"updated_at": now_iso()}))
                 also = write.also(f"item:{item_id}", ItemEnvelope(item=item_view(new)))
-                return self._items.replace(workspace_id, old, new, also=also)
+                wrote.append(self._items.replace(workspace_id, old, new, also=also))
+                return wrote[-1]
 
-            return ItemEnvelope(item=item_view(until_unchanged(attempt)))
+            stored = until_unchanged(attempt)
+            if wrote:  # a rename too: the sources the chat names are the items' names
+                self._notify(workspace_id, agent_id)
+            return ItemEnvelope(item=item_view(stored))
 
         return self._writes.run(author, workspace_id, "item.update", on=item_id, request=request,
                                 answer=ItemEnvelope, work=work)  # fmt: skip
@@ -103,6 +139,7 @@ class ItemService:
                 self._items.delete(workspace_id, item, also=write.also(f"item:{item_id}", Empty()))
 
             until_unchanged(attempt)
+            self._notify(workspace_id, agent_id)
             return Empty()
 
         return self._writes.run(author, workspace_id, "item.delete", on=item_id, request=None, answer=Empty,

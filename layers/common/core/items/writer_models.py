@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from core.items.models import Item
+from core.items.records import IndexStatus
 from core.objects.fields import ObjectKey
 from core.platform.fields import name_rules, whole_number_rules
 from core.platform.kinds import ItemKind, ItemOrigin
@@ -16,10 +17,20 @@ from core.platform.write_fields import (
 )
 
 
+class ItemIndex(ApiModel):
+    """How far the knowledge worker got with the item's document (authoring.md, "Knowledge")."""
+
+    status: IndexStatus
+    passages: int
+    error: str | None  # why it failed, in words a person can act on; null otherwise
+    updated_at: str
+
+
 class AgentItem(Item):
-    """An item as its author sees it: active (on the read plane) or not."""
+    """An item as its author sees it: active (on the read plane) or not, and its index state."""
 
     active: bool
+    index: ItemIndex
 
 
 class ItemEnvelope(ApiModel):

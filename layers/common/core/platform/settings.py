@@ -32,6 +32,7 @@ class PlanLimits(BaseModel):
     agents_per_workspace: int
     object_bytes: int  # the largest object one upload may store
     storage_bytes: int  # every current object of a workspace together
+    knowledge_chars: int  # text indexed per agent: documents past it are failed (authoring.md, "Knowledge")
 
 
 MIB, GIB = 1024**2, 1024**3
@@ -39,11 +40,11 @@ MIB, GIB = 1024**2, 1024**3
 # project's (docs/decisions.md, "Plans"). "Multi-workspace" (API keys allowed) means a limit above one.
 PLAN_LIMITS = {
     "free": PlanLimits(workspaces=1, api_keys=False, agents_per_workspace=3, object_bytes=25 * MIB,
-                       storage_bytes=500 * MIB),
+                       storage_bytes=500 * MIB, knowledge_chars=500_000),
     "pro": PlanLimits(workspaces=5, api_keys=True, agents_per_workspace=25, object_bytes=500 * MIB,
-                      storage_bytes=25 * GIB),
+                      storage_bytes=25 * GIB, knowledge_chars=5_000_000),
     "business": PlanLimits(workspaces=50, api_keys=True, agents_per_workspace=200, object_bytes=5 * GIB,
-                           storage_bytes=250 * GIB),
+                           storage_bytes=250 * GIB, knowledge_chars=20_000_000),
 }  # fmt: skip
 
 
@@ -95,6 +96,8 @@ class Settings(BaseModel):
     google_jwks_url: str = Field("https://www.googleapis.com/oauth2/v3/certs", alias="GOOGLE_JWKS_URL")
     apple_jwks_url: str = Field("https://appleid.apple.com/auth/keys", alias="APPLE_JWKS_URL")
     purge_queue_url: str = Field("", alias="PURGE_QUEUE_URL")
+    # Writers queue an agent here when what it knows changes; S3 notifies it of new objects (core.knowledge).
+    knowledge_queue_url: str = Field("", alias="KNOWLEDGE_QUEUE_URL")
     # The plan of a user's first sign-in (template parameter DefaultPlan): a self-hosted deployment may give
     # every new user keys without an operator.
     default_plan: Literal["free", "pro", "business"] = Field("free", alias="DEFAULT_PLAN")

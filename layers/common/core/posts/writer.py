@@ -62,11 +62,19 @@ def media_keys(post: _NamesMedia) -> dict[str, str]:
 
 
 class PostService:
-    def __init__(self, access: AuthoringAccess, posts: PostStore, objects: ObjectStore, writes: Writes):
+    def __init__(
+        self,
+        access: AuthoringAccess,
+        posts: PostStore,
+        objects: ObjectStore,
+        writes: Writes,
+        notify: Callable[[str, str], None],
+    ):
         self._access = access
         self._posts = posts
         self._objects = objects
         self._writes = writes
+        self._notify = notify  # what the agent knows holds its published posts (core.knowledge.providers.notify)
 
     def list(self, user_id: str, workspace_id: str, agent_id: str, query: PostQuery) -> PostPage:
         """Newest first, drafts and published together unless ``status`` says one: the access check (with the
@@ -94,6 +102,8 @@ class PostService:
             _refuse_missing(agent_id, named, heads)
             answer = PostEnvelope(post=post_view(post))
             self._posts.create(workspace_id, post, also=write.also(f"post:{post.id}", answer))
+            if post.published:
+                self._notify(workspace_id, agent_id)
             return answer
 
         return self._writes.run(author, workspace_id, "post.create", on=agent_id, request=request,
@@ -123,6 +133,8 @@ class PostService:
             def attempt() -> None:
                 post = found(read(), "Post")
                 self._posts.delete(workspace_id, post, also=write.also(f"post:{post_id}", Empty()))
+                if post.published:
+                    self._notify(workspace_id, agent_id)
 
             until_unchanged(attempt)
             return Empty()
@@ -152,7 +164,10 @@ class PostService:
                 if new.published and fresh:
                     self._check_media(workspace_id, new, dict(fresh))
                 also = write.also(f"post:{post_id}", PostEnvelope(post=post_view(new)))
-                return self._posts.replace(workspace_id, old, new, also=also)
+                stored = self._posts.replace(workspace_id, old, new, also=also)
+                if old.published or new.published:
+                    self._notify(workspace_id, agent_id)
+                return stored
 
             return PostEnvelope(post=post_view(until_unchanged(attempt)))
 

@@ -97,7 +97,8 @@ class PurgeService:
             return remaining_ms() > SAFETY_MS
 
         # The agent's folder (posts' media, items) and the chat turns stored for it (docs/data-model.md).
-        prefixes = [f"workspaces/{workspace_id}/{folder}/{agent_id}/" for folder in ("projects", "conversations")]
+        folders = ("projects", "conversations", "knowledge")
+        prefixes = [f"workspaces/{workspace_id}/{folder}/{agent_id}/" for folder in folders]
         objects = sum(self._objects.delete_prefix(prefix, keep_going=time_left) for prefix in prefixes)
         observability.count("PurgeObjectsDeleted", objects)
         records = self._records.delete_agent_records(agent_id, keep_going=time_left) if time_left() else 0

@@ -48,13 +48,15 @@ def test_every_field_of_an_item_with_type_and_size_from_the_object(studio: Studi
         "id": item["id"], "name": "Menu", "kind": "document", "r2Key": key, "mimeType": "text/markdown",
         "size": len(MARKDOWN), "folder": "", "order": 0, "updatedAt": item["updatedAt"], "origin": "upload",
         "active": True,
+        # Every write leaves its item to the knowledge worker (tests/integration/shared/test_knowledge.py)
+        "index": {"status": "pending", "passages": 0, "error": None, "updatedAt": item["updatedAt"]},
     }  # fmt: skip
     assert item["id"].startswith("item_")
     full = studio.item(agent["id"], "Card", folder="menus", order=3, origin="import", active=False)
-    assert full | {"id": "", "updatedAt": ""} == {
+    assert full | {"id": "", "updatedAt": "", "index": {}} == {
         "id": "", "name": "Card", "kind": "document", "r2Key": f"projects/{agent['id']}/docs/card.pdf",
         "mimeType": "application/pdf", "size": len(b"%PDF-1.7 menu"), "folder": "menus", "order": 3,
-        "updatedAt": "", "origin": "import", "active": False,
+        "updatedAt": "", "origin": "import", "active": False, "index": {},
     }  # fmt: skip
     assert studio.ok("PortalAgentGetFunction", agent_id=agent["id"])["agent"]["itemCount"] == 2
 
@@ -95,8 +97,9 @@ def test_an_edit_changes_what_it_names_and_reads_a_new_object(studio: Studio, ag
     item = studio.item(agent["id"], "Menu")
     change = {"name": "<b>Menu</b>", "folder": "x", "order": 7, "origin": "generated"}
     renamed = studio.ok("PortalItemUpdateFunction", agent_id=agent["id"], item_id=item["id"], body=change)["item"]
-    assert renamed | {"updatedAt": ""} == item | change | {"updatedAt": ""}
+    assert renamed | {"updatedAt": "", "index": {}} == item | change | {"updatedAt": "", "index": {}}
     assert renamed["updatedAt"] >= item["updatedAt"]
+    assert renamed["index"] == item["index"] | {"updatedAt": renamed["updatedAt"]}  # read again: the name is a source
     moved = studio.ok("PortalItemUpdateFunction", agent_id=agent["id"], item_id=item["id"],
                       body={"r2Key": f"projects/{agent['id']}/docs/menu.md", "kind": "text"})["item"]  # fmt: skip
     assert (moved["mimeType"], moved["size"], moved["kind"]) == ("text/markdown", len(MARKDOWN), "text")

@@ -1,0 +1,40 @@
+"""SQS worker: read an agent's documents, posts and site again and index them (core.knowledge.worker).
+
+Messages name an agent (from the writers) or are S3's notifications of new objects (a file replaced through a
+presigned upload never passes the API). A rebuild that failed or ran out of time is reported in
+``batchItemFailures`` (Powertools' ``BatchProcessor``) and retried by SQS; after ``maxReceiveCount`` attempts it
+lands in the dead-letter queue, and the items it left ``pending`` are shown ``failed`` once that is stale.
+A document that cannot be read is no failure of the message: its item is ``failed`` with the reason.
+"""
+
+import logging
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from core.knowledge import providers as knowledge
+from core.knowledge.queue import agents_named
+from core.platform import observability
+
+logger = logging.getLogger("knowledge")
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+def index_one(record: SQSRecord, lambda_context) -> None:
+    def time_left() -> float:
+        return lambda_context.get_remaining_time_in_millis() / 1000
+
+    for workspace_id, agent_id in sorted(agents_named(record.body)):
+        try:
+            done = knowledge.worker().rebuild(workspace_id, agent_id, time_left=time_left)
+        except Exception:
+            logger.exception("knowledge rebuild failed", extra={"messageId": record.message_id, "agentId": agent_id})
+            raise  # the processor reports the record in batchItemFailures
+        logger.info("knowledge rebuild", extra={"workspaceId": workspace_id, **done.__dict__})
+
+
+@observability.observed("workers", routed=("knowledge",))
+def lambda_handler(event, context):
+    if not event.get("Records"):
+        return {"batchItemFailures": []}
+    return process_partial_response(event=event, record_handler=index_one, processor=processor, context=context)

@@ -1,0 +1,1 @@
+"""Knowledge: what an agent reads (authoring.md, "Knowledge: what the agent reads")."""

@@ -1,0 +1,140 @@
+"""An agent's knowledge index: its passages and where each comes from, ranked by BM25.
+
+One object per agent and version in the content bucket (``workspaces/<ws>/knowledge/<agent>/index-<n>.json.gz``),
+never reachable through ``/v1/r2`` (``knowledge/`` is not on the read plane's allowlist). The worker builds it
+with its postings already counted, so a chat container that loads a new version only parses JSON: no passage is
+tokenised on the read plane. BM25 needs no added service and ranks the same offline and on AWS; embeddings may
+come later behind ``search`` (docs/decisions.md, "Knowledge").
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from core.knowledge.text import terms
+
+FORMAT = 1
+K1, B = 1.2, 0.75  # BM25's usual constants
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a passage belongs to, as the chat's ``sources`` event names it."""
+
+    name: str
+    item_id: str | None = None
+    post_id: str | None = None
+    r2_key: str | None = None
+
+    def wire(self, where: str) -> dict[str, str]:
+        ids = {"itemId": self.item_id, "postId": self.post_id}
+        named = {key: value for key, value in ids.items() if value} | {"name": self.name}
+        return named | ({"r2Key": self.r2_key} if self.r2_key else {}) | {"where": where}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage as the chat uses it: its text, where it stands in its source, and the source."""
+
+    text: str
+    where: str
+    source: Source
+    score: float = 0.0
+
+
+def build(documents: Iterable[tuple[Source, Iterable[tuple[str, str]]]]) -> tuple[bytes, int, str]:
+    """The index object (gzip JSON) of ``documents`` (each a source and its ``(text, where)`` passages), how many
+    passages it holds, and its fingerprint (the same documents give the same one: an unchanged index is not
+    written again)."""
+    sources: list[dict[str, Any]] = []
+    passages: list[list[Any]] = []
+    lengths: list[int] = []
+    postings: dict[str, list[int]] = {}
+    for source, found in documents:
+        sources.append({"name": source.name, "itemId": source.item_id, "postId": source.post_id,
+                        "r2Key": source.r2_key})  # fmt: skip
+        for text, where in found:
+            # Ranked with its source's name and place: "opening hours" finds the note named so, whose text is
+            # only the hours themselves.
+            counted = Counter(terms(f"{source.name} {where} {text}"))
+            if not counted:
+                continue
+            number = len(passages)
+            passages.append([len(sources) - 1, where, text])
+            lengths.append(sum(counted.values()))
+            for term, frequency in counted.items():
+                postings.setdefault(term, []).extend((number, frequency))
+    body = {"format": FORMAT, "sources": sources, "passages": passages, "lengths": lengths, "postings": postings}
+    encoded = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return gzip.compress(encoded, 6, mtime=0), len(passages), hashlib.sha256(encoded).hexdigest()
+
+
+class KnowledgeIndex:
+    """A loaded index, searched many times by one container."""
+
+    def __init__(self, body: dict[str, Any]):
+        self._sources = [Source(s["name"], s.get("itemId"), s.get("postId"), s.get("r2Key")) for s in body["sources"]]
+        self._passages: list[list[Any]] = body["passages"]
+        self._lengths: list[int] = body["lengths"]
+        self._postings: dict[str, list[int]] = body["postings"]
+        self._average = (sum(self._lengths) / len(self._lengths)) if self._lengths else 0.0
+
+    @classmethod
+    def load(cls, data: bytes) -> KnowledgeIndex:
+        body = json.loads(gzip.decompress(data))
+        if body.get("format") != FORMAT:
+            raise ValueError(f"knowledge index format {body.get('format')!r}")
+        return cls(body)
+
+    @classmethod
+    def empty(cls) -> KnowledgeIndex:
+        return cls({"sources": [], "passages": [], "lengths": [], "postings": {}})
+
+    def __len__(self) -> int:
+        return len(self._passages)
+
+    def search(self, weighted: dict[str, float], *, limit: int, budget: int) -> list[Passage]:
+        """The best passages for query terms (``weighted``: term -> weight), best first: at most ``limit``, their
+        texts together at most ``budget`` characters (a passage that does not fit is passed over)."""
+        count = len(self._passages)
+        scores: dict[int, float] = {}
+        for term, weight in weighted.items():
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            found = len(posting) // 2
+            idf = math.log(1 + (count - found + 0.5) / (found + 0.5))
+            for at in range(0, len(posting), 2):
+                number, frequency = posting[at], posting[at + 1]
+                norm = K1 * (1 - B + B * self._lengths[number] / self._average)
+                scores[number] = scores.get(number, 0.0) + weight * idf * frequency * (K1 + 1) / (frequency + norm)
+        chosen: list[Passage] = []
+        used = 0
+        for number in sorted(scores, key=lambda n: (-scores[n], n)):
+            source, where, text = self._passages[number]
+            if used + len(text) > budget:
+                continue
+            chosen.append(Passage(text, where, self._sources[source], scores[number]))
+            used += len(text)
+            if len(chosen) == limit:
+                break
+        return chosen
+
+
+def query_terms(message: str, recent: Iterable[str] = ()) -> dict[str, float]:
+    """The visitor's message counts fully; the thread's recent turns at half weight (a follow-up such as "and on
+    Sunday?" keeps the subject of the turn before)."""
+    weighted: dict[str, float] = {}
+    for text in recent:
+        for term in terms(text):
+            weighted[term] = 0.5
+    for term in terms(message):
+        weighted[term] = 1.0
+    return weighted

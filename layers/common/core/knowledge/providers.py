@@ -1,0 +1,65 @@
+"""The knowledge providers: the chat's retriever, the writers' ``notify``, the worker."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from core.platform import aws
+from core.platform.providers import per_container
+from core.platform.settings import get_settings
+
+if TYPE_CHECKING:
+    from core.knowledge.queue import KnowledgeQueue
+    from core.knowledge.retrieval import Retriever
+    from core.knowledge.worker import KnowledgeWorker
+
+logger = logging.getLogger(__name__)
+
+
+@per_container
+def retriever() -> Retriever:
+    from core.knowledge.retrieval import Retriever
+    from core.knowledge.store import KnowledgeReadStore
+
+    return Retriever(KnowledgeReadStore(aws.s3(), get_settings().content_bucket))
+
+
+@per_container
+def queue() -> KnowledgeQueue:
+    from core.knowledge.queue import KnowledgeQueue
+
+    return KnowledgeQueue(aws.client("sqs"), get_settings().knowledge_queue_url)
+
+
+def notify(workspace_id: str, agent_id: str) -> None:
+    """Queue the agent for the worker after a write that changes what it knows. The write is done: a lost message
+    is logged, not raised, and the items it left ``pending`` are shown ``failed`` once that is stale
+    (``core.items.writer``), so the author saves again."""
+    try:
+        queue().send(workspace_id, agent_id)
+    except Exception:
+        logger.exception(
+            "queueing a knowledge rebuild failed", extra={"workspaceId": workspace_id, "agentId": agent_id}
+        )
+
+
+@per_container
+def worker() -> KnowledgeWorker:
+    from core.identity import providers as identity
+    from core.knowledge.worker import KnowledgeWorker
+    from core.knowledge.write_store import KnowledgeStore
+    from core.workspaces.providers import plan_of
+    from core.workspaces.store import WorkspaceStore
+
+    settings = get_settings()
+    workspaces = WorkspaceStore(aws.dynamodb(), settings.main_table)
+
+    def plan_chars(workspace_id: str) -> int:
+        """The owner's plan's characters per agent (a workspace gone meanwhile: the free plan's; its agents go too)."""
+        workspace = workspaces.get(workspace_id)
+        owner = identity.users().get(workspace.owner_id) if workspace else None
+        return plan_of(owner.plan if owner else "free").knowledge_chars
+
+    store = KnowledgeStore(aws.dynamodb(), settings.main_table, aws.s3(), settings.content_bucket)
+    return KnowledgeWorker(store, plan_chars=plan_chars)

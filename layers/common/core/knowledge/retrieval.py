@@ -1,0 +1,71 @@
+"""The chat turn's retrieval: the agent's best passages for the visitor's message, from an index cached per
+container.
+
+The agent's item, which the turn reads anyway, names its index's version (``AgentRecord.knowledge``): a
+container that holds that version asks nothing of S3, so a turn costs at most one GET per container per index
+version, and none at all when nothing changed. A failed or unreadable index leaves the turn without passages, never
+without an answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from core.agents.records import AgentRecord, KnowledgePointer
+from core.knowledge.index import KnowledgeIndex, Passage, query_terms
+from core.knowledge.ports import IndexReader
+from core.platform.dynamo import StorageUnavailable
+
+logger = logging.getLogger(__name__)
+MAX_PASSAGES = 6
+BUDGET_CHARS = 4000  # of passage text in the model's context: about a thousand tokens
+CACHED_AGENTS = 16  # a chat container serves a few agents; each cached index is its agent's latest version
+
+
+class Retriever:
+    def __init__(self, store: IndexReader, *, cached_agents: int = CACHED_AGENTS):
+        self._store = store
+        self._cached: OrderedDict[str, tuple[int, KnowledgeIndex]] = OrderedDict()
+        self._size = cached_agents
+        self._lock = threading.Lock()
+
+    def passages(self, agent: AgentRecord, message: str, recent: Sequence[str] = ()) -> list[Passage]:
+        """At most ``MAX_PASSAGES`` passages, best first, within ``BUDGET_CHARS``; [] for an agent not indexed yet."""
+        if agent.knowledge is None:
+            return []
+        index = self._index(agent.id, agent.knowledge)
+        return index.search(query_terms(message, recent), limit=MAX_PASSAGES, budget=BUDGET_CHARS)
+
+    def _index(self, agent_id: str, pointer: KnowledgePointer) -> KnowledgeIndex:
+        with self._lock:
+            cached = self._cached.get(agent_id)
+            if cached and cached[0] == pointer.version:
+                self._cached.move_to_end(agent_id)
+                return cached[1]
+        index, keep = self._load(agent_id, pointer)
+        if not keep:
+            return index
+        with self._lock:
+            self._cached[agent_id] = (pointer.version, index)
+            self._cached.move_to_end(agent_id)
+            while len(self._cached) > self._size:
+                self._cached.popitem(last=False)
+        return index
+
+    def _load(self, agent_id: str, pointer: KnowledgePointer) -> tuple[KnowledgeIndex, bool]:
+        """The index and whether to keep it for this version."""
+        try:
+            data = self._store.index(pointer.key)
+        except StorageUnavailable:  # not kept: the next turn tries again
+            logger.warning("knowledge index unreadable", extra={"agentId": agent_id, "version": pointer.version})
+            return KnowledgeIndex.empty(), False
+        if data is None:  # superseded and removed between the pointer's read and this GET: the next turn reads anew
+            return KnowledgeIndex.empty(), False
+        try:
+            return KnowledgeIndex.load(data), True
+        except (ValueError, KeyError, TypeError, OSError, EOFError):  # kept empty: a damaged version is not read again
+            logger.exception("knowledge index damaged", extra={"agentId": agent_id, "version": pointer.version})
+            return KnowledgeIndex.empty(), True

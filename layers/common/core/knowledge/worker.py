@@ -1,0 +1,198 @@
+"""The knowledge worker: rebuild an agent's index from what it publishes, off the request path.
+
+Every change that can alter what an agent knows (an item written, a post published, a site put, a file replaced
+through a presigned upload: S3's own notification) queues the agent; one rebuild reads its items, published posts
+and site, extracts each document whose object changed (its passages are kept per item and object ETag, so an
+unchanged document is never read twice), and writes a new index only when what it holds changed. The new object is
+written first and the agent's pointer moved after, conditioned on the version it replaces: a reader sees the old
+index or the new one, and of two workers racing the later one builds again from what is there by then.
+
+Each item ends ``indexed``, ``skipped`` (media, inactive, or nothing readable) or ``failed`` with a reason; a
+failure is kept with the document's ETag, so a poison document is read once, not on every rebuild.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from core.agents.documents import parse_site, text_values
+from core.agents.records import AgentRecord, KnowledgePointer
+from core.items.records import IndexState, ItemRecord
+from core.knowledge import extract
+from core.knowledge.index import Source, build
+from core.knowledge.ports import KnowledgeSources
+from core.knowledge.write_store import knowledge_prefix
+from core.platform import together
+from core.platform.ids import now_iso
+from core.posts.records import PostRecord
+
+logger = logging.getLogger(__name__)
+MAX_DOCUMENT_BYTES = 50 * 1024 * 1024  # a larger file is refused before it is read (the worker's memory)
+DOCUMENT_SECONDS = 120  # one document's reading time at most: past it, it is failed (a hostile file)
+ATTEMPTS = 3  # rebuilds racing another worker's pointer move before the message is retried
+TOO_LARGE = f"The file is larger than {MAX_DOCUMENT_BYTES // 2**20} MB: split it into smaller documents"
+MISSING = "The file is missing: upload it again"
+
+
+class Unfinished(Exception):
+    """The rebuild stopped short (time, or another worker kept moving the pointer): the message is retried."""
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    agent_id: str
+    version: int | None  # the index now current; None: the agent is gone
+    passages: int
+    written: bool  # False: nothing changed, no index written
+
+
+def _extracted(data: bytes, content_type: str, *, max_chars: int) -> list[tuple[str, str]]:
+    deadline = time.monotonic() + DOCUMENT_SECONDS
+    return [(p.text, p.where) for p in extract.extract(data, content_type, max_chars=max_chars, deadline=deadline)]
+
+
+class KnowledgeWorker:
+    def __init__(self, store: KnowledgeSources, *, plan_chars: Callable[[str], int]):
+        self._store = store
+        self._plan_chars = plan_chars  # a workspace's owner's plan: characters indexed per agent
+
+    def rebuild(self, workspace_id: str, agent_id: str, *, time_left: Callable[[], float]) -> Rebuilt:
+        for _ in range(ATTEMPTS):
+            if (done := self._rebuild_once(workspace_id, agent_id, time_left)) is not None:
+                return done
+        raise Unfinished(f"the index of {agent_id} kept moving")
+
+    def _rebuild_once(self, workspace_id: str, agent_id: str, time_left: Callable[[], float]) -> Rebuilt | None:
+        agent, items, posts, tags = (f.result() for f in together.run(
+            lambda: self._store.agent(workspace_id, agent_id),
+            lambda: self._store.items(agent_id),
+            lambda: self._store.published_posts(agent_id),
+            lambda: self._store.object_tags(workspace_id, agent_id),
+        ))  # fmt: skip
+        if agent is None:  # deleted: its purge removes the knowledge objects too
+            return Rebuilt(agent_id, None, 0, written=False)
+        budget = self._plan_chars(workspace_id)
+        documents: list[tuple[Source, list[tuple[str, str]]]] = []
+        states: dict[str, tuple[ItemRecord, IndexState, bool]] = {}  # item id -> (item, state, read again)
+        used = 0
+        for item in sorted(items, key=lambda i: (not i.active, i.folder, i.order, i.id)):
+            if time_left() < DOCUMENT_SECONDS + 30:
+                raise Unfinished("out of time: the passages read so far are kept")
+            passages, error, fresh = self._passages(workspace_id, agent_id, item, tags, budget)
+            size = sum(len(text) for text, _ in passages)
+            if error is None and passages and used + size > budget:
+                error = (
+                    f"Over the plan's knowledge limit of {budget:,} characters per agent: remove or shorten documents"
+                )
+            if error is not None:
+                state = IndexState(status="failed", error=error, updated_at=now_iso())
+            elif not passages:
+                state = IndexState(status="skipped", updated_at=now_iso())
+            else:
+                state = IndexState(status="indexed", passages=len(passages), updated_at=now_iso())
+                used += size
+                documents.append((Source(item.name, item_id=item.id, r2_key=item.r2_key), passages))
+            states[item.id] = (item, state, fresh)
+        documents += [(source, found) for source, found in _post_documents(posts)]
+        documents += list(_site_documents(agent))
+        written, version, count = self._publish(workspace_id, agent, documents)
+        if version is None:
+            return None  # another worker moved the pointer: build again from what is there now
+        self._record(states)
+        return Rebuilt(agent_id, version, count, written=written)
+
+    def _passages(
+        self, workspace_id: str, agent_id: str, item: ItemRecord, tags: dict[str, str], budget: int
+    ) -> tuple[list[tuple[str, str]], str | None, bool]:
+        """The item's passages (or why none), and whether its document was read now rather than remembered."""
+        if not item.active or not extract.is_document(item.mime_type):
+            return [], None, False
+        tag = tags.get(item.r2_key)
+        if tag is None:
+            return [], MISSING, False
+        kept_at = f"{knowledge_prefix(workspace_id, agent_id)}items/{item.id}.json"
+        kept = self._store.read_json(kept_at)
+        if kept and kept.get("etag") == tag and ("error" not in kept or kept.get("limit") == budget):
+            return [tuple(p) for p in kept.get("passages", [])], kept.get("error"), False  # type: ignore[misc]
+        found = self._store.document(workspace_id, item.r2_key, MAX_DOCUMENT_BYTES)
+        passages: list[tuple[str, str]] = []
+        error: str | None = None
+        if found is None:
+            error = MISSING
+        elif found[0] is None:
+            error = TOO_LARGE
+        else:
+            try:
+                passages = _extracted(found[0], item.mime_type or found[1], max_chars=budget)
+            except extract.ExtractionFailed as failed:
+                error = failed.reason
+        record = {"etag": tag, "limit": budget, "passages": passages} | ({"error": error} if error else {})
+        self._store.write(kept_at, json.dumps(record, ensure_ascii=False).encode(), "application/json")
+        return passages, error, True
+
+    def _publish(
+        self, workspace_id: str, agent: AgentRecord, documents: list[tuple[Source, list[tuple[str, str]]]]
+    ) -> tuple[bool, int | None, int]:
+        """Write the index if it changed and move the pointer: (written, the version now current or None if the
+        pointer moved meanwhile, passages)."""
+        data, count, fingerprint = build(documents)
+        current = agent.knowledge
+        if current is not None and current.fingerprint == fingerprint:
+            return False, current.version, current.passages
+        version = (current.version if current else 0) + 1
+        prefix = knowledge_prefix(workspace_id, agent.id)
+        key = f"{prefix}index-{version}.json.gz"
+        self._store.write(key, data, "application/gzip")
+        pointer = KnowledgePointer(version=version, key=key, fingerprint=fingerprint, passages=count)
+        if not self._store.move_pointer(workspace_id, agent.id, current.version if current else None, pointer):
+            self._store.remove(key)
+            return False, None, 0
+        if version > 2:  # the version before the previous one: no reader holds its pointer any longer
+            self._store.remove(f"{prefix}index-{version - 2}.json.gz")
+        return True, version, count
+
+    def _record(self, states: dict[str, tuple[ItemRecord, IndexState, bool]]) -> None:
+        """Each item's state, where it changed or its document was read again (a new ``updatedAt`` tells a waiting
+        publisher that its file was read). An item changed since it was read is left to that change's rebuild."""
+        changed = [(item, state) for item, state, fresh in states.values() if fresh or _differs(item.index, state)]
+        together.run(*[lambda item=item, state=state: self._store.set_state(item, state) for item, state in changed])
+
+
+def _differs(stored: IndexState | None, state: IndexState) -> bool:
+    if stored is None:
+        return True
+    return (stored.status, stored.passages, stored.error) != (state.status, state.passages, state.error)
+
+
+def _post_documents(posts: list[PostRecord]) -> Iterator[tuple[Source, list[tuple[str, str]]]]:
+    for post in posts:
+        if not post.published:
+            continue
+        hashtags = " ".join(f"#{tag.lstrip('#')}" for tag in post.hashtags)
+        text = "\n".join(part for part in (post.title, post.sub, post.caption, hashtags) if part)
+        if not text.strip():
+            continue
+        name = post.title or " ".join((post.caption or "").split()[:8]) or post.kind
+        yield Source(name, post_id=post.id), _split(text, "")
+
+
+def _site_documents(agent: AgentRecord) -> Iterator[tuple[Source, list[tuple[str, str]]]]:
+    site = parse_site(agent.site_json)
+    for section in site.sections:
+        if not isinstance(section, dict):
+            continue
+        label = next((str(section[k]) for k in ("id", "slug") if isinstance(section.get(k), str)), "")
+        text = "\n".join(text_values(section))
+        if not text.strip():
+            continue
+        title = next((section[k] for k in ("title", "heading", "name") if isinstance(section.get(k), str)), None)
+        yield Source(title or label or "Site"), _split(text, f"section {label}" if label else "")
+
+
+def _split(text: str, where: str) -> list[tuple[str, str]]:
+    """Post and site text cut into passages as a text document is (no library: plain text)."""
+    return [(p.text, where) for p in extract.extract(text.encode(), "text/plain", max_chars=len(text) + 1)]

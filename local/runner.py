@@ -67,7 +67,7 @@ def _clients(endpoint: str) -> dict[str, Any]:
 
     session = boto3.session.Session(aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION)  # noqa: S106
     services = ("dynamodb", "s3", "secretsmanager", "sqs", "events")
-    return {name: session.client(name, endpoint_url=endpoint) for name in services}
+    return {name: session.client(name, endpoint_url=endpoint) for name in services}  # type: ignore[call-overload]
 
 
 def _kept_secret(state_dir: Path, name: str) -> str:

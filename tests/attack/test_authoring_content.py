@@ -24,11 +24,13 @@ from urllib.parse import quote
 
 import pytest
 
+from core.objects.media_types import UPLOAD_TYPES
 from tests.support.attack import Cast, Person, add_member, demo, portal, sign_in
 from tests.support.load import upload_object
 from tests.support.runner import LocalService, Reply
 from tests.support.s3_post import JPEG, post_form, presign, s3_client
 from tests.support.writer_attack import compact_size, names, sign_upload, stored
+from tests.unit.objects.test_media_types import DOCUMENTS, MEDIA, RUNNABLE, TEXT
 
 pytestmark = pytest.mark.attack
 
@@ -333,16 +335,29 @@ UNSENDABLE_TYPES = [
 ]  # fmt: skip
 
 
+# The spellings the test below tries on every type of the allowlist (the amended contract's, documents included):
+# a runnable type or a header carried after an allowed one, a second parameter, a charset a browser may decode
+# markup from, a wildcard of its kind, a NUL.
+SMUGGLED = ["{}; text/html", "{}, text/html", "{}\r\nX-Injected: 1", "{}; charset=utf-8; a=b", "{};charset=utf-7",
+            "{}\x00html", "{}+xml"]  # fmt: skip
+
+
 def test_upload_types_a_browser_would_run_are_refused(studio: Studio) -> None:
-    """``/v1/r2`` serves an object with its type: HTML, SVG, XML and script are never signed, in any spelling;
-    nor is a type that a header cannot carry."""
+    """``/v1/r2`` serves an object with its type: HTML, SVG, XML and script are never signed, in any spelling,
+    nor carried past the rule by any type of the (longer) allowlist; nor is a type that a header cannot carry."""
     types = ["text/html", "text/html; charset=utf-8", "TEXT/HTML", " text/html", "image/svg+xml", "image/svg",
              "application/xhtml+xml", "application/javascript", "text/javascript", "application/x-javascript",
-             "application/ecmascript", "text/xml", "application/xml", "application/octet-stream",
+             "application/ecmascript", "text/xml", "application/xml",
              "multipart/form-data", "image/png; text/html", "image/png, text/html", "image/png\r\nX-Injected: 1",
              "image/png; charset=utf-8; a=b", "image/png;charset=utf-7", "image/*", "",
              "text/plain\x00html"]  # fmt: skip
+    # Every runnable type as it is, in upper case, with a charset and padded; every allowed one smuggling.
+    types += [form for runnable in RUNNABLE for form in
+              (runnable, runnable.upper(), f"{runnable}; charset=utf-8", f" {runnable}")]  # fmt: skip
+    types += [spelling.format(allowed) for allowed in UPLOAD_TYPES for spelling in SMUGGLED]
+    types += [f"{kind}/*" for kind in sorted({t.split("/", 1)[0] for t in UPLOAD_TYPES})]
     types += UNSENDABLE_TYPES
+    types = list(dict.fromkeys(types))
     before = stored(studio.service)
     found = {}
     for content_type in types:
@@ -352,6 +367,18 @@ def test_upload_types_a_browser_would_run_are_refused(studio: Studio) -> None:
         found[content_type] = (reply.status, field_of(reply) if reply.status == 400 else reply.body)
     assert found == dict.fromkeys(types, (400, "contentType"))
     assert before.changes(stored(studio.service)) == []
+
+
+def test_every_type_of_the_amended_contract_is_signed(studio: Studio) -> None:
+    """Documents too (a Word, Excel or octet-stream upload was a 400 before): each type of the contract is signed,
+    the ticket pinning it as sent."""
+    found = {}
+    for n, content_type in enumerate(MEDIA + TEXT + DOCUMENTS):
+        reply = sign_upload(
+            studio.service, studio.owner.jwt, studio.workspace, f"public/types/{n}", content_type=content_type
+        )
+        found[content_type] = (reply.status, reply.json().get("fields", {}).get("Content-Type"))
+    assert found == {t: (201, t) for t in MEDIA + TEXT + DOCUMENTS}
 
 
 # --- Idempotency-Key

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -28,6 +29,7 @@ from tests.support.attack import Person, demo, portal, sign_in
 from tests.support.runner import LocalService, started_service
 from tests.support.s3_post import error, post_form, presign, s3_client
 from tests.support.writer_attack import names, object_body, sign_upload, stored
+from tests.unit.objects.test_media_types import disposition_parameters
 
 pytestmark = pytest.mark.attack
 
@@ -313,6 +315,43 @@ def test_html_bytes_under_an_image_type_are_served_as_that_type_and_not_sniffed(
     served = runner.brain_get("/v1/r2/public/sniff.png", cast.a["key"])
     assert served.status == 200 and served.body == markup
     assert (served.header("content-type"), served.header("x-content-type-options")) == ("image/png", "nosniff")
+
+
+# Documents of the amended contract, each holding markup (S3 never looks), under a name a browser would take for a
+# page, or one that tries to end Content-Disposition's filename and add its own parameter.
+DOCUMENT_NAMES = {
+    "public/docs/page.html": "application/octet-stream",
+    "public/docs/report.docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "public/docs/sheet.xls": "application/vnd.ms-excel",
+    "public/docs/book.epub": "application/epub+zip",
+    "public/docs/site.zip": "application/zip",
+    "public/docs/paper.pdf": "application/pdf",
+    "public/docs/data.json": "application/json",
+    'public/docs/a"; filename="evil.html': "application/msword",
+    "public/docs/r\u00e9sum\u00e9 %22final%22.odt": "application/vnd.oasis.opendocument.text",
+}
+
+
+def test_documents_are_served_as_attachments_and_never_sniffed(runner: LocalService, cast: Cast) -> None:
+    """The amended contract takes documents, archives and octet-stream: a ticket for any of them stores any bytes,
+    markup included. The read plane serves each with its signed type, ``nosniff`` and ``Content-Disposition:
+    attachment`` named by the key (a plain ``filename`` of safe ASCII, the exact name in ``filename*``), so a
+    browser downloads it rather than opening it at the API's origin, whatever the key's name holds."""
+    markup = b"<html><script>alert(document.domain)</script></html>"
+    for path, content_type in DOCUMENT_NAMES.items():
+        reply = sign_upload(runner, cast.owner_a.jwt, cast.a["id"], path, content_type=content_type, size=len(markup))
+        assert reply.status == 201, reply.body
+        assert post_form(reply.json()["url"], reply.json()["fields"], markup).status_code == 204, path
+    served = {}
+    for path in DOCUMENT_NAMES:
+        got = runner.brain_get(f"/v1/r2/{quote(path)}", cast.a["key"])
+        disposition = got.header("content-disposition") or ""
+        kind, parameters = disposition_parameters(disposition)
+        served[path] = (got.status, got.header("content-type"), got.header("x-content-type-options"), got.body,
+                        kind, parameters.get("filename*", parameters.get("filename")),
+                        disposition.isascii() and disposition.isprintable())  # fmt: skip
+    assert served == {path: (200, content_type, "nosniff", markup, "attachment", path.rsplit("/", 1)[-1], True)
+                      for path, content_type in DOCUMENT_NAMES.items()}  # fmt: skip
 
 
 def test_a_ticket_past_its_expiry_stores_nothing(runner: LocalService, cast: Cast, early_ticket: Ticket) -> None:

@@ -87,12 +87,14 @@ def log_size(service: LocalService) -> int:
 
 
 def snapshot(state: AgentState) -> dict[str, Any]:
-    """Everything a write would change, ``updatedAt`` and ETags included."""
+    """Everything a write would change, ``updatedAt`` and ETags included (not the items' ``index``: the service's
+    reading of their documents, which goes on after a publish)."""
     assert state.agent is not None
     return {
         "agent": state.agent.model_dump(exclude={"post_count", "item_count"}),
         "posts": {post.id: post.model_dump() for post in state.posts},
-        "items": {item.id: item.model_dump() for item in state.items},
+        # An item's index is the knowledge worker's, moving on its own after a publish (pending, then indexed).
+        "items": {item.id: item.model_dump(exclude={"index"}) for item in state.items},
         "objects": {path: stored.model_dump() for path, stored in state.objects.items()},
         "documents": (state.wrap, state.site, state.suggestions),
     }

@@ -1,14 +1,24 @@
-"""Downloads (resume, short ranges, redirect, integrity) and chat decoding on ``httpx.MockTransport``."""
+"""Downloads (resume, short ranges, redirect, integrity) and chat decoding (sources too) on ``httpx.MockTransport``."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from workspace_client import Brain, ChatStreamError, DownloadIntegrityError, IncompleteStreamError
+from workspace_client import (
+    AsyncBrain,
+    Brain,
+    ChatEvent,
+    ChatStreamError,
+    DownloadIntegrityError,
+    IncompleteStreamError,
+    Source,
+)
+from workspace_client.chat import sources_of
 
 KEY = "sk_ws_" + "b" * 49
 BODY = bytes(range(256)) * 40  # 10 240 bytes
@@ -138,3 +148,63 @@ def test_an_error_event_raises_and_a_cut_stream_is_incomplete() -> None:
     assert (raised.value.code, raised.value.turn_id) == ("MODEL_BUSY", "turn_1")
     with pytest.raises(IncompleteStreamError):
         list(ndjson(START, '{"type":"delta","text":"x"}').chat("prj_1", "hi"))
+
+
+SOURCES = (
+    '{"type":"sources","sources":['
+    '{"itemId":"item_1","name":"Opening hours","r2Key":"projects/prj_1/notes/hours.txt","where":"page 2","score":0.9},'
+    '{"postId":"post_1","name":"Summer menu","where":""},'
+    '{"name":"About us","where":"section about"}]}'
+)
+DONE = '{"type":"done","usage":{"inputTokens":3,"outputTokens":2,"credits":1}}'
+
+
+def test_the_sources_of_a_turn_are_an_event_and_on_the_final_one() -> None:
+    events = list(
+        ndjson(
+            START,
+            '{"type":"delta","text":"Open at 7."}',
+            '{"type":"thinking","text":"an event type this client does not know"}',
+            SOURCES,
+            DONE,
+        ).chat("prj_1", "When do you open?")
+    )
+    assert [event.type for event in events] == ["start", "delta", "sources", "done"]  # the unknown one skipped
+    assert "".join(event.text for event in events) == "Open at 7."
+    expected = (
+        Source("Opening hours", "page 2", item_id="item_1", r2_key="projects/prj_1/notes/hours.txt"),
+        Source("Summer menu", "", post_id="post_1"),
+        Source("About us", "section about"),
+    )
+    sources_event, final = events[2], events[3]
+    assert sources_event.sources == expected and sources_event.text == "" and not sources_event.final
+    assert final.final and final.sources == expected and final.credits == 1
+    assert [source.kind for source in final.sources] == ["item", "post", "section"]
+    assert sources_event.wire.model_dump(by_alias=True)["sources"][0]["score"] == 0.9  # unknown fields kept on wire
+    assert all(event.sources == () for event in events[:2])
+
+
+def test_sources_that_are_not_objects_are_left_out() -> None:
+    assert sources_of([{"name": "FAQ", "itemId": "item_2", "r2Key": 7}, "text", None]) == (Source("FAQ", "", "item_2"),)
+    assert sources_of(None) == () and sources_of({"name": "x"}) == ()
+
+
+def test_no_sources_and_an_empty_list_are_both_none() -> None:
+    without = list(ndjson(START, '{"type":"delta","text":"x"}', DONE).chat("prj_1", "hi"))
+    empty = list(ndjson(START, '{"type":"delta","text":"x"}', '{"type":"sources","sources":[]}', DONE).chat("p", "hi"))
+    assert without[-1].sources == () and empty[-1].sources == () and empty[-1].final
+    assert [event.type for event in empty] == ["start", "delta", "sources", "done"]
+
+
+def test_the_async_client_gives_the_sources_too() -> None:
+    body = "".join(f"{line}\n" for line in (START, '{"type":"delta","text":"x"}', SOURCES, DONE)).encode()
+
+    async def run() -> list[ChatEvent]:
+        transport = httpx.MockTransport(lambda _: httpx.Response(200, content=body))
+        async with AsyncBrain("http://brain.test", key=KEY, transport=transport) as client:
+            return [event async for event in client.chat("prj_1", "hi")]
+
+    events = asyncio.run(run())
+    assert events[-1].final and [source.name for source in events[-1].sources] == [
+        "Opening hours", "Summer menu", "About us",
+    ]  # fmt: skip

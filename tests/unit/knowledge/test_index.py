@@ -74,7 +74,7 @@ def test_an_index_of_another_format_is_refused() -> None:
 
 class Reads:
     def __init__(self, data: bytes | Exception | None) -> None:
-        self.data, self.keys = data, []
+        self.data, self.keys = data, list[str]()
 
     def index(self, key: str) -> bytes | None:
         self.keys.append(key)

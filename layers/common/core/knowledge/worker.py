@@ -117,7 +117,8 @@ class KnowledgeWorker:
         kept_at = f"{knowledge_prefix(workspace_id, agent_id)}items/{item.id}.json"
         kept = self._store.read_json(kept_at)
         if kept and kept.get("etag") == tag and ("error" not in kept or kept.get("limit") == budget):
-            return [tuple(p) for p in kept.get("passages", [])], kept.get("error"), False  # type: ignore[misc]
+            remembered = [(str(text), str(where)) for text, where in kept.get("passages", [])]
+            return remembered, kept.get("error"), False
         found = self._store.document(workspace_id, item.r2_key, MAX_DOCUMENT_BYTES)
         passages: list[tuple[str, str]] = []
         error: str | None = None

@@ -6,7 +6,8 @@
 - ``uploads.py``: ``UploadService.sign`` — where an upload is signed (a presigned POST, its reservation against
   the plan's storage: ``upload_store.py``)
 - ``writer.py``: ``ObjectService`` — the portal's listing, download and deletion; ``write_store.py``: ``ObjectStore``
-- ``paths.py`` the rules of an object key, ``media_types.py`` the upload types, ``fields.py`` their body fields
+- ``paths.py`` the rules of an object key, ``media_types.py`` the upload types (and which ``/v1/r2`` shows inline),
+  ``fields.py`` their body fields
 - ``models.py``, ``writer_models.py``, ``records.py``, ``ports.py``; ``providers.py``: ``reader()``,
   ``signed_urls()``, ``uploads()``, ``writer()``
 """

@@ -15,7 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC
 from email.utils import format_datetime
+from typing import Any
 
+from core.objects.media_types import attachment, content_disposition, shown_inline
 from core.objects.paths import checked_path, key_in_request_path
 from core.objects.ports import MediaObjects
 from core.objects.ranges import capped_content_range, matches_any, requested_range, split_if_none_match
@@ -29,8 +31,23 @@ PRESIGNED_SECONDS = 300
 _MAX_AGE = re.compile(r"max-age=(\d+)", re.IGNORECASE)
 # The same URL names another object for every workspace key, so no shared cache may answer one key's request
 # with another's response, even when the object's own Cache-Control says "public". (The CORS layer adds its
-# own "Vary: Origin" to this when it answers a list of allowed origins.)
-COMMON_HEADERS = {"Vary": "Authorization", "X-Content-Type-Options": "nosniff"}
+# own "Vary: Origin" to this when it answers a list of allowed origins.) ``nosniff``: an object's type is its
+# uploader's word, and a browser must take it as said (the handler adds it to every other answer, errors included).
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
+COMMON_HEADERS = {"Vary": "Authorization"} | NOSNIFF
+
+
+def nosniff(result: dict[str, Any]) -> dict[str, Any]:
+    """A proxy result (what the resolver returns) with ``X-Content-Type-Options: nosniff``: the answers built here
+    carry it already, and the others (a refused credential, an unknown object, a bad path) get it too."""
+    containers = [result.get(name) for name in ("multiValueHeaders", "headers")]
+    if any(name.lower() == "x-content-type-options" for headers in containers if headers for name in headers):
+        return result
+    if isinstance(result.get("multiValueHeaders"), dict):  # a REST API's result: every header a list of values
+        result["multiValueHeaders"]["X-Content-Type-Options"] = ["nosniff"]
+    else:
+        result["headers"] = (result.get("headers") or {}) | NOSNIFF
+    return result
 
 
 def object_path(request_path: str) -> str:
@@ -92,14 +109,16 @@ class MediaService:
             return self._not_modified(found.etag, cache.of(found.cache_control))
         if found.content_range is None and found.content_length > max_bytes and not head:
             found.close()  # never a truncated 200: the client would take it for the whole object
-            location = self._reader.presigned_url(key, cache.seconds_left(PRESIGNED_SECONDS))
+            # S3 answers the URL with the object's own headers: one not shown inline is an attachment there too.
+            disposition = None if shown_inline(found.content_type) else attachment(path)
+            location = self._reader.presigned_url(key, cache.seconds_left(PRESIGNED_SECONDS), disposition=disposition)
             return MediaReply(307, {"Location": location, "Cache-Control": "no-store"} | COMMON_HEADERS)
-        return self._content(found, head, max_bytes, cache)
+        return self._content(found, path, head, max_bytes, cache)
 
     def _not_modified(self, etag: str, cache_control: str) -> MediaReply:
         return MediaReply(304, {"ETag": etag, "Cache-Control": cache_control} | COMMON_HEADERS)
 
-    def _content(self, found: StoredObject, head: bool, max_bytes: int, cache: _CachePolicy) -> MediaReply:
+    def _content(self, found: StoredObject, path: str, head: bool, max_bytes: int, cache: _CachePolicy) -> MediaReply:
         length, content_range = found.content_length, found.content_range
         capped = content_range and capped_content_range(content_range, max_bytes)
         if capped:  # a suffix longer than the cap: its first max_bytes bytes, said so in Content-Range
@@ -115,7 +134,8 @@ class MediaService:
         for name, value in (
             ("Content-Range", content_range),
             ("Content-Encoding", found.content_encoding),
-            ("Content-Disposition", found.content_disposition),
+            # Shown inline only when inert (media, plain text); anything else is an attachment named by the key.
+            ("Content-Disposition", content_disposition(found.content_type, path, found.content_disposition)),
             ("Content-Language", found.content_language),
         ):
             if value:

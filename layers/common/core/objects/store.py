@@ -116,9 +116,12 @@ class ObjectReadStore:
             body=found.get("Body"),
         )
 
-    def presigned_url(self, key: str, expires_in: int) -> str:
-        """A GetObject URL for exactly ``key``, valid ``expires_in`` seconds (less if our credentials expire first)."""
+    def presigned_url(self, key: str, expires_in: int, *, disposition: str | None = None) -> str:
+        """A GetObject URL for exactly ``key``, valid ``expires_in`` seconds (less if our credentials expire first);
+        with ``disposition``, S3 answers it with that ``Content-Disposition`` (a signed response override)."""
         params = {"Bucket": self._bucket, "Key": key}
+        if disposition is not None:
+            params["ResponseContentDisposition"] = disposition
         url: str = self._s3.generate_presigned_url("get_object", Params=params, ExpiresIn=expires_in)
         return url
 

@@ -23,6 +23,7 @@ from local.aws.s3_post.form import Refusal
 from tests.support.authoring import Studio, at_once
 from tests.support.portal import Portal, assert_error
 from tests.support.r2 import get as r2_get
+from tests.unit.objects.test_media_types import DOCUMENTS, MEDIA, TEXT
 
 SIGN = "PortalUploadCreateFunction"
 OBJECT_BYTES, STORAGE_BYTES = 100, 250
@@ -157,6 +158,31 @@ def test_a_bad_body_is_refused_naming_the_field(studio: Studio) -> None:
     assert named == {field: field for _, field in REFUSED}
     assert studio.ok(SIGN, 201, body={"path": "assets/a.md", "contentType": "text/markdown; charset=utf-8",
                                       "size": 0})["path"] == "assets/a.md"  # fmt: skip
+
+
+def test_every_type_of_the_contract_is_signed_and_served_as_it_should_be(studio: Studio) -> None:
+    """The amended contract's types: media, text, PDF, JSON, office documents (Word, Excel, PowerPoint,
+    OpenDocument), EPUB, ZIP and octet-stream are signed (a Word, Excel or octet-stream file was a 400 before), each
+    ticket pinning its type; what lands is served by ``/v1/r2`` as signed, with ``nosniff``, and as an attachment
+    unless it is media or text."""
+    key = studio.portal.mint_key(studio.who, studio.workspace_id)["key"]
+    paths = {f"assets/types/{n}.bin": content_type for n, content_type in enumerate(MEDIA + TEXT + DOCUMENTS)}
+    found, served = {}, {}
+    for path, content_type in paths.items():
+        reply = sign(studio, path, 3, content_type)
+        ticket = reply.json()
+        found[content_type] = (reply.status, ticket.get("fields", {}).get("Content-Type"))
+        if reply.status != 201:
+            continue
+        assert s3_verdict(ticket, size=3, **{"Content-Type": "text/html"}) == "AccessDenied"
+        assert upload(ticket, b"abc").status_code == 204, path
+        read = r2_get(path, headers={"Authorization": f"Bearer {key}"})
+        served[content_type] = (read.status, read.header("Content-Type"), read.header("Content-Disposition"),
+                                read.header("X-Content-Type-Options"), read.body)  # fmt: skip
+    assert found == {t: (201, t) for t in paths.values()}
+    name = {t: path.rsplit("/", 1)[-1] for path, t in paths.items()}
+    assert served == {t: (200, t, None if t in MEDIA + TEXT else f'attachment; filename="{name[t]}"', "nosniff",
+                          b"abc") for t in paths.values()}  # fmt: skip
 
 
 # --- the plan's limits

@@ -207,3 +207,30 @@ def test_a_visitor_leaving_mid_stream_is_charged_exactly_once(
     assert charges_of(service, owner, turn_id) == [-1]
     current = balance(service, owner)
     assert (current["available"], current["held"]) == (before - 1, 0)
+
+
+def test_the_demo_barista_answers_from_its_own_documents_and_names_them(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    """make serve's demo: the opening-hours note and the price list are read (in the background after the demo is
+    loaded), so the barista quotes them and the stream's ``sources`` names them."""
+    agent = first["agents"][0]["id"]
+    items_of = f"/api/workspaces/{first['id']}/agents/{agent}/items"
+    deadline = time.monotonic() + 60
+    while any(
+        i["index"]["status"] == "pending" for i in portal(service, "GET", items_of, owner["jwt"]).json()["items"]
+    ):
+        assert time.monotonic() < deadline, "the demo's documents were not indexed within a minute"
+        time.sleep(0.5)
+    for prompt, fact, source in (
+        ("What are your opening hours on Sunday?", "Sat-Sun 8:00-16:00", "Opening hours"),
+        ("How much is a small coffee?", "3.20", "Price list"),
+    ):
+        connection, response = post_chat(service, first["key"], agent, {"prompt": prompt, "client": "e2e_demo_visitor_asking"})
+        assert response.status == 200, response.read()
+        lines = [json.loads(line) for line in response.read().splitlines()]
+        connection.close()
+        reply = "".join(line.get("text", "") for line in lines if line["type"] == "delta")
+        sources = next(line["sources"] for line in lines if line["type"] == "sources")
+        assert fact in reply, reply
+        assert source in [s["name"] for s in sources], sources

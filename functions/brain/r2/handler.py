@@ -12,7 +12,7 @@ signature's parameters are ignored: the request is a keyed one.
 
 from core.http import brain_api, header, stream_response, workspace_caller
 from core.objects import providers as objects
-from core.objects.service import object_path
+from core.objects.service import nosniff, object_path
 from core.platform.contract import contract
 from core.platform.errors import (
     InvalidPath,
@@ -61,4 +61,6 @@ def get_object():
 
 
 def lambda_handler(event, context):
-    return app.resolve(event, context)
+    # Every answer is nosniff, errors included (a refused key, an unknown object: answered before any route runs).
+    # An object neither media nor plain text is an attachment named by its key (core.objects.media_types).
+    return nosniff(app.resolve(event, context))

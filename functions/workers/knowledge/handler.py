@@ -20,16 +20,22 @@ logger = logging.getLogger("knowledge")
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
+# The agents rebuilt in this invocation: every message of a batch was sent before the batch began, so one rebuild
+# after it covers them all (a publisher's burst of item writes reads the agent once, not once per write).
+rebuilt: set[tuple[str, str]] = set()
+
+
 def index_one(record: SQSRecord, lambda_context) -> None:
     def time_left() -> float:
         return lambda_context.get_remaining_time_in_millis() / 1000
 
-    for workspace_id, agent_id in sorted(agents_named(record.body)):
+    for workspace_id, agent_id in sorted(agents_named(record.body) - rebuilt):
         try:
             done = knowledge.worker().rebuild(workspace_id, agent_id, time_left=time_left)
         except Exception:
             logger.exception("knowledge rebuild failed", extra={"messageId": record.message_id, "agentId": agent_id})
             raise  # the processor reports the record in batchItemFailures
+        rebuilt.add((workspace_id, agent_id))
         logger.info("knowledge rebuild", extra={"workspaceId": workspace_id, **done.__dict__})
 
 
@@ -37,4 +43,5 @@ def index_one(record: SQSRecord, lambda_context) -> None:
 def lambda_handler(event, context):
     if not event.get("Records"):
         return {"batchItemFailures": []}
+    rebuilt.clear()
     return process_partial_response(event=event, record_handler=index_one, processor=processor, context=context)

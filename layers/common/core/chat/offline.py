@@ -38,6 +38,7 @@ SLOW_SECONDS = 1.5
 WORDS_PER_DELTA = 3
 MAX_CITED = 3
 QUOTE_CHARS = 240  # a passage this short is quoted whole
+QUOTED_LINES = 3
 
 _MARKER = re.compile(r"\[\[offline-[a-z-]+\]\]")
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits, in any script
@@ -144,14 +145,15 @@ def _quote(terms: set[str], text: str) -> str | None:
 
 
 def _passage_quote(terms: set[str], text: str) -> str:
-    """A short passage whole; from a long one, the sentence or line sharing the most words with the question."""
+    """A short passage whole; from a long one, the (at most three) sentences or lines sharing the most words with
+    the question, in their order: a price sheet's "small" rows, not only the first of them."""
     whole = " ".join(text.split())
     if len(whole) <= QUOTE_CHARS:
         return whole
     sentences = [sentence.strip() for sentence in _SENTENCE.split(text) if sentence.strip()]
-    hits = _ranked(terms, sentences, str) or sentences
-    words = " ".join(hits[0].split()).split()
-    return " ".join(words[:40]) + ("…" if len(words) > 40 else "")
+    best = set(_ranked(terms, sentences, str)[:QUOTED_LINES]) or {sentences[0]}
+    words = "; ".join(" ".join(s.split()) for s in sentences if s in best).split()
+    return " ".join(words[:60]) + ("…" if len(words) > 60 else "")
 
 
 def _item_text(item: ContextItem) -> str:

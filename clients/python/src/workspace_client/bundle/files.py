@@ -24,6 +24,8 @@ from ..errors import ClientError
 
 DOCUMENTS = ("agent.json", "wrap.json", "site.json", "suggestions.json", "posts.json", "items.json")
 TEXT = "; charset=utf-8"  # text files of a bundle are UTF-8, as its JSON is: said, so browsers decode them right
+OOXML = "application/vnd.openxmlformats-officedocument."
+ODF = "application/vnd.oasis.opendocument."
 CONTENT_TYPES = {
     ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
     ".webp": "image/webp", ".avif": "image/avif",
@@ -33,6 +35,12 @@ CONTENT_TYPES = {
     ".pdf": "application/pdf", ".json": "application/json",
     ".txt": "text/plain" + TEXT, ".md": "text/markdown" + TEXT, ".markdown": "text/markdown" + TEXT,
     ".csv": "text/csv" + TEXT, ".uri": "text/uri-list" + TEXT, ".uris": "text/uri-list" + TEXT,
+    # Documents the agent reads (authoring.md, "Knowledge"): office files, OpenDocument, EPUB and ZIP.
+    ".docx": OOXML + "wordprocessingml.document", ".xlsx": OOXML + "spreadsheetml.sheet",
+    ".pptx": OOXML + "presentationml.presentation", ".doc": "application/msword",
+    ".xls": "application/vnd.ms-excel", ".ppt": "application/vnd.ms-powerpoint",
+    ".odt": ODF + "text", ".ods": ODF + "spreadsheet", ".odp": ODF + "presentation",
+    ".epub": "application/epub+zip", ".zip": "application/zip",
 }  # fmt: skip
 MD5_CHUNK = 1024 * 1024
 

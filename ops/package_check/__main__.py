@@ -32,7 +32,7 @@ from pathlib import Path
 from local.containers.package import Package, built, isolated
 from stack.template import ROOT, FunctionSpec, Stack, load
 
-from .imports import OWN_LIBRARIES, code_imports, missing, reader_files
+from .imports import OWN_LIBRARIES, code_imports, imported, missing, reader_files
 
 PROBE = Path(__file__).with_name("probe.py")
 SCRATCH = ROOT / ".local" / "package-check"
@@ -42,10 +42,13 @@ def unpackaged_imports(package: Package) -> list[str]:
     """Check 1: what the code imports that the layer lacks; what the knowledge worker's readers import, that its own
     package and the layer lack."""
     layer = Path(package.layers[0])
-    roots = {layer / "core": ["core"]} | {spec.code_uri: [] for spec in package.functions.values()}
     readers = reader_files(layer / "core")
-    problems = [f"imported but not in the package: {name}"
-                for name in missing(code_imports(roots, skip=readers), layer, isolated())]  # fmt: skip
+    names = code_imports({layer / "core": ["core"]}, skip=readers)
+    # A function's own code is its handler module; the libraries packaged beside it (the knowledge worker's) import
+    # optional modules of their own, theirs to go without.
+    for spec in package.functions.values():
+        names |= imported(spec.code_uri / f"{spec.handler.rsplit('.', 1)[0]}.py", [])
+    problems = [f"imported but not in the package: {name}" for name in missing(names, layer, isolated())]
     for function in OWN_LIBRARIES:
         names = code_imports({layer / "core": ["core"]}) - code_imports({layer / "core": ["core"]}, skip=readers)
         lacking = missing(names, layer, isolated(), function=package.functions[function].code_uri)

@@ -159,9 +159,11 @@ def chat(smoke: Smoke) -> int:
     equal(events[0]["type"], "start", "the first line")
     expect(events[0]["threadKey"].startswith("thr_") and events[0]["turnId"].startswith("turn_"), "start's ids")
     equal(events[-1]["type"], "done", f"the last line ({events[-1]})")
-    deltas = [event for event in events[1:-1] if event["type"] == "delta"]
-    expect(len(deltas) >= 1 and len(events) - 1 >= 2, f"{len(events) - 1} lines before the end, expected at least 2")
-    expect(all(event["type"] == "delta" and event["text"] for event in events[1:-1]), "a line between is not a delta")
+    equal(events[-2]["type"], "sources", f"the line before the last ({events[-2]})")
+    expect(isinstance(events[-2].get("sources"), list), "sources is a list")
+    deltas = [event for event in events[1:-2] if event["type"] == "delta"]
+    expect(len(deltas) >= 1 and len(events) - 1 >= 3, f"{len(events) - 1} lines before the end, expected at least 3")
+    expect(all(event["type"] == "delta" and event["text"] for event in events[1:-2]), "a line between is not a delta")
     expect(lines[0][0] < lines[-1][0], "every line arrived at once: the reply was buffered, not streamed")
     credits = events[-1]["usage"]["credits"]
     expect(isinstance(credits, int) and credits >= 1, f"usage.credits {credits!r}")

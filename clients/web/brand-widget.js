@@ -304,17 +304,20 @@
       return error.message;
     }
 
-    // The reply as the service streams it: NDJSON, one event per line, text appended as each delta arrives.
+    // The reply as the service streams it: NDJSON, one event per line, text appended as each delta arrives; the
+    // sources (what the reply drew on) come just before "done". Events of other types are ignored.
     async function readStream(body, reply) {
       var reader = body.getReader();
       var decoder = new TextDecoder();
       var buffered = "";
       var ended = null;
+      var sources = [];
       function handle(line) {
         if (!line.trim()) return;
         var event = JSON.parse(line);
         if (event.type === "start") threadKey = event.threadKey;
         else if (event.type === "delta") reply.textContent += event.text;
+        else if (event.type === "sources") sources = event.sources;
         else if (event.type === "done" || event.type === "error") ended = event;
       }
       for (;;) {
@@ -326,7 +329,66 @@
         lines.forEach(handle);
       }
       handle(buffered + decoder.decode());
-      return ended;
+      return { ended: ended, sources: sources };
+    }
+
+    function httpUrl(url) {
+      return typeof url === "string" && /^https?:\/\//i.test(url);
+    }
+
+    // What a reply drew on, under it: its name, then where in it (muted). An item's name links to its file through a
+    // signed media URL (a link cannot send the key either), signed again when the pointer or the focus reaches a
+    // link about to expire; a post or a site section is a plain label. No sources: nothing is shown.
+    function showSources(reply, sources) {
+      if (!Array.isArray(sources)) return;
+      var list = el("ul", "bw-sources-list");
+      var items = []; // {path, name}: the names to turn into links once signed
+      sources.forEach(function (source) {
+        if (!source || typeof source.name !== "string" || !source.name) return;
+        var entry = el("li", "bw-source");
+        var name = el("span", "bw-source-name", source.name);
+        entry.dataset.source = source.itemId ? "item" : source.postId ? "post" : "section";
+        entry.append(name);
+        if (typeof source.where === "string" && source.where) entry.append(el("span", "bw-source-where", source.where));
+        var linkable = source.itemId && typeof source.r2Key === "string" && source.r2Key;
+        if (linkable) items.push({ path: source.r2Key, name: name });
+        list.append(entry);
+      });
+      if (!list.childElementCount) return;
+      var box = el("div", "bw-sources");
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", "Sources");
+      box.append(el("p", "bw-sources-title", "Sources"), list);
+      reply.after(box);
+      linkSources(box, items);
+    }
+
+    // One request signs the reply's items (Signer: up to 50 paths a request); a refusal leaves them plain labels.
+    async function linkSources(box, items) {
+      box.dataset.state = "signing";
+      try {
+        if (items.length) await signer.sign(items.map(function (entry) { return entry.path; }));
+      } catch (error) {
+        box.dataset.state = "unlinked";
+        return;
+      }
+      items.forEach(function (entry) {
+        var url = signer.url(entry.path);
+        if (!httpUrl(url)) return;
+        var link = el("a", "bw-source-name", entry.name.textContent);
+        link.href = url;
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+        function refresh() {
+          signer.sign([entry.path]).then(function () {
+            if (httpUrl(signer.url(entry.path))) link.href = signer.url(entry.path);
+          }).catch(function () { /* the link keeps its URL */ });
+        }
+        link.addEventListener("pointerenter", refresh);
+        link.addEventListener("focus", refresh);
+        entry.name.replaceWith(link);
+      });
+      box.dataset.state = "done";
     }
 
     async function send(prompt) {
@@ -345,10 +407,12 @@
         var response = await api.call("POST", "/v1/agent/" + encodeURIComponent(agent) + "/chat", body,
           controller.signal);
         reply.dataset.state = "streaming";
-        var ended = await readStream(response.body, reply);
+        var streamed = await readStream(response.body, reply);
+        var ended = streamed.ended;
         if (ended && ended.type === "done") {
           reply.dataset.state = "done";
           history.push({ role: "user", content: prompt }, { role: "assistant", content: reply.textContent });
+          showSources(reply, streamed.sources);
         } else {
           reply.dataset.state = "failed";
           show(chatStatus, ended ? ended.message : "The reply was cut off. Please try again.", "error");

@@ -47,11 +47,15 @@ def held(bundle: Bundle) -> AgentState:
     return AgentState(agent, BRANDS, bundle.wrap, bundle.site, bundle.suggestions, objects, posts, items)
 
 
+# How the service read an item's document (authoring.md, "Knowledge"): no part of a plan, on every item it lists.
+INDEXED = {"status": "indexed", "passages": 1, "error": None, "updatedAt": NOW}
+
+
 def item(n: int, spec: ItemSpec, file: BundleFile) -> AgentItem:
     return AgentItem(
         id=f"item_{n}", name=spec.name, kind=spec.kind, r2_key=f"projects/{AGENT}/{spec.file}",
         mime_type=file.content_type.split(";")[0], size=file.size, folder=spec.folder, order=spec.order,
-        updated_at=NOW, origin=spec.origin, active=spec.active,
+        updated_at=NOW, origin=spec.origin, active=spec.active, index=INDEXED,
     )  # fmt: skip
 
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 from workspace_client import Brain
-from workspace_client.bundle import BundleError, Change, export, load_bundle, publish
+from workspace_client.bundle import BundleError, Change, export, load_bundle, publish, wait_for_index
 from workspace_client.bundle.changes import CreatePost, Upload
 from workspace_client.bundle.files import BundleFile
+from workspace_client.bundle.indexing import index_of, instant
 from workspace_client.bundle.plan import make_plan
 from workspace_client.bundle.publish import carry_out
 from workspace_client.bundle.state import AgentState, folder, read_state
@@ -183,6 +184,38 @@ def test_one_changed_file_and_post_and_a_dropped_post_are_all_that_is_written(
         p: o for p, o in before.objects.items() if p != "media/b.jpg"
     }
     assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
+
+
+def test_the_documents_are_waited_for_and_a_file_replaced_in_place_is_read_again(
+    owner: Owner, bundle_dir: Path
+) -> None:
+    """``wait_for_index`` against the service: its items' ``index``, and S3's clock against its worker's."""
+    plan = make_plan(owner.portal, owner.workspace, load_bundle(bundle_dir))
+    agent_id = carry_out(owner.portal, plan, progress=False)
+    report = wait_for_index(owner.portal, plan, agent_id, timeout=90, progress=False)
+    read = {document.path: document for document in report.documents}  # the image item (Hero) is not watched
+    assert sorted(read) == ["docs/menu.pdf", "notes/faq.md"] and not report.pending, report
+    assert read["notes/faq.md"].status == "indexed" and read["notes/faq.md"].passages >= 1
+    menu = read["docs/menu.pdf"]  # random bytes after a PDF header: nothing a person could read
+    assert menu.status in {"failed", "skipped"} and (menu.status == "skipped" or menu.error), menu
+
+    # The FAQ's file replaced by one of the same size and type: an upload, and the item left as it was.
+    faq = owner.portal.list_items(owner.workspace, agent_id).items
+    before = next(index_of(item) for item in faq if item.r2_key.endswith("/notes/faq.md"))
+    assert before is not None and before.updated_at
+    replaced = FILES["notes/faq.md"].replace(b"every day", b"every dax")
+    write_bundle(bundle_dir, files={"notes/faq.md": replaced})
+    plan = make_plan(owner.portal, owner.workspace, load_bundle(bundle_dir))
+    assert [str(change) for change in plan.changes] == [f"upload notes/faq.md ({len(replaced)} B)"]
+    carry_out(owner.portal, plan, progress=False)
+    again = wait_for_index(owner.portal, plan, agent_id, timeout=90, progress=False)
+    assert [(document.path, document.status) for document in again.documents] == [("notes/faq.md", "indexed")]
+    uploaded = read_state(owner.portal, owner.workspace, SLUG).objects["notes/faq.md"].updated_at
+    after = next(index_of(item) for item in owner.portal.list_items(owner.workspace, agent_id).items
+                 if item.r2_key.endswith("/notes/faq.md"))  # fmt: skip
+    assert after is not None
+    read_at, uploaded_at, first_read_at = instant(after.updated_at), instant(uploaded), instant(before.updated_at)
+    assert read_at and uploaded_at and first_read_at and read_at >= uploaded_at > first_read_at  # the service's clock
 
 
 def test_a_dry_run_changes_nothing(service: LocalService, owner: Owner, bundle_dir: Path) -> None:

@@ -82,8 +82,7 @@ def streamed(result: StreamedResult) -> tuple[list[dict[str, Any]], str]:
     assert deltas and all(set(d) == {"type", "text"} and d["type"] == "delta" for d in deltas)
     assert all(isinstance(d["text"], str) and d["text"] for d in deltas)
     assert sources["type"] == "sources" and set(sources) == {"type", "sources"} and isinstance(sources["sources"], list)
-    fields = {"itemId", "postId", "name", "r2Key", "where"}
-    assert all({"name", "where"} <= set(source) <= fields for source in sources["sources"])
+    assert all(set(source) == {"itemId", "postId", "name", "r2Key", "where"} for source in sources["sources"])
     assert done["type"] == "done" and set(done) == {"type", "usage"}
     assert set(done["usage"]) == {"inputTokens", "outputTokens", "credits"}
     assert all(isinstance(v, int) for v in done["usage"].values())

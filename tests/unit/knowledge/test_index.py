@@ -143,3 +143,11 @@ def test_the_cache_keeps_the_newest_agents_only() -> None:
 ])  # fmt: skip
 def test_messages_name_the_agents_to_read_again(body: str, named: set[tuple[str, str]]) -> None:
     assert agents_named(body) == named
+
+
+@pytest.mark.parametrize("source", [HOURS, POST, Source("About us")], ids=["item", "post", "section"])
+def test_a_source_on_the_wire_is_the_contracts(source: Source) -> None:
+    from core.chat.models import ChatSource
+
+    wire = source.wire("page 2")
+    assert ChatSource.model_validate(wire).wire() == wire

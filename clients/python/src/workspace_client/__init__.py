@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 from .brain import AsyncBrain, Brain
-from .chat import ChatEvent
+from .chat import ChatEvent, Source
 from .errors import (
     ApiError,
     AuthError,
@@ -47,6 +47,7 @@ __all__ = [
     "RateLimitedError",
     "RetryPolicy",
     "ServerError",
+    "Source",
     "TokenExpiredError",
     "TransportError",
     "ValidationError",

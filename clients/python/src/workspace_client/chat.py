@@ -3,32 +3,86 @@
 Each line is validated against the OpenAPI document's event union (``ChatEvent`` of
 ``models_brain``: start, delta, keepalive, done, error). The client hands out ``ChatEvent``, a view
 that gives every event a ``text`` (empty unless it is a delta) and carries what the turn has said so
-far: the ``turn_id`` and ``thread_key`` from ``start``, and on the final ``done`` event the ``usage``
-with the credits charged. An ``error`` event raises ``ChatStreamError``; a stream that ends without
-``done`` raises ``IncompleteStreamError`` (the connection was cut: the turn may still be billed).
+far: the ``turn_id`` and ``thread_key`` from ``start``, the ``sources`` of the reply (the ``sources``
+event, sent just before ``done``) and on the final ``done`` event the ``usage`` with the credits charged.
+An ``error`` event raises ``ChatStreamError``; a stream that ends without ``done`` raises
+``IncompleteStreamError`` (the connection was cut: the turn may still be billed). An event of a type
+this client does not know is skipped, and fields it does not know are kept on ``wire`` (a newer service
+keeps working with an older client).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import typing
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
 
 from ._generated.models_brain import ChatDoneEvent, ChatErrorEvent, ChatStartEvent, ChatUsage
 from ._generated.models_brain import ChatEvent as WireEvent
+from ._model import ApiModel
 from ._operation import adapter
 from .errors import ChatStreamError, IncompleteStreamError
+
+SOURCES = "sources"  # the event listing what the reply drew on, just before ``done``
+SourceKind = Literal["item", "post", "section"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a reply drew on: one of the agent's items, posts or site sections, most relevant first.
+
+    An item has ``item_id`` and ``r2_key`` (its object, workspace-relative: ``brain.download(source.r2_key, …)``
+    or a signed media URL), a post ``post_id``, a site section neither. ``where`` is the place in it, in words
+    (``page 2``, ``sheet Prices``, ``section about``), possibly empty.
+    """
+
+    name: str
+    where: str = ""
+    item_id: str | None = None
+    post_id: str | None = None
+    r2_key: str | None = None
+
+    @property
+    def kind(self) -> SourceKind:
+        if self.item_id:
+            return "item"
+        return "post" if self.post_id else "section"
+
+    @classmethod
+    def from_wire(cls, entry: Any) -> Source | None:
+        """One entry of the event's ``sources`` (fields this client does not know are ignored); None if no object."""
+        if not isinstance(entry, Mapping):
+            return None
+
+        def text(name: str) -> str | None:
+            value = entry.get(name)
+            return value if isinstance(value, str) and value else None
+
+        return cls(text("name") or "", text("where") or "", text("itemId"), text("postId"), text("r2Key"))
+
+
+def sources_of(entries: Any) -> tuple[Source, ...]:
+    """The ``sources`` of the wire's event, in its order; anything that is not a list of objects is none."""
+    if not isinstance(entries, list):
+        return ()
+    return tuple(source for entry in entries if (source := Source.from_wire(entry)) is not None)
 
 
 @dataclass(frozen=True)
 class ChatEvent:
-    """One event of a turn. ``type``: ``start``, ``delta``, ``keepalive`` or ``done``; ``wire``: the line as sent."""
+    """One event of a turn. ``type``: ``start``, ``delta``, ``keepalive``, ``sources`` or ``done``; ``wire``: the
+    line as sent. ``sources``: what the reply drew on, from the ``sources`` event on (so on ``done`` too); empty
+    before it, when it drew on nothing, and from a service that sends no such event."""
 
     type: str
     text: str
     turn_id: str | None
     thread_key: str | None
     usage: ChatUsage | None
-    wire: WireEvent
+    wire: WireEvent | ApiModel
+    sources: tuple[Source, ...] = ()
 
     @property
     def final(self) -> bool:
@@ -40,18 +94,38 @@ class ChatEvent:
         return None if self.usage is None else self.usage.credits
 
 
+@cache
+def known_types() -> frozenset[str]:
+    """The event types of the OpenAPI document's union (its members' ``type`` literals)."""
+    union = typing.get_args(WireEvent)[0]  # Annotated[A | B | …, discriminator]
+    members: tuple[type[ApiModel], ...] = typing.get_args(union)
+    return frozenset(value for member in members for value in typing.get_args(member.model_fields["type"].annotation))
+
+
 class ChatDecoder:
-    """Turns NDJSON lines into ``ChatEvent``s, remembering the turn's ids for the events that follow."""
+    """Turns NDJSON lines into ``ChatEvent``s, remembering the turn's ids and sources for the events that follow."""
 
     def __init__(self) -> None:
         self.turn_id: str | None = None
         self.thread_key: str | None = None
+        self.sources: tuple[Source, ...] = ()
         self.finished = False
 
     def decode(self, line: str) -> ChatEvent | None:
+        """The event of one line; None for a blank line or an event type this client does not know (skipped)."""
         if not line.strip():
             return None
-        wire = adapter(WireEvent).validate_json(line)
+        raw = adapter(dict[str, Any]).validate_json(line)  # not a JSON object: a ValidationError, as before
+        kind = raw.get("type")
+        wire: WireEvent | ApiModel
+        if kind in known_types():
+            wire = adapter(WireEvent).validate_python(raw)
+        elif kind == SOURCES:  # a service newer than the generated models: read without them
+            wire = ApiModel.model_validate(raw)
+        else:
+            return None
+        if kind == SOURCES:
+            self.sources = sources_of(raw.get("sources"))
         if isinstance(wire, ChatStartEvent):
             self.turn_id, self.thread_key = wire.turn_id, wire.thread_key
         if isinstance(wire, ChatErrorEvent):
@@ -59,7 +133,8 @@ class ChatDecoder:
             raise ChatStreamError(wire.code, wire.message, self.turn_id)
         usage = wire.usage if isinstance(wire, ChatDoneEvent) else None
         self.finished = usage is not None
-        return ChatEvent(wire.type, getattr(wire, "text", ""), self.turn_id, self.thread_key, usage, wire)
+        text = getattr(wire, "text", "") if kind == "delta" else ""
+        return ChatEvent(str(kind), text, self.turn_id, self.thread_key, usage, wire, self.sources)
 
     def end(self) -> None:
         if not self.finished:

@@ -1,10 +1,12 @@
 """``workspace-client``: sign in once, then publish agent bundles to a workspace and export them back.
 
     workspace-client login --portal https://portal.example --email ava@northwind.example
-    workspace-client publish examples/northwind-barista --workspace ws_… [--dry-run] [--no-progress]
+    workspace-client publish examples/northwind-barista --workspace ws_… [--dry-run] [--no-progress] [--no-wait]
     workspace-client export --workspace ws_… --agent barista barista-copy/
 
-Exit status: 0 done, 1 refused (by the service, whose message and code are shown, or for the bundle), 2 usage.
+Exit status: 0 done, 1 refused (by the service, whose message and code are shown, or for the bundle), 2 usage;
+``publish`` also 3 (published, but a document could not be read: each is named with the reason) and 4 (published,
+but documents were still being read when ``--wait-seconds`` ran out); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -12,18 +14,30 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from . import __version__
-from .bundle import BundleError, carry_out, export, load_bundle, make_plan
+from .bundle import BundleError, IndexReport, carry_out, export, load_bundle, make_plan, wait_for_index
+from .bundle.indexing import DEFAULT_TIMEOUT
 from .bundle.session import ENV_VARIABLE, Session, SessionError, default_path, load, save
 from .errors import ApiError, AuthError, ClientError
 from .portal import Portal
 
 PORTAL_VARIABLE = "WORKSPACE_CLIENT_PORTAL"
+EXIT_DOCUMENT_FAILED = 3  # published, but the service could not read a document (encrypted, damaged, over the plan)
+EXIT_STILL_PENDING = 4  # published, but documents were still being read when --wait-seconds ran out
+PUBLISH_EXIT_STATUS = (
+    "Exit status: 0 published (and every document it changed read, unless --no-wait); 1 refused (by the service, "
+    "whose message and code are shown, or for the bundle, naming the file, the entry and the field); 2 a usage "
+    f"error; {EXIT_DOCUMENT_FAILED} published, but a document could not be read (each is named with its path and the "
+    f"reason); {EXIT_STILL_PENDING} published, but documents were still being read after --wait-seconds (each is "
+    "named; they are read in the background); 130 interrupted."
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +64,17 @@ def _failed(message: str, *notes: str, status: int = 1) -> int:
 def _notes(error: BaseException) -> list[str]:
     """What was under way when it failed (``publish`` notes the change it was carrying out)."""
     return list(getattr(error, "__notes__", []))
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, never breaking a line inside an option's name (``--no-wait``, ``--wait-seconds``)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(re.sub(r"\s+", " ", text).strip(), width, initial_indent=indent,
+                             subsequent_indent=indent, break_on_hyphens=False)  # fmt: skip
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(re.sub(r"\s+", " ", text).strip(), width, break_on_hyphens=False)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -83,12 +108,27 @@ def parser() -> argparse.ArgumentParser:
         "publish",
         parents=[common],
         help="make a workspace's agent equal a bundle",
-        description="Compare the bundle with the workspace, print the plan, and carry it out.",
+        description="Compare the bundle with the workspace, print the plan, and carry it out. Then wait until the "
+        "service has read the documents the publish created, changed or uploaded (the items the agent answers "
+        "from; media are not read), and print how many were indexed and which failed, and why.",
+        epilog=PUBLISH_EXIT_STATUS,
+        formatter_class=_Formatter,
     )
     publish.add_argument("dir", type=Path, metavar="DIR", help="the bundle's folder")
     publish.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
     publish.add_argument("--dry-run", action="store_true", help="print the plan only; change nothing")
     publish.add_argument("--no-progress", action="store_true", help="draw no progress bar")
+    publish.add_argument(
+        "--no-wait", action="store_true", help="do not wait for the documents to be read (exit once published)"
+    )
+    publish.add_argument(
+        "--wait-seconds",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="N",
+        help=f"wait at most N seconds for the documents (default {DEFAULT_TIMEOUT:.0f}); those still being read "
+        f"then are named and the exit status is {EXIT_STILL_PENDING}",
+    )
     publish.set_defaults(run=run_publish)
 
     export_ = commands.add_parser(
@@ -103,6 +143,16 @@ def parser() -> argparse.ArgumentParser:
     export_.add_argument("--no-progress", action="store_true", help="draw no progress bar")
     export_.set_defaults(run=run_export)
     return top
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value}") from None
+    if not 0 <= seconds <= 86_400:
+        raise argparse.ArgumentTypeError(f"must be 0 to 86400 seconds: {value}")
+    return seconds
 
 
 def session_path(args: argparse.Namespace) -> Path:
@@ -161,9 +211,42 @@ def run_publish(args: argparse.Namespace) -> int:
         print(plan, flush=True)
         if args.dry_run or plan.empty:
             return 0
-        carry_out(portal, plan, progress=not args.no_progress)
-    print(f"published {bundle.agent.slug} to {args.workspace}")
-    return 0
+        agent_id = carry_out(portal, plan, progress=not args.no_progress)
+        print(f"published {bundle.agent.slug} to {args.workspace}", flush=True)
+        if args.no_wait:
+            return 0
+        try:
+            report = wait_for_index(portal, plan, agent_id, timeout=args.wait_seconds, progress=not args.no_progress)
+        except ClientError as error:
+            error.add_note("while waiting for the documents to be read (the publish itself is done)")
+            raise
+        except KeyboardInterrupt:
+            return _failed("stopped waiting: the publish is done and its documents are read in the background "
+                           "(each item's index, in the portal, says how it went)", status=130)  # fmt: skip
+    return report_index(report)
+
+
+def report_index(report: IndexReport) -> int:
+    """How the documents a publish changed were read: the totals on stdout, the failed ones (name, path, the reason)
+    and those still being read on stderr; the exit status. Nothing when the service reports no indexing."""
+    if not report.reported:
+        return 0
+    print(report.summary(), flush=True)
+    status = 0
+    if report.failed:
+        lines = [f"{doc.name} ({doc.path}): {doc.error or 'no reason given'}" for doc in report.failed]
+        count = len(report.failed)
+        status = _failed(
+            f"{count} document{'s' * (count != 1)} could not be read:", *lines, status=EXIT_DOCUMENT_FAILED
+        )
+    if report.pending:
+        lines = [f"{doc.name} ({doc.path})" for doc in report.pending]
+        count = len(report.pending)
+        message = (f"{count} document{'s' * (count != 1)} still being read after {report.seconds:.0f} s (they are read "
+                   "in the background; each item's index, in the portal, says how it went):")  # fmt: skip
+        pending = _failed(message, *lines, status=EXIT_STILL_PENDING)
+        status = status or pending
+    return status
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -34,6 +34,23 @@ class ChatUsage(ApiModel):
     credits: int = Field(description="charged for this turn: 0 when no reply text was streamed")
 
 
+class ChatSource(ApiModel):
+    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``) or a site section (neither)."""
+
+    item_id: str | None = None
+    post_id: str | None = None
+    name: str
+    r2_key: str | None = None
+    where: str = Field(description="where the passage stands in it: a page, sheet, slide or section; may be empty")
+
+
+class ChatSourcesEvent(ApiModel):
+    """The line before ``done``: the sources of the passages the model was given, most relevant first."""
+
+    type: Literal["sources"]
+    sources: list[ChatSource]
+
+
 class ChatDoneEvent(ApiModel):
     type: Literal["done"]
     usage: ChatUsage
@@ -47,7 +64,7 @@ class ChatErrorEvent(ApiModel):
     code: str
 
 
-ChatEvent = ChatStartEvent | ChatDeltaEvent | ChatKeepaliveEvent | ChatDoneEvent | ChatErrorEvent
+ChatEvent = ChatStartEvent | ChatDeltaEvent | ChatKeepaliveEvent | ChatSourcesEvent | ChatDoneEvent | ChatErrorEvent
 
 
 _MAX_HISTORY_CHARS = 32_000

@@ -137,9 +137,9 @@ class ChatService:
             logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})
 
 
-def sources_of(passages: list[Passage]) -> list[dict[str, str]]:
+def sources_of(passages: list[Passage]) -> list[dict[str, str | None]]:
     """The ``sources`` event's list: each source once, where its best passage stands, most relevant first."""
-    seen: dict[tuple[str | None, str | None, str], dict[str, str]] = {}
+    seen: dict[tuple[str | None, str | None, str], dict[str, str | None]] = {}
     for passage in passages:
         source = passage.source
         seen.setdefault((source.item_id, source.post_id, source.name), source.wire(passage.where))

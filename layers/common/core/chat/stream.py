@@ -93,7 +93,7 @@ class ChatStream:
         keepalive_seconds: float,
         deadline: float,
         on_reply: Callable[[str, Usage | None, bool], None] | None = None,
-        sources: list[dict[str, str]] | None = None,
+        sources: list[dict[str, str | None]] | None = None,
     ):
         self.turn_id = turn_id
         self.thread_key = thread_key

@@ -33,10 +33,9 @@ class Source:
     post_id: str | None = None
     r2_key: str | None = None
 
-    def wire(self, where: str) -> dict[str, str]:
-        ids = {"itemId": self.item_id, "postId": self.post_id}
-        named = {key: value for key, value in ids.items() if value} | {"name": self.name}
-        return named | ({"r2Key": self.r2_key} if self.r2_key else {}) | {"where": where}
+    def wire(self, where: str) -> dict[str, str | None]:
+        """As the ``sources`` event carries it (``core.chat.models.ChatSource``): every key, null where it has none."""
+        return {"itemId": self.item_id, "postId": self.post_id, "name": self.name, "r2Key": self.r2_key, "where": where}
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,23 @@ class ChatRequest(ApiModel):
     brand_slug: str | None = Field(None, alias="brandSlug")
 
 
+class ChatSource(ApiModel):
+    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``) or a site section (neither)."""
+
+    item_id: str | None = Field(alias="itemId")
+    post_id: str | None = Field(alias="postId")
+    name: str = Field(alias="name")
+    r2_key: str | None = Field(alias="r2Key")
+    where: str = Field(alias="where")
+
+
+class ChatSourcesEvent(ApiModel):
+    """The line before ``done``: the sources of the passages the model was given, most relevant first."""
+
+    type: Literal["sources"] = Field(alias="type")
+    sources: list[ChatSource] = Field(alias="sources")
+
+
 class ChatStartEvent(ApiModel):
     type: Literal["start"] = Field(alias="type")
     thread_key: str = Field(alias="threadKey")
@@ -187,7 +204,8 @@ class WrapConfig(ApiModel):
 
 
 ChatEvent = Annotated[
-    ChatStartEvent | ChatDeltaEvent | ChatKeepaliveEvent | ChatDoneEvent | ChatErrorEvent, Field(discriminator="type")
+    ChatStartEvent | ChatDeltaEvent | ChatKeepaliveEvent | ChatSourcesEvent | ChatDoneEvent | ChatErrorEvent,
+    Field(discriminator="type"),
 ]
 
 
@@ -198,6 +216,8 @@ ChatDoneEvent.model_rebuild()
 ChatErrorEvent.model_rebuild()
 ChatKeepaliveEvent.model_rebuild()
 ChatRequest.model_rebuild()
+ChatSource.model_rebuild()
+ChatSourcesEvent.model_rebuild()
 ChatStartEvent.model_rebuild()
 ChatUsage.model_rebuild()
 Error.model_rebuild()

@@ -43,7 +43,7 @@ class AgentEnvelope(ApiModel):
 
 
 class AgentItem(ApiModel):
-    """An item as its author sees it: active (on the read plane) or not."""
+    """An item as its author sees it: active (on the read plane) or not, and its index state."""
 
     id: str = Field(alias="id")
     name: str = Field(alias="name")
@@ -56,6 +56,7 @@ class AgentItem(ApiModel):
     updated_at: str = Field(alias="updatedAt")
     origin: Literal["upload", "generated", "import"] = Field(alias="origin")
     active: bool = Field(alias="active")
+    index: ItemIndex = Field(alias="index")
 
 
 class AgentList(ApiModel):
@@ -212,6 +213,15 @@ class ItemCreate(ApiModel):
 
 class ItemEnvelope(ApiModel):
     item: AgentItem = Field(alias="item")
+
+
+class ItemIndex(ApiModel):
+    """How far the knowledge worker got with the item's document (authoring.md, "Knowledge")."""
+
+    status: Literal["pending", "indexed", "skipped", "failed"] = Field(alias="status")
+    passages: int = Field(alias="passages")
+    error: str | None = Field(alias="error")
+    updated_at: str = Field(alias="updatedAt")
 
 
 class ItemList(ApiModel):
@@ -522,6 +532,7 @@ FeedPage.model_rebuild()
 IdTokenRequest.model_rebuild()
 ItemCreate.model_rebuild()
 ItemEnvelope.model_rebuild()
+ItemIndex.model_rebuild()
 ItemList.model_rebuild()
 ItemUpdate.model_rebuild()
 KeyList.model_rebuild()

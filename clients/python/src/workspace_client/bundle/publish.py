@@ -57,7 +57,8 @@ def publish(
     return plan
 
 
-def carry_out(portal: Portal, plan: Plan, *, progress: bool = True, on_change: OnChange | None = None) -> None:
+def carry_out(portal: Portal, plan: Plan, *, progress: bool = True, on_change: OnChange | None = None) -> str:
+    """Carry ``plan`` out; the agent's id (the one it created, if it did), e.g. for ``wait_for_index``."""
     run = _Run(portal, plan, on_change or (lambda change: None))
     for change in plan.changes:
         if isinstance(change, CreateAgent | UpdateAgent | PutDocument):
@@ -69,6 +70,7 @@ def carry_out(portal: Portal, plan: Plan, *, progress: bool = True, on_change: O
     run.creates.confirm(posts=True)
     run.in_groups([change for change in plan.changes if isinstance(change, ITEM_CHANGES)])
     run.creates.confirm(posts=False)
+    return run.creates.agent_id
 
 
 def _group(change: Change) -> str:

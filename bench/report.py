@@ -53,6 +53,8 @@ BENCHES = (
     Bench("cold_observability.py", ("--runs", "5"), 120),
     Bench("purge.py", ("--objects", "2000"), 120),
     Bench("publish_bundle.py", ("--reads", "20"), 420),
+    Bench("knowledge.py", ("--runs", "3", "--turns", "30", "--memory-mb", "20", "100"), 300),
+    Bench("knowledge_recall.py", (), 60),
 )
 
 

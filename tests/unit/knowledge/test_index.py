@@ -35,6 +35,14 @@ def test_terms_drop_common_words_and_plurals_but_keep_numbers() -> None:
     assert terms("What are the prices of 2 small coffees at 8:00?") == ["price", "2", "small", "coffee", "8", "00"]
 
 
+@pytest.mark.parametrize(("asked", "written"), [
+    ("Can I book a table?", "Bookings online"), ("When do you open?", "Opening hours"),
+    ("Open on Saturday?", "Sat-Sun 8:00-16:00"), ("Is there wifi?", "Free Wi-Fi for guests"),
+])  # fmt: skip
+def test_word_forms_meet(asked: str, written: str) -> None:
+    assert set(terms(asked)) & set(terms(written))
+
+
 def test_the_source_name_finds_a_passage_whose_text_does_not_say_it() -> None:
     found = loaded().search(query_terms("What are your opening hours on Sunday?"), limit=3, budget=4000)
     assert [p.source for p in found][:1] == [HOURS]

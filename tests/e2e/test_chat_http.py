@@ -117,7 +117,7 @@ def test_a_turn_streams_ndjson_line_by_line_and_costs_one_credit(
     connection.close()
     lines = [line for _, line in arrivals]
     kinds = [line["type"] for line in lines]
-    assert kinds[0] == "start" and kinds[-1] == "done" and set(kinds[1:-1]) <= {"delta", "keepalive"}
+    assert kinds[0] == "start" and kinds[-2:] == ["sources", "done"] and set(kinds[1:-2]) <= {"delta", "keepalive"}
     assert kinds.count("delta") >= 10, kinds
     reply = "".join(line.get("text", "") for line in lines)
     assert reply.startswith("Hi, I'm Northwind Barista, Northwind Coffee's assistant.")
@@ -226,7 +226,9 @@ def test_the_demo_barista_answers_from_its_own_documents_and_names_them(
         ("What are your opening hours on Sunday?", "Sat-Sun 8:00-16:00", "Opening hours"),
         ("How much is a small coffee?", "3.20", "Price list"),
     ):
-        connection, response = post_chat(service, first["key"], agent, {"prompt": prompt, "client": "e2e_demo_visitor_asking"})
+        connection, response = post_chat(
+            service, first["key"], agent, {"prompt": prompt, "client": "e2e_demo_visitor_asking"}
+        )
         assert response.status == 200, response.read()
         lines = [json.loads(line) for line in response.read().splitlines()]
         connection.close()

@@ -207,7 +207,10 @@ def test_the_workspaces_own_files_are_uploaded_under_the_allowlist(service: Loca
         prefix = f"workspaces/{ws['id']}/"
         pages = s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
         keys = [o["Key"][len(prefix) :] for page in pages for o in page.get("Contents", [])]
-        assert {k.split("/", 1)[0] for k in keys} == ALLOWED - {"media"} | {"projects"}
+        # The agents' knowledge (the worker's index objects) sits beside them, outside the allowlist: never served.
+        knowledge = [k for k in keys if k.startswith("knowledge/")]
+        assert {k.split("/", 1)[0] for k in keys} - {"knowledge"} == ALLOWED - {"media"} | {"projects"}
+        assert all(service.brain_get(f"/v1/r2/{k}", ws["key"]).status == 403 for k in knowledge[:2])
         assert body(s3, prefix + "assets/logo.png")[:8] == b"\x89PNG\r\n\x1a\n"
         assert json.loads(body(s3, prefix + "config/site.json"))["pages"]
         hello = service.brain_get("/v1/r2/public/hello.txt", ws["key"])

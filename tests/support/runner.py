@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from stack.process import moto_client, running
+from stack.template import Stack, load
 from tests.support import iam_plugin, log_scan
 
 
@@ -96,9 +98,25 @@ def started_service(
     judged = iam_plugin.runner_environment(state_dir / "iam-check")
     starter = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]  # the test whose setup started this runner
     with running(state_dir, function_env=limits | judged | (function_env or {})) as demo:
-        yield LocalService(demo, state_dir)
+        service = LocalService(demo, state_dir)
+        knowledge_settled(service)
+        yield service
     denied = iam_plugin.collect_runner(state_dir / "iam-check", starter)
     assert not denied, "the runner's functions made calls outside their IAM policy:\n" + "\n".join(denied[:20])
+
+
+def knowledge_settled(service: LocalService, seconds: float = 120) -> None:
+    """Once the knowledge worker has read what the demo published (it runs in the background after the runner
+    starts): tests that compare the stored state before and after must not see the worker's own writes."""
+    sqs = service.aws("sqs")
+    url = sqs.get_queue_url(QueueName=Stack(load()).physical_name("KnowledgeQueue"))["QueueUrl"]
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    deadline, quiet = time.monotonic() + seconds, 0
+    while quiet < 2:  # empty twice in a row: the poller may hold a batch it received between two looks
+        assert time.monotonic() < deadline, "the knowledge worker did not finish reading the demo"
+        counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+        quiet = quiet + 1 if not any(int(counts[name]) for name in names) else 0
+        time.sleep(0.5)
 
 
 def sign_in(service: LocalService, email: str) -> tuple[str, str]:

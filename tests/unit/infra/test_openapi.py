@@ -137,7 +137,7 @@ def test_feed_query_model_has_the_service_limits() -> None:
 
 def test_chat_events_cover_every_event_type_the_stream_writes() -> None:
     types = {typing.get_args(model.model_fields["type"].annotation)[0] for model in typing.get_args(ChatEvent)}
-    assert types == {"start", "delta", "keepalive", "done", "error"}
+    assert types == {"start", "delta", "keepalive", "sources", "done", "error"}
 
 
 # Imported by no handler: the contracts must cost a cold start nothing but a few dict literals.

@@ -10,7 +10,7 @@ class KnowledgePointer(Record):
     conditional write, so a reader sees the old index or the new one, never half of one (core.knowledge)."""
 
     version: int
-    key: str  # the index object's key in the content bucket (workspaces/<ws>/knowledge/<agent>/index-<n>.json.gz)
+    key: str  # the index object's key in the content bucket (…/knowledge/<agent>/index-<n>.<random>.json.gz)
     fingerprint: str  # what it was built from: an unchanged fingerprint writes nothing
     passages: int = 0
 

@@ -1,10 +1,10 @@
 """An agent's knowledge index: its passages and where each comes from, ranked by BM25.
 
-One object per agent and version in the content bucket (``workspaces/<ws>/knowledge/<agent>/index-<n>.json.gz``),
-never reachable through ``/v1/r2`` (``knowledge/`` is not on the read plane's allowlist). The worker builds it
-with its postings already counted, so a chat container that loads a new version only parses JSON: no passage is
-tokenised on the read plane. BM25 needs no added service and ranks the same offline and on AWS; embeddings may
-come later behind ``search`` (docs/decisions.md, "Knowledge").
+One object per agent and version in the content bucket (``workspaces/<ws>/knowledge/<agent>/index-<n>.<random>
+.json.gz``), never reachable through ``/v1/r2`` (``knowledge/`` is not on the read plane's allowlist). The worker
+builds it with its postings already counted, so a chat container that loads a new version only parses JSON: no
+passage is tokenised on the read plane. BM25 needs no added service and ranks the same offline and on AWS;
+embeddings may come later behind ``search`` (docs/decisions.md, "Knowledge").
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -108,7 +109,8 @@ class KnowledgeWorker:
     def _passages(
         self, workspace_id: str, agent_id: str, item: ItemRecord, tags: dict[str, str], budget: int
     ) -> tuple[list[tuple[str, str]], str | None, bool]:
-        """The item's passages (or why none), and whether its document was read now rather than remembered."""
+        """The item's passages (or why none), and whether its reading is news to record: read now, or read by an
+        attempt that failed or lost a race before it recorded the item's state (its kept ``readAt`` is newer)."""
         if not item.active or not extract.is_document(item.mime_type):
             return [], None, False
         tag = tags.get(item.r2_key)
@@ -118,7 +120,9 @@ class KnowledgeWorker:
         kept = self._store.read_json(kept_at)
         if kept and kept.get("etag") == tag and ("error" not in kept or kept.get("limit") == budget):
             remembered = [(str(text), str(where)) for text, where in kept.get("passages", [])]
-            return remembered, kept.get("error"), False
+            # Read by an attempt that never recorded it (a failure after, or a lost race): still news to tell.
+            told = item.index is not None and item.index.updated_at >= str(kept.get("readAt", ""))
+            return remembered, kept.get("error"), not told
         found = self._store.document(workspace_id, item.r2_key, MAX_DOCUMENT_BYTES)
         passages: list[tuple[str, str]] = []
         error: str | None = None
@@ -131,7 +135,9 @@ class KnowledgeWorker:
                 passages = _extracted(found[0], item.mime_type or found[1], max_chars=budget)
             except extract.ExtractionFailed as failed:
                 error = failed.reason
-        record = {"etag": tag, "limit": budget, "passages": passages} | ({"error": error} if error else {})
+        record = {"etag": tag, "limit": budget, "passages": passages, "readAt": now_iso()} | (
+            {"error": error} if error else {}
+        )
         self._store.write(kept_at, json.dumps(record, ensure_ascii=False).encode(), "application/json")
         return passages, error, True
 
@@ -146,21 +152,27 @@ class KnowledgeWorker:
             return False, current.version, current.passages
         version = (current.version if current else 0) + 1
         prefix = knowledge_prefix(workspace_id, agent.id)
-        key = f"{prefix}index-{version}.json.gz"
+        # A key of this attempt's own: workers racing from the same pointer build the same version, and on one key
+        # the loser would overwrite the winner's index and then delete it (the pointer naming an object gone).
+        key = f"{prefix}index-{version}.{secrets.token_hex(8)}.json.gz"
         self._store.write(key, data, "application/gzip")
         pointer = KnowledgePointer(version=version, key=key, fingerprint=fingerprint, passages=count)
         if not self._store.move_pointer(workspace_id, agent.id, current.version if current else None, pointer):
-            self._store.remove(key)
+            self._store.remove(key)  # this attempt's object only: the winner's has a key of its own
             return False, None, 0
-        if version > 2:  # the version before the previous one: no reader holds its pointer any longer
-            self._store.remove(f"{prefix}index-{version - 2}.json.gz")
+        if version > 2:  # the version before the previous one: no reader holds its pointer any longer (with it,
+            # whatever an attempt that lost or failed at that version left behind)
+            self._store.remove(f"{prefix}index-{version - 2}.")
         return True, version, count
 
     def _record(self, states: dict[str, tuple[ItemRecord, IndexState, bool]]) -> None:
         """Each item's state, where it changed or its document was read again (a new ``updatedAt`` tells a waiting
         publisher that its file was read). An item changed since it was read is left to that change's rebuild."""
         changed = [(item, state) for item, state, fresh in states.values() if fresh or _differs(item.index, state)]
-        together.run(*[lambda item=item, state=state: self._store.set_state(item, state) for item, state in changed])
+        for done in together.run(
+            *[lambda item=item, state=state: self._store.set_state(item, state) for item, state in changed]
+        ):
+            done.result()  # a state not set fails the message: the retry sets it (never left pending, acknowledged)
 
 
 def _differs(stored: IndexState | None, state: IndexState) -> bool:

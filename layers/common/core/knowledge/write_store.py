@@ -131,11 +131,13 @@ class KnowledgeStore:
             self._s3.put_object(Bucket=self._bucket, Key=key, Body=body, ContentType=content_type)
 
     def remove(self, key: str) -> None:
-        """Every version of the object (the bucket is versioned: a plain delete would keep the bytes)."""
+        """Every version of every object whose key begins with ``key``: one object by its full key, or every
+        object of an index version by ``…/index-<n>.`` (the bucket is versioned: a plain delete would keep the
+        bytes)."""
         with translate_errors("ListObjectVersions"):
             found = self._s3.list_object_versions(Bucket=self._bucket, Prefix=key)
         listed = [*found.get("Versions", []), *found.get("DeleteMarkers", [])]
-        doomed = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in listed if v["Key"] == key]
+        doomed = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in listed]
         if doomed:
             with translate_errors("DeleteObjects"):
                 self._s3.delete_objects(Bucket=self._bucket, Delete={"Objects": doomed, "Quiet": True})

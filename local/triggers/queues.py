@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 from local.containers.pool import ContainerPool
@@ -45,7 +46,8 @@ class QueuePoller:
                 if event["Type"] == "SQS":
                     props = event["Properties"]
                     queue = props["Queue"]["Fn::GetAtt"][0]
-                    self._sources.append((name, stack.resolve({"Ref": queue}), int(props.get("BatchSize", 10))))
+                    window = float(props.get("MaximumBatchingWindowInSeconds", 0))
+                    self._sources.append((name, stack.resolve({"Ref": queue}), int(props.get("BatchSize", 10)), window))
         self._pool = pool
         self._sqs = sqs
         self._region = stack.region
@@ -60,19 +62,27 @@ class QueuePoller:
             thread.start()
         return self
 
-    def _poll(self, function: str, queue_url: str, batch_size: int) -> None:
+    def _poll(self, function: str, queue_url: str, batch_size: int, window: float) -> None:
         while not self._stop.is_set():
             try:
-                messages = self._sqs.receive_message(
-                    QueueUrl=queue_url, MaxNumberOfMessages=min(batch_size, 10), WaitTimeSeconds=1,
-                    VisibilityTimeout=LOCAL_VISIBILITY_SECONDS,
-                ).get("Messages", [])  # fmt: skip
+                messages = self._receive(queue_url, batch_size, wait=1)
+                # MaximumBatchingWindowInSeconds: gather more until the batch is full or the window has passed.
+                closes = time.monotonic() + window
+                while messages and len(messages) < batch_size and (left := closes - time.monotonic()) > 0:
+                    messages += self._receive(queue_url, batch_size - len(messages), wait=min(1, int(left) or 1))
                 if messages:
                     self._deliver(function, queue_url, messages)
             except Exception:
                 if not self._stop.is_set():
                     logger.exception("polling %s failed", queue_url)
                     self._stop.wait(1)
+
+    def _receive(self, queue_url: str, count: int, *, wait: int) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = self._sqs.receive_message(
+            QueueUrl=queue_url, MaxNumberOfMessages=min(count, 10), WaitTimeSeconds=wait,
+            VisibilityTimeout=LOCAL_VISIBILITY_SECONDS,
+        ).get("Messages", [])  # fmt: skip
+        return messages
 
     def _deliver(self, function: str, queue_url: str, messages: list[dict[str, Any]]) -> None:
         try:

@@ -16,7 +16,7 @@ import pytest
 from ops.smoke import portal_checks, running_local, smoke
 from ops.smoke.context import Smoke
 from stack.template import ROOT
-from tests.support.runner import LocalService, started_service
+from tests.support.runner import LocalService, knowledge_settled, started_service
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +28,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
 
 
 def stored(service: LocalService) -> dict[str, Any]:
-    """Every item of every table and every object version of every bucket (a runner's state is small)."""
+    """Every item of every table and every object version of every bucket (a runner's state is small), once the
+    knowledge worker has done what the writes so far queued."""
+    knowledge_settled(service)
     dynamodb, s3 = service.aws("dynamodb"), service.aws("s3")
     state: dict[str, Any] = {}
     for table in dynamodb.list_tables()["TableNames"]:

@@ -106,17 +106,17 @@ def started_service(
 
 
 def knowledge_settled(service: LocalService, seconds: float = 120) -> None:
-    """Once the knowledge worker has read what the demo published (it runs in the background after the runner
-    starts): tests that compare the stored state before and after must not see the worker's own writes."""
+    """Once the knowledge worker has done what the writes so far queued (the demo's, after the runner starts; a
+    test's own): tests that compare the stored state before and after must not see the worker's own writes."""
     sqs = service.aws("sqs")
     url = sqs.get_queue_url(QueueName=Stack(load()).physical_name("KnowledgeQueue"))["QueueUrl"]
     names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
     deadline, quiet = time.monotonic() + seconds, 0
     while quiet < 2:  # empty twice in a row: the poller may hold a batch it received between two looks
-        assert time.monotonic() < deadline, "the knowledge worker did not finish reading the demo"
+        assert time.monotonic() < deadline, "the knowledge worker did not finish its work"
         counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
         quiet = quiet + 1 if not any(int(counts[name]) for name in names) else 0
-        time.sleep(0.5)
+        time.sleep(0.25)
 
 
 def sign_in(service: LocalService, email: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from stack.template import Stack, load
 from tests.support.attack import portal
-from tests.support.runner import LocalService, Reply
+from tests.support.runner import LocalService, Reply, knowledge_settled
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,9 @@ def names(service: LocalService) -> tuple[str, str]:
 
 
 def stored(service: LocalService) -> Stored:
+    """Everything the service holds, once the knowledge worker has read what the writes so far queued (it writes
+    items' index states and its own objects in the background: not a change an attack made)."""
+    knowledge_settled(service)
     table, bucket = names(service)
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for page in service.aws("dynamodb").get_paginator("scan").paginate(TableName=table):

@@ -351,10 +351,13 @@ def test_upload_types_a_browser_would_run_are_refused(studio: Studio) -> None:
              "multipart/form-data", "image/png; text/html", "image/png, text/html", "image/png\r\nX-Injected: 1",
              "image/png; charset=utf-8; a=b", "image/png;charset=utf-7", "image/*", "",
              "text/plain\x00html"]  # fmt: skip
-    # Every runnable type as it is, in upper case, with a charset and padded; every allowed one smuggling.
-    types += [form for runnable in RUNNABLE for form in
-              (runnable, runnable.upper(), f"{runnable}; charset=utf-8", f" {runnable}")]  # fmt: skip
-    types += [spelling.format(allowed) for allowed in UPLOAD_TYPES for spelling in SMUGGLED]
+    # Over HTTP, the wiring: every runnable type as it is and in one other spelling, and each smuggling spelling after a
+    # document type and a media type. tests/unit/objects/test_media_types.py holds the whole matrix (every runnable
+    # type in 19 spellings, every allowed one with 15 smuggling suffixes) on the function the upload calls.
+    other = (str.upper, lambda t: f"{t}; charset=utf-8", lambda t: f" {t}")
+    types += [form for n, runnable in enumerate(RUNNABLE) for form in (runnable, other[n % 3](runnable))]
+    documents = ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "image/png")
+    types += [spelling.format(allowed) for allowed in documents for spelling in SMUGGLED]
     types += [f"{kind}/*" for kind in sorted({t.split("/", 1)[0] for t in UPLOAD_TYPES})]
     types += UNSENDABLE_TYPES
     types = list(dict.fromkeys(types))

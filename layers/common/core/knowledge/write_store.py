@@ -15,6 +15,7 @@ from core.agents.records import AgentRecord, KnowledgePointer
 from core.items.records import IndexState, ItemRecord
 from core.platform import main_table as keys
 from core.platform.dynamo import get_item, query_all, to_item, translate_errors
+from core.platform.versions import unchanged_since
 from core.posts.records import PostRecord
 
 MAX_POSTS = 500  # the newest published posts an agent's index holds
@@ -58,9 +59,7 @@ class KnowledgeStore:
     def set_state(self, item: ItemRecord, state: IndexState) -> bool:
         """The item's index state, if the item is still as read (False: it changed or went since)."""
         key = keys.item(item.agent_id, item.id, active=item.active)
-        condition = "attribute_exists(pk) AND " + (
-            "(attribute_not_exists(version) OR version = :seen)" if item.version == 0 else "version = :seen"
-        )
+        condition = unchanged_since(item.version)  # the writers' own condition: it exists, at the version read
         with translate_errors("UpdateItem"):
             try:
                 self._db.update_item(

@@ -9,7 +9,7 @@ import boto3
 from moto import mock_aws
 from moto.dynamodb.responses import DynamoHandler
 
-from local.aws.emulator import FAST_READS, make_dynamodb_reads_fast
+from local.aws.emulator import FAST_READS, make_dynamodb_reads_fast, make_queries_read_their_partition
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.type_defs import (
@@ -76,3 +76,64 @@ def test_fast_reads_give_moto_s_own_documents(monkeypatch: Any) -> None:
     for action, (status, headers, body), (slow_status, slow_headers, slow_body) in reads:
         assert (status, headers["Content-Type"]) == (slow_status, slow_headers["Content-Type"]), action
         assert json.loads(body) == json.loads(slow_body), action
+
+
+def test_a_query_reading_its_partition_answers_as_moto_s_own() -> None:
+    """Table and index queries, both directions, key conditions, filters and pages: the patched query, which reads
+    only its partition (``make_queries_read_their_partition``), answers what moto's own walk of the table does."""
+    from moto.dynamodb.models.table import Table
+
+    make_queries_read_their_partition()
+    patched = Table.query
+    own = patched.original  # type: ignore[attr-defined]
+    answers: list[tuple[Any, Any]] = []
+
+    def both(self: Table, *args: Any, **kwargs: Any) -> Any:
+        answer = patched(self, *args, **kwargs)
+        answers.append((answer, own(self, *args, **kwargs)))
+        return answer
+
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        client.create_table(
+            TableName="t", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "g")],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            GlobalSecondaryIndexes=[{
+                "IndexName": "byG", "Projection": {"ProjectionType": "ALL"},
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            }],
+        )  # fmt: skip
+        for p in range(6):
+            for n in range(7):
+                item = {"pk": {"S": f"P{p}"}, "sk": {"S": f"{n:02}"}, "v": {"N": str(n % 3)}}
+                client.put_item(TableName="t", Item=item | ({"g": {"S": f"G{n % 2}"}} if p % 2 else {}))
+        try:
+            Table.query = both  # type: ignore[method-assign]
+            for forward in (True, False):
+                for limit in (2, 50):
+                    asked: list[dict[str, Any]] = [
+                        {"KeyConditionExpression": "pk = :h", "ExpressionAttributeValues": {":h": {"S": "P3"}}},
+                        {"KeyConditionExpression": "pk = :h", "ExpressionAttributeValues": {":h": {"S": "none"}}},
+                        {"KeyConditionExpression": "pk = :h AND sk > :s",
+                         "ExpressionAttributeValues": {":h": {"S": "P1"}, ":s": {"S": "02"}}},
+                        {"KeyConditionExpression": "pk = :h", "FilterExpression": "v = :v",
+                         "ExpressionAttributeValues": {":h": {"S": "P5"}, ":v": {"N": "1"}}},
+                        {"IndexName": "byG", "KeyConditionExpression": "g = :g",
+                         "ExpressionAttributeValues": {":g": {"S": "G1"}}},
+                        {"IndexName": "byG", "KeyConditionExpression": "g = :g AND sk <= :s",
+                         "ExpressionAttributeValues": {":g": {"S": "G0"}, ":s": {"S": "04"}}},
+                    ]  # fmt: skip
+                    for query in asked:
+                        page: dict[str, Any] = {"Limit": limit, "ScanIndexForward": forward}
+                        while True:
+                            answer = client.query(TableName="t", **query, **page)
+                            if "LastEvaluatedKey" not in answer:
+                                break
+                            page["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        finally:
+            Table.query = patched  # type: ignore[method-assign]
+    assert len(answers) > 24
+    for (items, scanned, last), (own_items, own_scanned, own_last) in answers:
+        assert [i.to_json() for i in items] == [i.to_json() for i in own_items]
+        assert (scanned, last) == (own_scanned, own_last)

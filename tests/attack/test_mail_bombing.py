@@ -1,5 +1,6 @@
-"""Issue 11, hole 3: sign-in mail used to bomb an inbox. Throttled per address and per source IP; the answer
-never changes (202 ``{"sent": true}``), so it tells nothing about the account or the throttle.
+"""Issue 11, hole 3: sign-in mail used to bomb an inbox. Throttled per address and per source IP. Per address the
+answer never changes (202 ``{"sent": true}``), so it tells nothing about the account; a source over its own limit is
+told to wait (issue 28: 429 ``RATE_LIMITED`` with ``Retry-After``), which tells nothing about any account either.
 
 A runner of its own: the per-IP budget this spends would starve the other attack modules' sign-ins.
 """
@@ -47,9 +48,15 @@ def test_one_inbox_cannot_be_bombed(service: LocalService) -> None:
     assert 1 <= sent <= limit("magic_link_per_address"), sent
 
 
-def test_one_source_cannot_mail_everyone(service: LocalService) -> None:
+def test_one_source_cannot_mail_everyone_and_is_told_to_wait(service: LocalService) -> None:
     per_ip = limit("magic_link_per_ip")
     addresses = {f"attack.spray{n}@example.org" for n in range(per_ip + 5)}
-    answers = {post_json(service, "/api/auth/magic-link", {"email": a}).body for a in sorted(addresses)}
-    assert answers == {b'{"sent":true}'}
+    answers = [post_json(service, "/api/auth/magic-link", {"email": a}) for a in sorted(addresses)]
+    assert {a.body for a in answers if a.status == 202} == {b'{"sent":true}'}
+    refused = [a for a in answers if a.status != 202]
+    assert refused and answers[-1] in refused, "the source's limit was never reached"
+    for answer in refused:
+        assert (answer.status, answer.json()["code"]) == (429, "RATE_LIMITED")
+        assert 1 <= int(answer.required_header("Retry-After")) <= 15 * 60 + 15
+        assert b"@" not in answer.body  # about the source, never about an address
     assert mails_to(service.state_dir / "outbox", addresses) <= per_ip

@@ -129,16 +129,16 @@ def test_what_the_bundle_lacks_is_unpublished_or_deactivated_never_deleted(bundl
     ]
 
 
-def test_a_cleared_field_replaces_the_post_and_a_resized_file_its_item(bundle: Bundle) -> None:
+def test_a_cleared_field_is_an_update_and_a_resized_file_replaces_its_item(bundle: Bundle) -> None:
     state = held(bundle)
     state.posts[3] = state.posts[3].model_copy(update={"category": "hours", "sub": "old"})
     state.items[0] = state.items[0].model_copy(update={"size": 1})
     plan = plan_against(state, WS, bundle)
     assert [str(change) for change in plan.changes] == [
-        "replace post 2026-01-05T08:00:00.000Z (clears sub, category)",
+        "update post 2026-01-05T08:00:00.000Z: sub (cleared), category (cleared)",
         "replace item docs/menu.pdf (its file changed size or type)",
     ]
-    assert plan.writes == 4
+    assert plan.writes == 3
 
 
 def test_documents_compare_as_json_nulls_included(tmp_path: Path) -> None:

@@ -374,10 +374,12 @@ def test_a_post_deleted_by_hand_is_created_again(owner: Owner, bundle_dir: Path)
     assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
 
 
-def test_what_the_api_cannot_change_in_place_is_replaced(owner: Owner, bundle_dir: Path) -> None:
-    """A cleared post field (a PATCH's null means absent) and an item whose file changed size (an item reads its
-    object's size and type only when its key is set): both deleted and made again; the agent's name and brand."""
+def test_a_cleared_field_is_patched_and_a_resized_file_replaces_its_item(owner: Owner, bundle_dir: Path) -> None:
+    """A cleared post field is a PATCH with null (the post keeps its id); an item whose file changed size (an item
+    reads its object's size and type only when its key is set) is deleted and made again; the agent's name and
+    brand."""
     publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    titled = by_created(owner.state())["2026-01-02T03:04:05.000Z"]
     events = owner.portal.create_brand(owner.workspace, name="Events", slug="events").brand
     menu = made_bytes(FILES["docs/menu.pdf"][:9], 26_000, 8)
     untitled = [{k: v for k, v in POSTS[0].items() if k != "title"}, *POSTS[1:]]
@@ -388,13 +390,14 @@ def test_what_the_api_cannot_change_in_place_is_replaced(owner: Owner, bundle_di
     assert [str(change) for change in plan.changes] == [
         "update agent test-barista: name, brandId",
         "upload docs/menu.pdf (26.0 kB)",
-        "replace post 2026-01-02T03:04:05.000Z (clears title)",
+        "update post 2026-01-02T03:04:05.000Z: title (cleared)",
         "replace item docs/menu.pdf (its file changed size or type)",
         "deactivate item notes/faq.md",
     ]
     state = owner.state()
     assert state.agent is not None and (state.agent.name, state.agent.brand_id) == ("Barista", events.id)
-    assert by_created(state)["2026-01-02T03:04:05.000Z"].title is None and len(state.posts) == 5
+    untitled_now = by_created(state)["2026-01-02T03:04:05.000Z"]
+    assert (untitled_now.id, untitled_now.title, len(state.posts)) == (titled.id, None, 5)
     items = {item.r2_key.split("/", 2)[2]: item for item in state.items}
     assert items["docs/menu.pdf"].size == 26_000 and items["notes/faq.md"].active is False and len(items) == 3
     assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty

@@ -1,6 +1,6 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 31 routes (every method and path of authoring.md the service has, with the
+``ROUTES`` is each of the writer's 32 routes (every method and path of authoring.md the service has, with the
 three reads decisions.md adds) once, with a valid body; a ``World`` is the ids a route names (a workspace, its
 agent, post, item, brand, workflow and an object path), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
@@ -53,10 +53,16 @@ class Route:
     method: str
     template: str  # after /api/workspaces/{workspace}
     body: Callable[[World], Any] | None = None
+    managers_only: bool = False  # a read for owners and admins (the audit log): a member is refused it too
 
     @property
     def write(self) -> bool:
         return self.method != "GET"
+
+    @property
+    def for_managers(self) -> bool:
+        """Whether a member is refused it (403): every write, and the reads only owners and admins may make."""
+        return self.write or self.managers_only
 
     @property
     def names(self) -> frozenset[str]:
@@ -109,6 +115,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/objects"),
     Route("GET", "/objects/{path}"),
     Route("DELETE", "/objects/{path}"),
+    Route("GET", "/audit", managers_only=True),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)

@@ -1,14 +1,14 @@
 """POST /api/auth/magic-link {email}: mail a single-use sign-in link.
 
-202 whether or not the address is known, and whether or not the mail was throttled
-(per address and per source IP, counted by ``IdentityService``): nothing leaks.
+202 whether or not the address is known, and whether or not the mail to it was throttled (per address): nothing
+leaks about an account. A source network over its own limit is told so, 429 with ``Retry-After``.
 """
 
 from core.http import json_response, parse_body, portal_api
 from core.identity import providers as identity
 from core.identity.models import MagicLinkRequest
 from core.platform.contract import contract
-from core.platform.errors import ValidationFailed
+from core.platform.errors import RateLimited, ValidationFailed
 
 app = portal_api(authenticated=False)
 
@@ -16,7 +16,7 @@ app = portal_api(authenticated=False)
 @app.post("/api/auth/magic-link")
 @contract(
     "Mail a sign-in link", body=MagicLinkRequest, response="platform.envelopes.Sent", status=202, auth="none",
-    errors=(ValidationFailed,),
+    errors=(ValidationFailed, RateLimited),
 )  # fmt: skip
 def request_magic_link():
     request = parse_body(app, MagicLinkRequest)

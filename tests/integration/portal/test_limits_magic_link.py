@@ -1,8 +1,11 @@
-"""Issue 11, hole 3: sign-in mail is throttled per address and per source IP, and nobody can tell.
+"""Issue 11, hole 3: sign-in mail is throttled per address and per source IP.
 
-Every request answers exactly the same 202 {"sent": true}; a throttled one mails nothing and stores
-no token. Defaults (core/platform/settings.py, docs/decisions.md): 5 per address and 30 per source IP (an IPv6
-/64) in any rolling 15 minutes. Before this, 30 requests for one address in a second sent 30 mails.
+Per address, nobody can tell: every request answers exactly the same 202 {"sent": true}; a throttled one mails
+nothing and stores no token. Per source network, the answer says so (issue 28): 429 RATE_LIMITED with Retry-After,
+which tells nothing about any address, so that an office behind one address learns why its links stopped.
+Defaults (template parameters SignInMailsPerAddress and SignInMailsPerSourceNetwork, docs/decisions.md): 5 per
+address and 30 per source IP (an IPv6 /64) in any rolling 15 minutes. Before this, 30 requests for one address in a
+second sent 30 mails.
 """
 
 from __future__ import annotations
@@ -55,19 +58,26 @@ def test_thirty_requests_from_one_sender_are_all_answered_alike_and_only_five_ma
     assert len(portal.mails(VICTIM)) == 5
 
 
-def test_one_source_ip_mails_at_most_thirty_addresses(portal: Portal, clock: Clock) -> None:
+def told_to_wait(answer: tuple[int, Any, dict[str, str]], *, within: int = 15 * 60 + 15) -> bool:
+    """429 with a wait no longer than the window and its last 15 s bucket, and no address in it."""
+    status, body, headers = answer
+    wait = int(headers.get("Retry-After", "0"))
+    return (status, body["code"]) == (429, "RATE_LIMITED") and 1 <= wait <= within and "@" not in body["error"]
+
+
+def test_one_source_ip_mails_at_most_thirty_addresses_then_is_told_to_wait(portal: Portal, clock: Clock) -> None:
     answers = [ask(f"user{n}@example.com") for n in range(40)]
-    assert answers_are_identical(answers)
-    assert len(portal.mails()) == 30
+    assert answers_are_identical(answers[:30])
+    assert all(told_to_wait(answer) for answer in answers[30:]), answers[30]
+    assert len(portal.mails()) == 30 and len(stored_tokens(portal)) == 30
     assert [len(portal.mails(f"user{n}@example.com")) for n in range(40)] == [1] * 30 + [0] * 10
     ask("user99@example.com", source_ip="192.0.2.44")  # another sender is unaffected
     assert len(portal.mails("user99@example.com")) == 1
 
 
 def test_an_ipv6_sender_is_limited_per_64_network(portal: Portal, clock: Clock) -> None:
-    for n in range(35):
-        ask(f"v6user{n}@example.com", source_ip=f"2001:db8:1:2::{n + 1:x}")
-    assert len(portal.mails()) == 30
+    answers = [ask(f"v6user{n}@example.com", source_ip=f"2001:db8:1:2::{n + 1:x}") for n in range(35)]
+    assert len(portal.mails()) == 30 and all(told_to_wait(answer) for answer in answers[30:])
     ask("other@example.com", source_ip="2001:db8:1:3::1")  # the next /64
     assert len(portal.mails("other@example.com")) == 1
 
@@ -102,6 +112,17 @@ def test_the_limits_are_settings(portal: Portal, clock: Clock, monkeypatch) -> N
     for _ in range(4):
         ask(VICTIM)
     assert len(portal.mails(VICTIM)) == 2
-    for n in range(4):
-        ask(f"other{n}@example.com", source_ip="192.0.2.9")
+    answers = [ask(f"other{n}@example.com", source_ip="192.0.2.9") for n in range(4)]
     assert [len(portal.mails(f"other{n}@example.com")) for n in range(4)] == [1, 1, 1, 0]
+    assert [status for status, _, _ in answers] == [202, 202, 202, 429]
+
+
+def test_the_limits_are_template_parameters_of_the_sign_in_function() -> None:
+    from stack.template import load
+
+    template = load()
+    variables = template["Resources"]["PortalMagicLinkFunction"]["Properties"]["Environment"]["Variables"]
+    assert variables == {"MAGIC_LINK_PER_ADDRESS": {"Ref": "SignInMailsPerAddress"},
+                         "MAGIC_LINK_PER_IP": {"Ref": "SignInMailsPerSourceNetwork"}}  # fmt: skip
+    defaults = {name: template["Parameters"][name]["Default"] for name in variables.values() for name in name.values()}
+    assert defaults == {"SignInMailsPerAddress": 5, "SignInMailsPerSourceNetwork": 30}

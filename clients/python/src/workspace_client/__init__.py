@@ -2,6 +2,7 @@
 
 __version__ = "0.1.0"
 
+from ._operation import CLEAR
 from .brain import AsyncBrain, Brain
 from .chat import ChatEvent, Source
 from .errors import (
@@ -27,6 +28,7 @@ from .portal import AsyncPortal, Portal
 from .retry import RetryPolicy
 
 __all__ = [
+    "CLEAR",
     "ApiError",
     "AsyncBrain",
     "AsyncPortal",

@@ -14,9 +14,28 @@ from pydantic import BaseModel, TypeAdapter
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 
 
+class _Clear:
+    """``CLEAR``: the value of a PATCH argument that clears a field (sent as ``null``), where ``None`` means "not
+    given". Only fields the service documents as clearable take it (a post's ``title``, ``sub``, ``caption``,
+    ``category``, ``width``, ``height``, ``media_type``); anywhere else ``null`` is the same as leaving it out."""
+
+    _instance: _Clear | None = None
+
+    def __new__(cls) -> _Clear:
+        cls._instance = cls._instance or super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "CLEAR"
+
+
+# Typed Any so that it fits any argument's type: ``portal.update_post(ws, agent, post, title=CLEAR)``.
+CLEAR: Any = _Clear()
+
+
 def present(**fields: Any) -> dict[str, Any]:
-    """The arguments a caller gave (None: not given), so a body model sets only those."""
-    return {name: value for name, value in fields.items() if value is not None}
+    """The arguments a caller gave (None: not given), so a body model sets only those; ``CLEAR`` sets one to None."""
+    return {name: None if value is CLEAR else value for name, value in fields.items() if value is not None}
 
 
 def new_idempotency_key() -> str:
@@ -69,10 +88,14 @@ class Operation:
         """The body as the service reads it: wire names; fields not set are left out (the service's defaults apply).
 
         Members a model does not declare (a wrap or site document's own) are sent as given, ``null`` included: they
-        are the caller's JSON, not fields with defaults."""
+        are the caller's JSON, not fields with defaults. A field set to None (``CLEAR``) is sent as ``null``."""
         if self.body is None:
             return None
         fields = self.body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+        model = type(self.body).model_fields
+        for name in self.body.model_fields_set & model.keys():
+            if getattr(self.body, name) is None:
+                fields[model[name].alias or name] = None
         extra = self.body.model_extra
         if not extra:
             return fields

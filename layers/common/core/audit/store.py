@@ -3,6 +3,7 @@
 An entry is written in the write's own transaction (``Also.audit``), so there is an entry exactly when the write
 happened; a write to S3 (an object's deletion) commits its entry right after. Entries hold who, what, which
 target and which request: never a secret, a prompt or a body. They go only with their workspace (the purge).
+Read newest first, a page at a time (``core.audit.reader``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ class AuditStore:
         """An entry (and an idempotency record's completion) for a write made outside DynamoDB, right after it."""
         Transaction(self._table).carry(also).commit_or_raise(self._db)
 
-    def newest(self, workspace_id: str, limit: int) -> list[AuditRecord]:
-        rows = query_all(self._db, {
+    def newest(self, workspace_id: str, limit: int, before: str | None = None) -> list[AuditRecord]:
+        """The newest ``limit`` entries, or the newest older than the entry whose sort key is ``before``."""
+        partition = keys.audit_partition(workspace_id)
+        request = {
             "TableName": self._table, "ConsistentRead": True, "ScanIndexForward": False, "Limit": limit,
             "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": to_item({":pk": keys.audit_partition(workspace_id)}),
-        }, limit)  # fmt: skip
-        return [AuditRecord.model_validate(r) for r in rows]
+            "ExpressionAttributeValues": to_item({":pk": partition}),
+        }  # fmt: skip
+        if before is not None:
+            request["ExclusiveStartKey"] = to_item({"pk": partition, "sk": before})
+        return [AuditRecord.model_validate(r) for r in query_all(self._db, request, limit)]

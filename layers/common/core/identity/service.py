@@ -21,7 +21,7 @@ from core.identity.oidc import JwksCache, VerifiedIdentity, verify_id_token
 from core.identity.ports import Users
 from core.identity.records import SessionRecord, UserRecord
 from core.identity.sessions import PortalCaller
-from core.platform.errors import Unauthorized, ValidationFailed
+from core.platform.errors import RateLimited, Unauthorized, ValidationFailed
 from core.platform.ids import new_id, now_iso, sha256_hex
 from core.platform.rate_limit import SlidingWindowLimiter
 
@@ -77,7 +77,8 @@ class IdentityService:
     # --- sign-in
 
     def send_magic_link(self, email: str, source_ip: str | None = None) -> None:
-        """Mail a single-use link; the same answer whether or not the address has an account, or is throttled."""
+        """Mail a single-use link; the same answer whether or not the address has an account or is throttled, but
+        for a source network over its limit (429: it tells nothing about an address)."""
         email = email.strip().lower()
         if not EMAIL.match(email) or len(email) > 254:
             raise ValidationFailed("email: must be an e-mail address")
@@ -91,11 +92,18 @@ class IdentityService:
         self._mailer().send(Message(to=email, subject="Your sign-in link", text=text, link=link))
 
     def _may_mail(self, email: str, source_ip: str | None) -> bool:
-        """False once the address or its source network is over its limit (``MailThrottle.refusal``)."""
-        refused = self._mail_throttle.refusal(email, source_ip) if self._mail_throttle else None
-        if refused:
-            logger.warning("sign-in mail throttled", extra={"limit": refused})
-        return refused is None
+        """False once the address is over its limit; its source network over its own is a 429 that says so
+        (``MailThrottle.address_over_limit``)."""
+        if self._mail_throttle is None:
+            return True
+        try:
+            silent = self._mail_throttle.address_over_limit(email, source_ip)
+        except RateLimited:
+            logger.warning("sign-in mail throttled", extra={"limit": "ip"})
+            raise
+        if silent:
+            logger.warning("sign-in mail throttled", extra={"limit": "address"})
+        return not silent
 
     def open_magic_link(self, token: str) -> MagicSignIn:
         """The live link's user (created on a first sign-in); the link is not used up yet, so it survives a failure."""

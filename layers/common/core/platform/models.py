@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
@@ -31,15 +31,21 @@ class RequestModel(ApiModel):
     Only the wire (camelCase) names are accepted: ``rate_limit`` is an unknown field, not an alias.
     An explicit ``null`` for an optional field means the field is absent (its default applies), on every
     request model alike: responses use ``null`` for "no value", so a client echoing one back is not refused.
-    A required field is never satisfied by ``null``.
+    A required field is never satisfied by ``null``. A PATCH body names in ``clearable`` the fields whose ``null``
+    clears the stored value instead (authoring.md: a post's ``title``, ``sub``, ...): those stay in the fields sent.
     """
 
     model_config = ApiModel.model_config | {"strict": True, "str_strip_whitespace": True, "validate_by_name": False}
+    clearable: ClassVar[frozenset[str]] = frozenset()
 
     @model_validator(mode="before")
     @classmethod
     def _null_is_absent(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        optional = {field.alias or name for name, field in cls.model_fields.items() if not field.is_required()}
+        optional = {
+            field.alias or name
+            for name, field in cls.model_fields.items()
+            if not field.is_required() and name not in cls.clearable
+        }
         return {key: value for key, value in data.items() if value is not None or key not in optional}

@@ -85,7 +85,8 @@ Name = Annotated[str, *name_rules(80)]
 
 
 def changes(request: RequestModel) -> dict[str, Any]:
-    """The fields a PATCH body sent, by their Python names (an explicit ``null`` is not sent: it means absent)."""
+    """The fields a PATCH body sent, by their Python names (an explicit ``null`` is not sent, it means absent, but for
+    a field the model lists as ``clearable``: there it is sent, and clears the value)."""
     return {name: getattr(request, name) for name in request.model_fields_set}
 
 

@@ -1,5 +1,5 @@
 """The posts' writer (authoring.md): request bodies and queries (strict: unknown fields refused, ``null`` is
-absent), and the resources an owner reads back, with their envelopes."""
+absent but where a PATCH clears a field), and the resources an owner reads back, with their envelopes."""
 
 from __future__ import annotations
 
@@ -77,7 +77,10 @@ class PostCreate(PostFields):
 
 
 class PostUpdate(PostFields):
-    pass
+    """Omitted fields are left as they are; ``null`` clears those the feed allows to be null (``mediaType`` back to
+    what ``kind`` and the pages make it)."""
+
+    clearable = frozenset({"title", "sub", "caption", "category", "width", "height", "media_type"})
 
 
 class PostQuery(ListQuery):

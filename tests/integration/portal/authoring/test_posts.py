@@ -10,7 +10,7 @@ import pytest
 from core.platform import main_table
 from tests.support.authoring import Studio, at_once
 from tests.support.brain import RFC3339_MS
-from tests.support.feed_check import FeedCheck, no_feed_cache
+from tests.support.feed_check import FeedCheck, as_feed_post, no_feed_cache
 from tests.support.portal import Portal, assert_error
 
 
@@ -55,18 +55,43 @@ def test_a_post_is_a_draft_until_published_and_then_in_every_view(studio: Studio
     assert copies == sorted([f"CHANNEL#instagram#{stamp}", f"CHANNEL#site#{stamp}", f"CATEGORY#launch#{stamp}",
                              f"BOTH#instagram#launch#{stamp}", f"BOTH#site#launch#{stamp}"])  # fmt: skip
 
-    change = {"channels": ["site"], "category": None, "createdAt": "2026-01-03T00:00:00Z"}
+    change = {"channels": ["site"], "hashtags": None, "createdAt": "2026-01-03T00:00:00Z"}
     moved = studio.ok("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body=change)["post"]
-    assert moved["channels"] == ["site"] and moved["category"] == "launch"  # null is absent: the category stays
+    assert moved["channels"] == ["site"] and moved["category"] == "launch"
     rows, copies = feed_state(studio.portal, agent["id"])
     stamp = f"2026-01-03T00:00:00.000Z#{post['id']}"
     assert rows == [f"ID#{post['id']}", f"POST#{stamp}"]
     assert copies == sorted([f"CHANNEL#site#{stamp}", f"CATEGORY#launch#{stamp}", f"BOTH#site#launch#{stamp}"])
 
+    cleared = studio.ok("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body={"category": None})
+    assert cleared["post"]["category"] is None  # null clears the category: its views lose the post
+    assert feed_state(studio.portal, agent["id"]) == ([f"ID#{post['id']}", f"POST#{stamp}"], [f"CHANNEL#site#{stamp}"])
+
     studio.ok("PortalPostUnpublishFunction", agent_id=agent["id"], post_id=post["id"])
     assert feed_state(studio.portal, agent["id"]) == ([f"DRAFT#{stamp}", f"ID#{post['id']}"], [])
     studio.ok("PortalPostDeleteFunction", agent_id=agent["id"], post_id=post["id"])
     assert feed_state(studio.portal, agent["id"]) == ([], [])
+
+
+def test_null_clears_what_the_feed_allows_to_be_null_and_leaves_the_rest(
+    studio: Studio, agent: dict[str, Any], feed: FeedCheck
+) -> None:
+    """authoring.md, "Posts": in a PATCH, ``null`` clears ``title``, ``sub``, ``caption``, ``category``, ``width``,
+    ``height`` and ``mediaType`` (back to what the kind makes it); an omitted field, or ``null`` for any other, is left
+    as it is. The bundle publisher relies on it instead of deleting and recreating a post."""
+    full = {"title": "T", "sub": "S", "caption": "C", "category": "launch", "width": 640, "height": 480,
+            "hashtags": ["a"], "channels": ["site"]}  # fmt: skip
+    post = studio.post(agent["id"], publish=True, **full)
+    nulls = dict.fromkeys(("title", "sub", "caption", "category", "width", "height", "mediaType", "hashtags",
+                           "channels", "key", "poster", "pages"))  # fmt: skip
+    edited = studio.ok("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body=nulls)["post"]
+    cleared = dict.fromkeys(("title", "sub", "caption", "category", "width", "height"))
+    assert edited == post | cleared | {"mediaType": "image", "updatedAt": edited["updatedAt"]}
+    assert edited["hashtags"] == ["a"] and edited["channels"] == ["site"] and edited["key"] == post["key"]
+    assert studio.all_posts(agent["id"]) == [edited]
+    assert feed.agent(agent["id"]) == [as_feed_post(edited)]
+    again = studio.ok("PortalPostUpdateFunction", agent_id=agent["id"], post_id=post["id"], body={"title": None})
+    assert again["post"] == edited  # nothing left to clear: unchanged, as any PATCH that changes nothing
 
 
 def test_publishing_checks_every_media_key(studio: Studio, agent: dict[str, Any]) -> None:

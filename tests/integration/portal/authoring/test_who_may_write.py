@@ -1,6 +1,7 @@
-"""Who may write (authoring.md): owners and admins write, members read (a write is 403), anyone else gets 404 on
-every route of the writer, before any word on what it sent; another workspace's resources are 404 like unknown
-ones. Table-driven over all 31 functions, so a route added without a row here fails the completeness test."""
+"""Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
+anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
+are 404 like unknown ones. Table-driven over all 32 functions, so a route added without a row here fails the
+completeness test."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class Route:
     write: bool
     ids: tuple[str, ...] = ()  # which of the world's ids the path names
     body: Callable[[World], Any] | None = None
+    managers_only: bool = False  # a read a member is refused (the audit log)
 
 
 ROUTES: dict[str, Route] = {
@@ -58,6 +60,7 @@ ROUTES: dict[str, Route] = {
     "PortalObjectsListFunction": Route(False),
     "PortalObjectGetFunction": Route(False, ("path",)),
     "PortalObjectDeleteFunction": Route(True, ("path",)),
+    "PortalAuditListFunction": Route(False, managers_only=True),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -67,7 +70,8 @@ BEFORE_THE_WRITER = {
     "PortalKeyRevokeFunction", "PortalAccountFunction", "PortalCreditsBalanceFunction", "PortalCreditsHistoryFunction",
 }  # fmt: skip
 WRITES = [name for name, route in ROUTES.items() if route.write]
-READS = [name for name, route in ROUTES.items() if not route.write]
+READS = [name for name, route in ROUTES.items() if not route.write and not route.managers_only]
+REFUSED_TO_MEMBERS = [name for name, route in ROUTES.items() if route.write or route.managers_only]
 WITH_BODY = [name for name, route in ROUTES.items() if route.body is not None]
 
 
@@ -115,7 +119,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS)) == (31, 22, 9)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (32, 22, 9, 23)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:
@@ -130,7 +134,7 @@ def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, w
 def test_a_member_may_not_write(owner: Studio, world: World) -> None:
     member = owner.member()
     entries = owner.audit()
-    assert answers(member, world, WRITES) == dict.fromkeys(WRITES, (403, "FORBIDDEN"))
+    assert answers(member, world, REFUSED_TO_MEMBERS) == dict.fromkeys(REFUSED_TO_MEMBERS, (403, "FORBIDDEN"))
     # The role is checked before the body.
     assert answers(member, world, WITH_BODY, body={"unknown": 1}) == dict.fromkeys(WITH_BODY, (403, "FORBIDDEN"))
     assert owner.audit() == entries

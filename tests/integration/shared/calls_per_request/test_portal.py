@@ -34,6 +34,8 @@ PORTAL_READS = {  # (function, in a workspace, every call, the calls issued toge
                {"BatchGetItem:main": 1, "Query:main": 1}),
     "keys": ("PortalKeysListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1},
              {"BatchGetItem:main": 1, "Query:keys": 1}),
+    "audit": ("PortalAuditListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1},
+              {"BatchGetItem:main": 1, "Query:main": 1}),
     "account": ("PortalAccountFunction", False, {"GetItem:main": 3}, {}),
     "balance": ("PortalCreditsBalanceFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1}, {}),
     "history": ("PortalCreditsHistoryFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1, "Query:ledger": 1},

@@ -83,6 +83,24 @@ class ApiKey(ApiModel):
     revoked_at: str | None = Field(alias="revokedAt")
 
 
+class AuditEntry(ApiModel):
+    """One write: who (``actorId``, a user id), what (``action``, as ``key.mint``), on what (``target``, an id or an
+    object's path) and in which request (API Gateway's ``requestId``). Never a secret, a prompt or a body.
+    """
+
+    id: str = Field(alias="id")
+    action: str = Field(alias="action")
+    actor_id: str = Field(alias="actorId")
+    target: str = Field(alias="target")
+    request_id: str = Field(alias="requestId")
+    created_at: str = Field(alias="createdAt")
+
+
+class AuditPage(ApiModel):
+    entries: list[AuditEntry] = Field(alias="entries")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
 class Brand(ApiModel):
     id: str = Field(alias="id")
     slug: str = Field(alias="slug")
@@ -355,6 +373,10 @@ class PostPage(ApiModel):
 
 
 class PostUpdate(ApiModel):
+    """Omitted fields are left as they are; ``null`` clears those the feed allows to be null (``mediaType`` back to
+    what ``kind`` and the pages make it).
+    """
+
     key: str | None = Field(None, alias="key")
     kind: Literal["image", "video", "carousel", "story", "reel", "text"] | None = Field(None, alias="kind")
     media_type: Literal["image", "video"] | None = Field(None, alias="mediaType")
@@ -516,6 +538,8 @@ AgentItem.model_rebuild()
 AgentList.model_rebuild()
 AgentUpdate.model_rebuild()
 ApiKey.model_rebuild()
+AuditEntry.model_rebuild()
+AuditPage.model_rebuild()
 Brand.model_rebuild()
 BrandCreate.model_rebuild()
 BrandEnvelope.model_rebuild()

@@ -11,6 +11,7 @@ from .models_portal import (
     AgentEnvelope,
     AgentList,
     AgentUpdate,
+    AuditPage,
     Brand,
     BrandCreate,
     BrandEnvelope,
@@ -456,6 +457,20 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+            )
+        )
+
+    def list_audit(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> AuditPage:
+        """GET /api/workspaces/{workspaceId}/audit: A workspace's audit log, newest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/audit",
+                response=AuditPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -1330,6 +1345,20 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+            )
+        )
+
+    async def list_audit(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> AuditPage:
+        """GET /api/workspaces/{workspaceId}/audit: A workspace's audit log, newest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/audit",
+                response=AuditPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 

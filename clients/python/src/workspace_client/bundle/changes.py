@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic.alias_generators import to_camel
 
+from .._operation import CLEAR
 from .files import BundleFile
 from .format import AgentSpec, Bundle, ItemSpec, PostSpec
 
@@ -27,8 +28,9 @@ def human_size(size: int) -> str:
     return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
 
 
-def _names(fields: dict[str, Any]) -> str:
-    return ", ".join(to_camel(name) for name in fields)
+def _names(fields: dict[str, Any], *, none_clears: bool = False) -> str:
+    cleared = " (cleared)" if none_clears else ""
+    return ", ".join(to_camel(name) + (cleared if value is None else "") for name, value in fields.items())
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,11 @@ class UpdatePost(Change):
     fields: dict[str, Any]
 
     def __str__(self) -> str:
-        return f"update post {self.created_at}: {_names(self.fields)}"
+        return f"update post {self.created_at}: {_names(self.fields, none_clears=True)}"
+
+    def body(self) -> dict[str, Any]:
+        """The fields as the client takes them: one back to none is ``CLEAR``, which the PATCH sends as null."""
+        return {name: CLEAR if value is None else value for name, value in self.fields.items()}
 
 
 @dataclass(frozen=True)
@@ -102,21 +108,6 @@ class SetPostStatus(Change):
 
     def __str__(self) -> str:
         return f"{'publish' if self.publish else 'unpublish'} post {self.created_at}"
-
-
-@dataclass(frozen=True)
-class ReplacePost(Change):
-    """A field the bundle clears (``title`` back to none): the API sets fields but never clears one, so the post
-    is deleted and created again as the bundle has it (a new id, the same ``createdAt``)."""
-
-    writes: ClassVar[int] = 2
-    post_id: str
-    spec: PostSpec
-    key: str
-    cleared: tuple[str, ...]
-
-    def __str__(self) -> str:
-        return f"replace post {self.spec.created_at} (clears {', '.join(map(to_camel, self.cleared))})"
 
 
 @dataclass(frozen=True)

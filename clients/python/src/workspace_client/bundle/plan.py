@@ -23,7 +23,6 @@ from .changes import (
     Plan,
     PutDocument,
     ReplaceItem,
-    ReplacePost,
     SetPostStatus,
     UpdateAgent,
     UpdateItem,
@@ -36,7 +35,6 @@ from .state import AgentState, folder, read_state
 
 POST_FIELDS = ("key", "kind", "title", "sub", "caption", "hashtags", "channels", "category", "width", "height",
                "pages", "poster", "playable")  # fmt: skip
-CLEARABLE_ONLY_BY_REPLACING = ("title", "sub", "caption", "category", "width", "height")  # a PATCH's null is absent
 PAGE_FIELDS = {"key", "media_type", "width", "height", "order"}
 ITEM_FIELDS = ("name", "kind", "folder", "order", "origin", "active")
 R = TypeVar("R", Post, AgentItem)
@@ -145,11 +143,7 @@ def _posts(remote: list[Post], posts: list[PostSpec], workspace_id: str, slug: s
             continue
         mine, theirs = post_fields(spec), post_fields(post)
         fields = {name: mine[name] for name in POST_FIELDS if mine[name] != theirs[name]}
-        cleared = tuple(name for name in CLEARABLE_ONLY_BY_REPLACING if name in fields and fields[name] is None)
-        if cleared:
-            changes.append(ReplacePost(post.id, spec, key, cleared))
-            continue
-        if fields:
+        if fields:  # a field back to none is sent as null, which clears it
             changes.append(UpdatePost(post.id, spec.created_at, fields))
         if post.status != spec.status:
             changes.append(SetPostStatus(post.id, spec.created_at, spec.status == "published"))

@@ -21,7 +21,6 @@ from .changes import (
     Plan,
     PutDocument,
     ReplaceItem,
-    ReplacePost,
     SetPostStatus,
     UpdateAgent,
     UpdateItem,
@@ -36,7 +35,7 @@ from .state import folder
 from .upload import upload_files
 
 OnChange = Callable[[Change], None]
-POST_CHANGES = (CreatePost, UpdatePost, SetPostStatus, ReplacePost)
+POST_CHANGES = (CreatePost, UpdatePost, SetPostStatus)
 ITEM_CHANGES = (CreateItem, UpdateItem, ReplaceItem)
 
 
@@ -135,15 +134,12 @@ class _Run:
         match change:
             case CreatePost(spec=spec, key=key):
                 creates.post(spec, key)
-            case UpdatePost(post_id=post_id, fields=fields):
-                portal.update_post(ws, agent, post_id, **with_pages(fields))
+            case UpdatePost(post_id=post_id):
+                portal.update_post(ws, agent, post_id, **with_pages(change.body()))
             case SetPostStatus(post_id=post_id, publish=True):
                 portal.publish_post(ws, agent, post_id)
             case SetPostStatus(post_id=post_id, publish=False):
                 portal.unpublish_post(ws, agent, post_id)
-            case ReplacePost(post_id=post_id, spec=spec, key=key):
-                _gone_is_fine(lambda: portal.delete_post(ws, agent, post_id))
-                creates.post(spec, key)
 
     def _item(self, change: Change) -> None:
         portal, ws, agent, creates = self.portal, self.ws, self.creates.agent_id, self.creates

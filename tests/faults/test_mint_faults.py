@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from core.audit.store import AuditStore
 from core.identity import portal_jwt
 from core.identity.records import SessionRecord, UserRecord
 from core.identity.store import UserStore
@@ -101,6 +102,9 @@ class MintScenario:
         listed_ids = {k["id"] for k in listed.json()["keys"]}
         assert {r.id for r in records} == listed_ids, "a key record the owner cannot see"
         assert all(r.revoked_at is None and r.name == BODY["name"] for r in records)
+        entries = AuditStore(world.aws.dynamodb, get_settings().main_table).newest(state.workspace_id, 50)
+        audited = sorted(e.target for e in entries if e.action == "key.mint")
+        assert audited == sorted(f"key:{r.id}" for r in records), "a key without its audit entry, or the reverse"
         if raw is None:  # an error, no retry: at most the one key whose answer was lost, and the owner sees it
             assert len(records) <= 1, f"{len(records)} keys from one failed mint"
             return

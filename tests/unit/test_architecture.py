@@ -28,7 +28,7 @@ DEPENDS_ON = {
     "identity": set(),
     "items": {"audit", "objects", "workspaces"},
     "knowledge": {"agents", "items", "posts"},
-    "keys": {"identity", "objects", "workspaces"},
+    "keys": {"audit", "identity", "objects", "workspaces"},
     "objects": {"audit", "workspaces"},
     "platform": set(),
     "posts": {"audit", "objects", "workspaces"},

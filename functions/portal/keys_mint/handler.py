@@ -6,7 +6,7 @@ gets the same key back, re-derived (the raw key is never stored); once the 24 h
 record is gone, the same header mints a new key (``KeyAdminService.mint_once``).
 """
 
-from core.http import header, json_response, parse_body, portal_api, portal_caller
+from core.http import author, json_response, parse_body, portal_api, portal_caller
 from core.keys import providers as keys
 from core.keys.models import MintKeyRequest
 from core.platform.contract import contract
@@ -26,9 +26,7 @@ def mint_key(workspaceId: str):
     admin = keys.admin()
     workspace = admin.require_manager(user_id, workspaceId)  # access (404/403) before the body (400)
     request = parse_body(app, MintKeyRequest)
-    minted = admin.mint_once(
-        user_id, workspaceId, request, header(app, "Idempotency-Key"), status=201, workspace=workspace
-    )
+    minted = admin.mint_once(author(app, status=201), workspaceId, request, workspace=workspace)
     return json_response(minted, status=201)
 
 

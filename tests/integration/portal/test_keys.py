@@ -50,7 +50,8 @@ def test_mint_returns_the_raw_key_once(portal: Portal, team: dict[str, Any], rol
     assert set(result.json()) == {"key"}
     assert key == {
         "id": key["id"], "name": "Server", "prefix": key["key"][:12], "rateLimit": 600, "allowedOrigins": None,
-        "lastUsedAt": None, "createdAt": key["createdAt"], "revokedAt": None, "key": key["key"],
+        "lastUsedAt": None, "createdAt": key["createdAt"], "createdBy": team[role].user_id, "revokedAt": None,
+        "key": key["key"],
     }  # fmt: skip
     assert key["id"].startswith("key_") and re.fullmatch(r"sk_ws_[0-9A-Za-z]{49}", key["key"])
     assert is_well_formed(key["key"]) and key["prefix"].startswith("sk_ws_")

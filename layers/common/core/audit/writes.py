@@ -45,6 +45,14 @@ class Author:
     status: int = 200
 
 
+def audit_record(author: Author, workspace_id: str, action: str, target: str) -> AuditRecord:
+    """The entry of ``author``'s write ``action`` on ``target``: who, what, on what, in which request, when."""
+    return AuditRecord(
+        id=new_id("aud"), workspace_id=workspace_id, action=action, actor_id=author.user_id, target=target,
+        request_id=author.request_id, created_at=now_iso(),
+    )  # fmt: skip
+
+
 class Write:
     """One write under way: what its transaction carries besides its own items."""
 
@@ -54,10 +62,7 @@ class Write:
 
     def also(self, target: str, answer: ApiModel) -> Also:
         """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its ``answer``."""
-        entry = AuditRecord(
-            id=new_id("aud"), workspace_id=self._workspace_id, action=self._action, actor_id=self._author.user_id,
-            target=target, request_id=self._author.request_id, created_at=now_iso(),
-        )  # fmt: skip
+        entry = audit_record(self._author, self._workspace_id, self._action, target)
         completion = self._claim.completion(answer) if self._claim else None
         return Also(audit=self._audit.entry(entry), completion=completion)
 

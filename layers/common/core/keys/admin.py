@@ -6,7 +6,8 @@ A key's raw value is returned once and never stored (only its SHA-256). A mint w
 after it expired makes a new one. The key and the record's completion are written in one
 transaction, so a key is never stored while its record says the mint is still to do (a
 retry would mint a second one). A key record is never overwritten, so a revoked key
-stays revoked whatever is replayed, retried or minted again.
+stays revoked whatever is replayed, retried or minted again. A mint and a revocation write their audit entries
+(``key.mint``, ``key.revoke``, the key's id as target, never the key) in the same transaction as the key.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.audit.ports import AuditStore
+from core.audit.writes import Author, audit_record
 from core.identity.records import UserRecord
 from core.keys import key_format as api_keys
 from core.keys.models import ApiKey, MintedApiKey, MintedKeyEnvelope, MintKeyRequest
@@ -27,6 +30,7 @@ from core.platform.idempotency import Claim, Idempotency, Replay
 from core.platform.ids import new_id, now_iso
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
+from core.platform.transactions import Also
 from core.workspaces.records import WorkspaceRecord
 from core.workspaces.service import WorkspaceService
 
@@ -42,6 +46,7 @@ def key_record(
     allowed_origins: list[str] | None = None,
     created_at: str | None = None,
     key_id: str | None = None,
+    created_by: str | None = None,
 ) -> ApiKeyRecord:
     """The stored record of the raw key ``raw``: its hash and display prefix, never the key itself.
 
@@ -51,7 +56,7 @@ def key_record(
     return ApiKeyRecord(
         id=key_id or new_id("key"), key_hash=api_keys.hash_key(raw), workspace_id=workspace_id, name=name,
         prefix=api_keys.display_prefix(raw), rate_limit=rate_limit, allowed_origins=allowed_origins,
-        created_at=created_at or now_iso(),
+        created_at=created_at or now_iso(), created_by=created_by,
     )  # fmt: skip
 
 
@@ -73,7 +78,9 @@ class KeyAdminService:
         replay_secret: Callable[[], bytes],
         *,
         idempotency: Callable[[], Idempotency],
+        audit: AuditStore,
     ):
+        self._audit = audit
         self._workspaces = workspaces
         self._keys = keys
         self._plan_of = plan_of
@@ -108,7 +115,7 @@ class KeyAdminService:
 
     def mint(
         self,
-        user_id: str,
+        author: Author,
         workspace_id: str,
         name: str,
         rate_limit: int | None,
@@ -124,15 +131,18 @@ class KeyAdminService:
         service's secret, so a replayed response can carry the same raw key again without the raw
         key ever being stored, and the key is written in one transaction with the claim's completion.
         """
+        user_id = author.user_id
         self.check_can_mint(user_id, workspace_id, workspace)
         raw = api_keys.generate(self.replay_secret(user_id, workspace_id, claim.attempt) if claim else None)
-        record = key_record(raw, workspace_id, name, rate_limit=rate_limit, allowed_origins=allowed_origins)
+        record = key_record(raw, workspace_id, name, rate_limit=rate_limit, allowed_origins=allowed_origins,
+                            created_by=user_id)  # fmt: skip
         minted = MintedApiKey(**self._view(record).model_dump(), key=raw)
+        audit = self._audit.entry(audit_record(author, workspace_id, "key.mint", f"key:{record.id}"))
         if claim is None:
-            self._keys.put(record)  # conditional: never over an existing key
+            self._keys.put(record, audit=audit)  # conditional: never over an existing key
             return minted
         try:
-            self._keys.put(record, completing=claim.completion(MintedKeyEnvelope(key=minted)))
+            self._keys.put(record, audit=audit, completing=claim.completion(MintedKeyEnvelope(key=minted)))
         except Conflict:
             # A run of this same attempt may have stored the key already (two runs after a lapsed lock):
             # the hash is derived from the attempt, so a live key with it in this workspace is this mint's.
@@ -146,26 +156,25 @@ class KeyAdminService:
 
     def mint_once(
         self,
-        user_id: str,
+        author: Author,
         workspace_id: str,
         request: MintKeyRequest,
-        idempotency_key: str | None,
         *,
-        status: int,
         workspace: ManagedWorkspace | None = None,
     ) -> MintedKeyEnvelope:
-        """``mint`` honouring ``Idempotency-Key``, its record keeping ``status`` (the route's): a replay answers the
-        stored key with its raw value re-derived (the record never holds it)."""
+        """``mint`` honouring the author's ``Idempotency-Key``, its record keeping the route's status: a replay
+        answers the stored key with its raw value re-derived (the record never holds it)."""
+        user_id = author.user_id
 
         def work(claim: Claim | None) -> MintedKeyEnvelope:
             return MintedKeyEnvelope(key=self.mint(
-                user_id, workspace_id, request.name, request.rate_limit, claim, workspace=workspace,
+                author, workspace_id, request.name, request.rate_limit, claim, workspace=workspace,
                 allowed_origins=request.allowed_origins,
             ))  # fmt: skip
 
         outcome = self._idempotency().run_claimed(
-            idempotency_key, scope=f"{user_id}|mint-key|{workspace_id}", request=request.model_dump_json(),
-            status=status, work=work,
+            author.idempotency_key, scope=f"{user_id}|mint-key|{workspace_id}", request=request.model_dump_json(),
+            status=author.status, work=work,
             redact=lambda body: {"key": {k: v for k, v in body["key"].items() if k != "key"}},
         )  # fmt: skip
         if not isinstance(outcome, Replay):
@@ -178,10 +187,13 @@ class KeyAdminService:
         message = f"mint|{user_id}|{workspace_id}|{attempt}".encode()
         return hmac.new(self._replay_secret(), message, hashlib.sha256).digest()
 
-    def revoke(self, user_id: str, workspace_id: str, key_id: str) -> None:
-        self._workspaces.membership(workspace_id, user_id, roles=MANAGERS)
+    def revoke(self, author: Author, workspace_id: str, key_id: str) -> None:
+        """Revoke the key, with its ``key.revoke`` entry in the same transaction; revoking it again is answered the
+        same and writes the entry alone (every write that succeeds is in the log, as the writer's are)."""
+        self._workspaces.membership(workspace_id, author.user_id, roles=MANAGERS)
         record = next((k for k in self._keys.list_for_workspace(workspace_id) if k.id == key_id), None)
         if record is None:
             raise NotFound("API key not found")
-        if record.revoked_at is None:
-            self._keys.revoke(record.key_hash, now_iso())
+        audit = self._audit.entry(audit_record(author, workspace_id, "key.revoke", f"key:{key_id}"))
+        if record.revoked_at is not None or not self._keys.revoke(record.key_hash, now_iso(), audit=audit):
+            self._audit.commit(Also(audit=audit))

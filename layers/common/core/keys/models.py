@@ -26,6 +26,10 @@ class ApiKey(ApiModel):
     )
     last_used_at: str | None
     created_at: str
+    created_by: str | None = Field(
+        description="The user id of the member who minted it (null for keys minted before it was kept); the key "
+        "stays valid when that member leaves"
+    )
     revoked_at: str | None
 
 

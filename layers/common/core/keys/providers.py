@@ -33,6 +33,7 @@ def checker() -> KeyAuthenticator:
 
 @per_container
 def admin() -> KeyAdminService:
+    from core.audit.store import AuditStore
     from core.keys.admin import KeyAdminService
     from core.platform import providers as platform
     from core.workspaces import providers as workspaces
@@ -40,5 +41,5 @@ def admin() -> KeyAdminService:
     settings = get_settings()
     return KeyAdminService(
         workspaces.service(), store(), workspaces.plan_of, settings.default_key_rate_limit, portal_secret,
-        idempotency=platform.idempotency,
+        idempotency=platform.idempotency, audit=AuditStore(aws.dynamodb(), settings.main_table),
     )  # fmt: skip

@@ -15,5 +15,6 @@ class ApiKeyRecord(Record):
     # Serialized origins a browser may use the key from; None (absent): any (core/platform/origins.py).
     allowed_origins: list[str] | None = None
     created_at: str
+    created_by: str | None = None  # the user who minted it (None: minted before keys kept it, or by the demo)
     last_used_at: str | None = None
     revoked_at: str | None = None

@@ -48,27 +48,33 @@ class ApiKeyStore:
                 ExpressionAttributeValues=to_item({":at": at}),
             )
 
-    def put(self, record: ApiKeyRecord, *, completing: dict[str, Any] | None = None) -> None:
-        """Store a new key; never over an existing one (that would bring a revoked key back to life).
+    def put(
+        self, record: ApiKeyRecord, *, audit: dict[str, Any] | None = None, completing: dict[str, Any] | None = None
+    ) -> None:
+        """Store a new key, never over an existing one (that would bring a revoked key back to life); with ``audit``
+        (a mint's entry; the demo's seeded keys have none) in the same transaction.
 
-        ``completing``: another write (an idempotency record's completion) made in one transaction with
-        the key's, so the key is never stored without the record saying so; if either condition fails,
-        neither is written (``Conflict``).
+        ``completing``: an idempotency record's completion, made in the same transaction, so the key is never
+        stored without the record saying so; if either condition fails, nothing is written (``Conflict``).
         """
         put = {"TableName": self._table, "Item": to_item(record.attributes()),
                "ConditionExpression": "attribute_not_exists(keyHash)"}  # fmt: skip
-        with translate_errors("TransactWriteItems" if completing else "PutItem"):
-            try:
-                if completing is None:
+        if audit is None and completing is None:
+            with translate_errors("PutItem"):
+                try:
                     self._db.put_item(**put)
-                else:
-                    self._db.transact_write_items(TransactItems=[{"Put": put}, completing])
-            except (self._db.exceptions.ConditionalCheckFailedException,
-                    self._db.exceptions.TransactionCanceledException) as exc:  # fmt: skip
-                failed = _failed_conditions(exc) if completing is not None else [0]
+                except self._db.exceptions.ConditionalCheckFailedException:
+                    raise Conflict("This key already exists; mint again") from None
+            return
+        steps = [{"Put": put}, *([completing] if completing else []), *([audit] if audit else [])]
+        with translate_errors("TransactWriteItems"):
+            try:
+                self._db.transact_write_items(TransactItems=steps)
+            except self._db.exceptions.TransactionCanceledException as exc:
+                failed = _failed_conditions(exc)
                 if not failed:
                     raise  # cancelled for another reason (a conflicting transaction): storage, not a conflict
-                if failed == [1]:  # only the completion's: the request's claim is no longer this attempt's
+                if failed == [1] and completing:  # only the completion's: the claim is no longer this attempt's
                     raise Conflict("A request with this Idempotency-Key is in progress; retry shortly") from None
                 raise Conflict("This key already exists; mint again") from None
 
@@ -82,17 +88,29 @@ class ApiKeyStore:
         })  # fmt: skip
         return [ApiKeyRecord.model_validate(r) for r in rows]
 
-    def revoke(self, key_hash: str, at: str) -> None:
-        """Set ``revokedAt`` once; revoking again (or a key deleted meanwhile) changes nothing."""
-        gone = self._db.exceptions.ConditionalCheckFailedException
-        with translate_errors("UpdateItem"), contextlib.suppress(gone):
-            self._db.update_item(
-                TableName=self._table,
-                Key=to_item({"keyHash": key_hash}),
-                UpdateExpression="SET revokedAt = :at",
-                ConditionExpression="attribute_exists(keyHash) AND attribute_not_exists(revokedAt)",
-                ExpressionAttributeValues=to_item({":at": at}),
-            )
+    def revoke(self, key_hash: str, at: str, *, audit: dict[str, Any] | None = None) -> bool:
+        """Set ``revokedAt`` once, with ``audit`` (the revocation's entry) in the same transaction. False when it
+        changed nothing (revoked already, or deleted meanwhile), and then nothing was written."""
+        update = {
+            "TableName": self._table, "Key": to_item({"keyHash": key_hash}), "UpdateExpression": "SET revokedAt = :at",
+            "ConditionExpression": "attribute_exists(keyHash) AND attribute_not_exists(revokedAt)",
+            "ExpressionAttributeValues": to_item({":at": at}),
+        }  # fmt: skip
+        if audit is None:
+            with translate_errors("UpdateItem"):
+                try:
+                    self._db.update_item(**update)
+                except self._db.exceptions.ConditionalCheckFailedException:
+                    return False
+            return True
+        with translate_errors("TransactWriteItems"):
+            try:
+                self._db.transact_write_items(TransactItems=[{"Update": update}, audit])
+            except self._db.exceptions.TransactionCanceledException as exc:
+                if _failed_conditions(exc) != [0]:
+                    raise
+                return False
+        return True
 
     def revoke_all(self, workspace_id: str, at: str) -> None:
         """Revoke every live key of a workspace (a deleted workspace's keys stop at once; the purge deletes them)."""

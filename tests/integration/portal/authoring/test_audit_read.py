@@ -81,3 +81,28 @@ def test_no_entry_holds_a_secret_or_a_body(studio: Studio) -> None:
     text = studio.call(READ).body
     assert "Secret plans" not in text and "Private" not in text and studio.who.token not in text
     assert [e["action"] for e in json.loads(text)["entries"]] == ["agent.update", "agent.create"]
+
+
+def test_a_key_mint_and_its_revocation_are_in_the_log_never_the_key(studio: Studio) -> None:
+    """Keys are minted and revoked outside the writer, with their entries in the key's own transaction."""
+    admin = studio.member("admin@example.com", "admin")
+    minted = admin.call("PortalKeysMintFunction", body={"name": "server"}, key="mint-1")
+    assert minted.status == 201, minted.body
+    key = minted.json()["key"]
+    assert key["createdBy"] == admin.who.user_id
+    replayed = admin.call("PortalKeysMintFunction", body={"name": "server"}, key="mint-1")
+    assert replayed.json()["key"]["id"] == key["id"]  # a replay mints nothing, and writes no entry
+    refused = studio.member("member@example.com").call("PortalKeysMintFunction", body={"name": "x"})
+    assert_error(refused, 403, "FORBIDDEN")
+    for _ in range(2):  # a second revocation changes nothing and is in the log all the same
+        assert studio.ok("PortalKeyRevokeFunction", key_id=key["id"]) == {}
+    entries = studio.ok(READ)["entries"]
+    assert [(e["action"], e["target"], e["actorId"]) for e in entries] == [
+        ("key.revoke", f"key:{key['id']}", studio.who.user_id),
+        ("key.revoke", f"key:{key['id']}", studio.who.user_id),
+        ("key.mint", f"key:{key['id']}", admin.who.user_id),
+    ]
+    assert entries[2]["requestId"] == admin.request_ids[0]
+    assert key["key"] not in studio.call(READ).body and key["prefix"] not in studio.call(READ).body
+    listed = studio.ok("PortalKeysListFunction")["keys"]
+    assert [(k["id"], k["createdBy"]) for k in listed] == [(key["id"], admin.who.user_id)]

@@ -67,5 +67,5 @@ def test_an_owners_key_mint_reads_access_and_plan_at_once(
     assert Counter(str(c) for c in recorder.calls) == Counter({
         "GetItem:main": 1,  # the session
         "BatchGetItem:main": 1,  # membership, workspace and the caller (the owner: the plan)
-        "PutItem:keys": 1,
+        "TransactWriteItems:keys": 1,  # the key and its audit entry (the main table), in one transaction
     })  # fmt: skip

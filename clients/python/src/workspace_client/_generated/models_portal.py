@@ -80,6 +80,7 @@ class ApiKey(ApiModel):
     allowed_origins: list[str] | None = Field(alias="allowedOrigins")
     last_used_at: str | None = Field(alias="lastUsedAt")
     created_at: str = Field(alias="createdAt")
+    created_by: str | None = Field(alias="createdBy")
     revoked_at: str | None = Field(alias="revokedAt")
 
 
@@ -293,6 +294,7 @@ class MintedApiKey(ApiModel):
     allowed_origins: list[str] | None = Field(alias="allowedOrigins")
     last_used_at: str | None = Field(alias="lastUsedAt")
     created_at: str = Field(alias="createdAt")
+    created_by: str | None = Field(alias="createdBy")
     revoked_at: str | None = Field(alias="revokedAt")
     key: str = Field(alias="key")
 

@@ -23,16 +23,27 @@ SAM      := $(VENV_SAM)/bin/sam
 .PHONY: help serve test lint format validate checkov build unit integration e2e local attack faults load client fuzz openapi bench clean ops durations
 
 help:
-	@echo "make serve  - run both planes locally (portal :3000, brain :3001) with demo data"
-	@echo "make lint   - ruff (check and format) and mypy"
-	@echo "make test   - ruff, mypy, sam validate --lint, sam build and the whole test suite"
-	@echo "make deploy-check - sam deploy to LocalStack, compare the deployed stack with template.yaml (make test runs it)"
-	@echo "make package-check - the package sam build makes, imported and served alone while make smoke passes (make test runs it)"
-	@echo "make smoke [STACK=name] - check every endpoint of a deployed stack (or of make serve), then clean up"
-	@echo "make bench  - every bench (bench/report.py), written to docs/performance.md"
-	@echo "make fuzz   - a long schemathesis run against the local runner (make test runs a short one)"
-	@echo "make loaded-runs [RUNS=5] - the runner suites again and again with one core kept busy"
-	@echo "make durations - tests/durations.json (the order the suite's files are queued in) from the last run"
+	@echo "The two set-up commands (each installs what it needs):"
+	@echo "  make serve    - run both planes locally (portal :3000, brain :3001, the brand page :3002) with demo data;"
+	@echo "                  FRESH=1 starts from an empty state"
+	@echo "  make test     - lint, sam validate --lint, checkov, sam build, the whole suite, the deploy and package checks"
+	@echo "Checks:"
+	@echo "  make lint     - ruff (check and format) and mypy;   make format - ruff's fixes and formatting"
+	@echo "  make validate - sam validate --lint;   make checkov - the template's infrastructure checks"
+	@echo "  make build [ARCH=arm64|x86_64] - sam build (the deployed CPU by default)"
+	@echo "  make deploy-check - sam deploy to LocalStack, the deployed stack compared with template.yaml"
+	@echo "  make package-check - the package sam build makes, imported and served alone while make smoke passes"
+	@echo "  make smoke [STACK=name] - every endpoint of a deployed stack (or of make serve), then clean up"
+	@echo "Suites (one each): make unit integration e2e local attack faults load client browser"
+	@echo "  make fuzz     - a long schemathesis run (make test runs a short one)"
+	@echo "  make loaded-runs [RUNS=5] - the runner suites again and again with one core kept busy"
+	@echo "  make durations - tests/durations.json (the order the suite's files are queued in) from the last run"
+	@echo "Other:"
+	@echo "  make bench    - every bench (bench/report.py), written to docs/performance.md"
+	@echo "  make openapi  - docs/openapi/*.json and the Python client's models, after a route or model changed"
+	@echo "  make ops ARGS=\"...\" - the operator's tool (set-plan, grant, ...; make ops ARGS=--help)"
+	@echo "  make browser-deps, deploy-check-deps - install Chromium, or Java and npm, where apt-get can"
+	@echo "  make clean    - remove .aws-sam and .local (the runner's kept state too)"
 
 $(VENV)/.installed: requirements-dev.txt layers/common/requirements.txt
 	@test -n "$(PYTHON313)" || { echo "python3.13 not found (pyenv install 3.13.0)"; exit 1; }

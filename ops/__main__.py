@@ -92,7 +92,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "smoke":
         return _smoke(args.stack, args.state_dir)
 
+    if not args.stack and not _runner_up(args.state_dir):
+        return _no_runner(args.state_dir)
     dynamodb, tables = _deployed(args.stack) if args.stack else _local(args.state_dir)
+    return _operate(args, dynamodb, tables)
+
+
+def _runner_up(state_dir: Path) -> bool:
+    """Whether a runner answers at the moto endpoint its ``runner.json`` names (a stopped one leaves the file)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        endpoint = urlsplit(json.loads((state_dir / "runner.json").read_text())["awsEndpoint"])
+        with socket.create_connection((endpoint.hostname or "127.0.0.1", endpoint.port or 80), timeout=2):
+            return True
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def _no_runner(state_dir: Path) -> int:
+    print(f"ops: no local runner is up (state: {state_dir}): start it with `make serve`, or give --stack NAME for a "
+          "deployed stack", file=sys.stderr)  # fmt: skip
+    return 1
+
+
+def _operate(args: argparse.Namespace, dynamodb: Any, tables: dict[str, str]) -> int:
     users = UserStore(dynamodb, tables["main"])
     user = users.find_by_email(args.email)
     if user is None:

@@ -1,11 +1,12 @@
 """A new user's whole journey, as README.md's "From an empty workspace to a brand page" tells it, against one runner.
 
-Sign in with the command line (the magic link from the runner's outbox piped on its stdin), create a workspace,
-publish ``examples/lumen-guide`` with ``workspace-client`` (a dry run, the publish, a second publish with nothing to
-do, an export), get a plan with keys and credits from the operator's command (``python -m ops``, as
-``make ops``), mint a key restricted to a page's origin, serve that page (an ``index.html`` holding the widget's one
-tag, by ``python -m http.server``) and, in Chromium, see the agent's feed, play one of its videos and get a
-streamed chat reply. Every step is a real process or an HTTP call, as a newcomer would make them.
+Sign in with the command line (the magic link from the runner's outbox piped on its stdin), create a workspace with
+it, publish ``examples/lumen-guide`` with ``workspace-client`` (a dry run, the publish, a second publish with nothing
+to do, an export), get a plan with keys and credits from the operator's command (``python -m ops``, as
+``make ops``), mint a key restricted to a page's origin (``workspace-client keys mint``), serve that page (an
+``index.html`` holding the widget's one tag, in a folder of its own, by ``python -m http.server`` on loopback) and,
+in Chromium, see the agent's feed, play one of its videos and get a streamed chat reply. Every step is a real
+process or an HTTP call, as a newcomer would make them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pytest
 from local.demo.bundles import ensure_media
 from stack.template import ROOT
 from tests.browser.conftest import free_port
+from tests.support import log_scan
 from tests.support.brand_widget import OBSERVE_REPLY, Page, chat, loaded, open_page, wait_for
 from tests.support.runner import LocalService, portal
 
@@ -134,12 +136,12 @@ def publish_with_the_cli(service: LocalService, jwt: str, workspace: str, env: d
     assert (copy / "media" / "video-1.mp4").read_bytes() == (BUNDLE / "media" / "video-1.mp4").read_bytes()
 
 
-def key_for_page(service: LocalService, jwt: str, workspace: str, agent: str, origin: str) -> str:
-    """A key the read plane accepts from ``origin`` only."""
-    minted = portal(service, "POST", f"/api/workspaces/{workspace}/keys", jwt,
-                    {"name": "my page", "allowedOrigins": [origin]})  # fmt: skip
-    assert minted.status == 201, minted.body
-    key: str = minted.json()["key"]["key"]
+def key_for_page(service: LocalService, workspace: str, agent: str, origin: str, env: dict[str, str]) -> str:
+    """A key the read plane accepts from ``origin`` only (``keys mint ... --origin ... | cut -f3``)."""
+    minted = cli("keys", "mint", "--workspace", workspace, "--name", "my page", "--origin", origin, env=env)
+    key = minted.rstrip("\n").split("\t")[2]
+    assert key.startswith("sk_ws_"), minted
+    log_scan.register_secret(key)  # no log line of the run may hold it
     other = service.brain_get(f"/v1/agent/{agent}/wrap", key, Origin="http://127.0.0.1:1")
     assert (other.status, other.json()["code"]) == (403, "ORIGIN_NOT_ALLOWED"), other.body
     return key
@@ -214,10 +216,9 @@ def test_a_new_user_gets_from_an_empty_workspace_to_a_brand_page(
     assert session_file.stat().st_mode & 0o777 == 0o600
     jwt = json.loads(session_file.read_text())["token"]
 
-    # A workspace of one's own, and the bundle published to it.
-    created = portal(service, "POST", "/api/workspaces", jwt, {"name": "My studio"})
-    assert created.status == 201, created.body
-    workspace = created.json()["workspace"]["id"]
+    # A workspace of one's own (`workspaces create ... | cut -f1`), and the bundle published to it.
+    workspace = cli("workspaces", "create", "My studio", env=env).split("\t")[0]
+    assert workspace.startswith("ws_"), workspace
     publish_with_the_cli(service, jwt, workspace, env, tmp_path)
 
     # A plan with keys, and credits for the chat (the operator's commands).
@@ -225,14 +226,14 @@ def test_a_new_user_gets_from_an_empty_workspace_to_a_brand_page(
     assert ops(service, "grant", "--email", email, "--credits", "100", "--ref-id", "welcome")["applied"] is True
     balance = portal(service, "GET", "/api/credits/balance", jwt).json()["balance"]
 
-    # The agent's id, a key for a page on its own origin, and the page, served.
-    agents = portal(service, "GET", f"/api/workspaces/{workspace}/agents", jwt).json()["agents"]
-    assert [a["slug"] for a in agents] == ["guide"]
-    agent = agents[0]["id"]
+    # The agent's id, a key for a page on its own origin, and the page, in a folder of its own, served.
+    agents = [line.split("\t") for line in cli("agents", "list", "--workspace", workspace, env=env).splitlines()]
+    assert [slug for _, slug, _ in agents] == ["guide"]
+    agent = agents[0][0]
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
-    write_page(tmp_path / "site", service, key_for_page(service, jwt, workspace, agent, origin), agent)
-    server = static_server(tmp_path / "site", port)
+    write_page(tmp_path / "my-page", service, key_for_page(service, workspace, agent, origin, env), agent)
+    server = static_server(tmp_path / "my-page", port)
     try:
         open_page(driver, Page(origin + "/", origin))
         loaded(driver)

@@ -195,3 +195,16 @@ def test_a_name_with_dots_cannot_reach_out_of_the_bundle(bundle_dir: Path, tmp_p
     secret(tmp_path, "x.jpg")
     with pytest.raises(BundleError, match=r"key: \.\./elsewhere/x\.jpg is not a file of the bundle"):
         load_bundle(write_bundle(bundle_dir, posts_json=post(key="../elsewhere/x.jpg")))
+
+
+def test_a_misnamed_document_is_refused_naming_it_not_uploaded(tmp_path: Path) -> None:
+    """Issue 28: a ``post.json`` beside agent.json was uploaded as a file, and the bundle, having no posts.json, had
+    publish unpublish every post there was."""
+    root = write_bundle(tmp_path / "b", posts_json=None)
+    (root / "post.json").write_text(json.dumps(POSTS))
+    with pytest.raises(BundleError) as refused:
+        load_bundle(root)
+    assert str(refused.value).startswith("post.json: not a document of a bundle (agent.json, ")
+    assert "did you mean posts.json?" in str(refused.value)
+    (root / "post.json").rename(root / "media" / "post.json")  # in a folder it is a file of the agent, as any
+    assert "media/post.json" in load_bundle(root).files

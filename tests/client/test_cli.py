@@ -22,6 +22,7 @@ from workspace_client.cli import main
 
 from tests.support import log_scan
 from tests.support.bundles import FILES, POSTS, mailed_link, mails, signed_in, started_service_without_demo
+from tests.support.load import ops
 from tests.support.runner import LocalService
 
 SCRIPT = Path(sys.executable).parent / "workspace-client"
@@ -48,7 +49,9 @@ def mode(path: Path) -> int:
 
 
 @pytest.mark.parametrize(
-    "command", [[], ["login"], ["publish"], ["export"]], ids=["main", "login", "publish", "export"]
+    "command",
+    [[], ["login"], ["publish"], ["export"], ["workspaces", "list"], ["keys", "mint"], ["agents", "list"], ["audit"]],
+    ids=["main", "login", "publish", "export", "workspaces", "keys-mint", "agents", "audit"],
 )
 def test_the_help_of_each_command_exits_0(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
@@ -182,3 +185,76 @@ def test_a_renewed_token_is_saved_back_and_refusals_show_the_service_code(
         capsys.readouterr().err == "workspace-client: the service refused: Workspace not found (NOT_FOUND, HTTP 404)\n"
     )
     portal.close()
+
+
+@pytest.mark.e2e
+def test_a_workspace_is_run_from_the_terminal_alone(
+    service: LocalService, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28: create a workspace, mint a key for one origin, list keys and agents, read the audit log and revoke
+    the key, with the CLI alone; lines for people (the id first), ``--json`` for scripts."""
+    email = f"cli-{uuid.uuid4().hex[:12]}@example.com"
+    portal = signed_in(service, email)
+    ops(service, "set-plan", "--email", email, "--plan", "pro")  # keys need a multi-workspace plan
+    path = tmp_path / "session.json"
+    save(path, Session(service.portal, portal.session_cookie, None))
+    portal.close()
+    session = ["--session-file", str(path)]
+
+    said: list[str] = []
+
+    def run(*argv: str) -> str:
+        status = main([*argv, *session])
+        out, err = capsys.readouterr()
+        assert status == 0, err
+        said.append(err)
+        return out
+
+    workspace_id, name, slug = run("workspaces", "create", "From the terminal").rstrip("\n").split("\t")
+    assert (workspace_id[:3], name, slug.startswith("from-the-terminal")) == ("ws_", "From the terminal", True)
+    listed = json.loads(run("workspaces", "list", "--json"))
+    assert [(w["id"], w["role"]) for w in listed if w["id"] == workspace_id] == [(workspace_id, "owner")]
+
+    in_it = ["--workspace", workspace_id]
+    minted = json.loads(run("keys", "mint", *in_it, "--name", "site", "--origin", "https://shop.example", "--json"))
+    log_scan.register_secret(minted["key"])
+    assert minted["allowedOrigins"] == ["https://shop.example"] and minted["key"].startswith("sk_ws_")
+    assert "shown this once" in said[-1]
+    assert run("keys", "list", *in_it).split("\t")[:3] == [minted["id"], "site", minted["prefix"]]
+    assert run("agents", "list", *in_it) == ""  # a new workspace has none
+    assert run("keys", "revoke", *in_it, minted["id"]) == f"{minted['id']}\n"
+    audit = json.loads(run("audit", *in_it, "--all", "--limit", "1", "--json"))
+    assert [(e["action"], e["target"]) for e in audit] == [("key.revoke", f"key:{minted['id']}"),
+                                                            ("key.mint", f"key:{minted['id']}")]  # fmt: skip
+    assert main(["audit", "--workspace", "ws_unknown", *session]) == 1
+    assert "(NOT_FOUND, HTTP 404)" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_a_plan_that_takes_many_posts_down_needs_yes(
+    service: LocalService, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28: a bundle without its posts unpublished a whole feed without a word; now such a plan is printed,
+    ``--dry-run`` says what it would need, and only ``--yes`` carries it out."""
+    portal = signed_in(service, f"cli-{uuid.uuid4().hex[:12]}@example.com")
+    workspace = portal.create_workspace(name="Guarded").workspace.id
+    path = tmp_path / "session.json"
+    save(path, Session(service.portal, portal.session_cookie, None))
+    portal.close()
+    session = ["--session-file", str(path)]
+    root = small_bundle(tmp_path / "bundle")
+    posts = [POSTS[0] | {"key": "media/a.jpg", "createdAt": f"2026-01-0{n + 1}T00:00:00Z"} for n in range(4)]
+    (root / "posts.json").write_text(json.dumps(posts))
+    assert main(["publish", str(root), "--workspace", workspace, "--no-progress", *session]) == 0
+    (root / "posts.json").write_text("[]")
+    capsys.readouterr()
+
+    assert main(["publish", str(root), "--workspace", workspace, "--dry-run", *session]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("unpublish post ") == 4 and "publish with --yes to carry it out" in err
+    assert main(["publish", str(root), "--workspace", workspace, "--no-progress", *session]) == 1
+    out, err = capsys.readouterr()
+    assert "takes 4 posts and items off the agent's pages: run it again with --yes" in err and "published" not in out
+    assert main(["publish", str(root), "--workspace", workspace, "--no-progress", "--yes", *session]) == 0
+    assert main(["publish", str(root), "--workspace", workspace, *session]) == 0  # now nothing to do
+    assert capsys.readouterr().out.endswith("up to date, nothing to do\n")

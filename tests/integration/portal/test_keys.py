@@ -89,7 +89,10 @@ def test_stranger_gets_404(portal: Portal, team: dict[str, Any]) -> None:
 def test_free_owner_cannot_mint(portal: Portal) -> None:
     owner = portal.sign_in("free@example.com")
     ws = portal.create_workspace(owner)
-    assert_error(mint(portal, owner, ws["id"], {"name": "nope"}), 402, "API_KEYS_NOT_AVAILABLE")
+    refused = mint(portal, owner, ws["id"], {"name": "nope"})
+    assert_error(refused, 402, "API_KEYS_NOT_AVAILABLE")
+    said = refused.json()["error"]  # the plan, the plans that have keys, and how an operator changes it (issue 28)
+    assert said.startswith("The free plan has no API keys; pro, business have them.") and "set-plan" in said
 
 
 def test_the_owners_plan_gates_an_admins_mint(portal: Portal, team: dict[str, Any]) -> None:

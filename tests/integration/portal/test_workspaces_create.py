@@ -99,7 +99,10 @@ def test_pro_plan_allows_five(portal: Portal) -> None:
     owner = portal.sign_in("pro@example.com", plan="pro")
     for n in range(5):
         portal.create_workspace(owner, f"Shop {n}")
-    assert_error(create(portal, owner, {"name": "Sixth"}), 402, "PLAN_LIMIT_REACHED")
+    refused = create(portal, owner, {"name": "Sixth"})
+    assert_error(refused, 402, "PLAN_LIMIT_REACHED")
+    said = refused.json()["error"]  # the plan, its limit, the plans with more, and how an operator raises it
+    assert said.startswith("The pro plan's limit of workspaces you own is 5 (business: 50).") and "set-plan" in said
     assert len(listed(portal, owner)) == 5
 
 

@@ -1,6 +1,8 @@
-"""``workspace-client``: sign in once, then publish agent bundles to a workspace and export them back.
+"""``workspace-client``: sign in once, then publish agent bundles to a workspace and export them back; run its
+workspaces, keys, agents and audit log (``cli_admin``).
 
     workspace-client login --portal https://portal.example --email ava@northwind.example
+    workspace-client workspaces create "Northwind" ; workspace-client keys mint --workspace ws_… --name site
     workspace-client publish examples/northwind-barista --workspace ws_… [--dry-run] [--no-progress] [--no-wait]
     workspace-client export --workspace ws_… --agent barista barista-copy/
 
@@ -25,15 +27,20 @@ from . import __version__
 from .bundle import BundleError, IndexReport, carry_out, export, load_bundle, make_plan, wait_for_index
 from .bundle.indexing import DEFAULT_TIMEOUT
 from .bundle.session import ENV_VARIABLE, Session, SessionError, default_path, load, save
+from .cli_admin import add_commands
 from .errors import ApiError, AuthError, ClientError
 from .portal import Portal
 
 PORTAL_VARIABLE = "WORKSPACE_CLIENT_PORTAL"
 EXIT_DOCUMENT_FAILED = 3  # published, but the service could not read a document (encrypted, damaged, over the plan)
 EXIT_STILL_PENDING = 4  # published, but documents were still being read when --wait-seconds ran out
+# More unpublished posts and deactivated items than this in one plan need --yes: a bundle missing its posts.json
+# (or an export of another agent) would otherwise take a whole feed down without a word.
+FEW_REMOVALS = 3
 PUBLISH_EXIT_STATUS = (
     "Exit status: 0 published (and every document it changed read, unless --no-wait); 1 refused (by the service, "
-    "whose message and code are shown, or for the bundle, naming the file, the entry and the field); 2 a usage "
+    "whose message and code are shown, for the bundle, naming the file, the entry and the field, or for a plan that "
+    "takes more than a few posts and items down without --yes); 2 a usage "
     f"error; {EXIT_DOCUMENT_FAILED} published, but a document could not be read (each is named with its path and the "
     f"reason); {EXIT_STILL_PENDING} published, but documents were still being read after --wait-seconds (each is "
     "named; they are read in the background); 130 interrupted."
@@ -88,7 +95,8 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="workspace-client",
         parents=[common],
-        description="Publish agent bundles to a workspace, and export them back.",
+        description="Publish agent bundles to a workspace, and export them back; list and create workspaces, mint "
+        "and revoke keys, list agents, read the audit log.",
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = top.add_subparsers(title="commands", required=True, metavar="COMMAND")
@@ -117,6 +125,11 @@ def parser() -> argparse.ArgumentParser:
     publish.add_argument("dir", type=Path, metavar="DIR", help="the bundle's folder")
     publish.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
     publish.add_argument("--dry-run", action="store_true", help="print the plan only; change nothing")
+    publish.add_argument(
+        "--yes", action="store_true",
+        help=f"carry out a plan that unpublishes or deactivates more than {FEW_REMOVALS} posts and items (without "
+        "it, such a plan is printed and nothing is done)",
+    )  # fmt: skip
     publish.add_argument("--no-progress", action="store_true", help="draw no progress bar")
     publish.add_argument(
         "--no-wait", action="store_true", help="do not wait for the documents to be read (exit once published)"
@@ -142,6 +155,7 @@ def parser() -> argparse.ArgumentParser:
     export_.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder")
     export_.add_argument("--no-progress", action="store_true", help="draw no progress bar")
     export_.set_defaults(run=run_export)
+    add_commands(commands, common, signed_in)
     return top
 
 
@@ -209,8 +223,15 @@ def run_publish(args: argparse.Namespace) -> int:
     with signed_in(args) as portal:
         plan = make_plan(portal, args.workspace, bundle)
         print(plan, flush=True)
+        guarded = plan.removals > FEW_REMOVALS and not args.yes
+        if guarded:
+            again = "publish" if args.dry_run else "run it again"
+            print(f"this plan takes {plan.removals} posts and items off the agent's pages: {again} with --yes to "
+                  "carry it out", file=sys.stderr)  # fmt: skip
         if args.dry_run or plan.empty:
             return 0
+        if guarded:
+            return 1
         agent_id = carry_out(portal, plan, progress=not args.no_progress)
         print(f"published {bundle.agent.slug} to {args.workspace}", flush=True)
         if args.no_wait:

@@ -17,8 +17,9 @@ from core.agents.writer_models import Agent, AgentCreate, AgentEnvelope, AgentUp
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform import together
 from core.platform.envelopes import Deleted
-from core.platform.errors import NotFound, ValidationFailed
+from core.platform.errors import NotFound, PlanLimitReached, ValidationFailed
 from core.platform.ids import new_id, now_iso
+from core.platform.settings import plan_limit_message
 from core.platform.write_fields import changes, document_size_problem
 from core.workflows.records import WorkflowRecord
 from core.workspaces.access import AuthoringAccess
@@ -90,7 +91,8 @@ class AgentService:
 
     def create(self, author: Author, workspace_id: str, request: AgentCreate) -> AgentEnvelope:
         access = self._access.writer(author.user_id, workspace_id, with_user=True)
-        limit = self._access.plan(access).agents_per_workspace
+        plan = self._access.plan_name(access)
+        limit = self._access.limits(plan).agents_per_workspace
         workspace, now = access.workspace, now_iso()
         agent = AgentRecord(
             id=new_id("prj"), workspace_id=workspace_id, slug=request.slug or slugify(request.name, "agent"),
@@ -104,7 +106,12 @@ class AgentService:
 
         def work(write: Write) -> AgentEnvelope:
             answer = AgentEnvelope(agent=agent_view(agent))
-            self._agents.create(agent, new_workflow=workflow, limit=limit, also=write.also(f"agent:{agent.id}", answer))
+            try:
+                self._agents.create(agent, new_workflow=workflow, limit=limit,
+                                    also=write.also(f"agent:{agent.id}", answer))  # fmt: skip
+            except PlanLimitReached:
+                said = plan_limit_message(plan, "agents_per_workspace", "agents in a workspace")
+                raise PlanLimitReached(said) from None
             return answer
 
         return self._writes.run(author, workspace_id, "agent.create", on=workspace_id, request=request,

@@ -29,7 +29,7 @@ from core.platform.errors import ApiKeysNotAvailable, Conflict, NotFound
 from core.platform.idempotency import Claim, Idempotency, Replay
 from core.platform.ids import new_id, now_iso
 from core.platform.kinds import Role
-from core.platform.settings import PlanLimits
+from core.platform.settings import PlanLimits, plan_limit_message
 from core.platform.transactions import Also
 from core.workspaces.records import WorkspaceRecord
 from core.workspaces.service import WorkspaceService
@@ -110,8 +110,8 @@ class KeyAdminService:
         """Owner or admin (403), and the workspace owner's plan must include keys (402)."""
         managed = workspace or self.require_manager(user_id, workspace_id)
         owner = managed.owner or self._workspaces.user(managed.record.owner_id)
-        if not self._plan_of(owner.plan).api_keys:
-            raise ApiKeysNotAvailable("API keys need a multi-workspace plan")
+        if not self._plan_of(owner.plan).api_keys:  # the owner's plan, named: a member can see it on the workspace
+            raise ApiKeysNotAvailable(plan_limit_message(owner.plan, "api_keys", "API keys"))
 
     def mint(
         self,

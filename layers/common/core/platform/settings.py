@@ -46,6 +46,24 @@ PLAN_LIMITS = {
     "business": PlanLimits(workspaces=50, api_keys=True, agents_per_workspace=200, object_bytes=5 * GIB,
                            storage_bytes=250 * GIB, knowledge_chars=20_000_000),
 }  # fmt: skip
+# What a 402 says, besides the plan and its limit: where a self-hosted deployment's operator raises it.
+RAISED_BY = (
+    "On a self-hosted deployment an operator changes a user's plan: python -m ops [--stack NAME] set-plan --email "
+    "ADDRESS --plan PLAN (make ops ARGS=... locally); the DefaultPlan parameter sets new users' plan."
+)
+
+
+def plan_limit_message(plan: str, limit: str, noun: str) -> str:
+    """A 402's message naming ``plan``, what its ``limit`` (a ``PlanLimits`` field) allows of ``noun``, the plans
+    that allow more, and how it is raised."""
+    allowed = getattr(PLAN_LIMITS[plan], limit) if plan in PLAN_LIMITS else 0
+    if isinstance(allowed, bool):
+        more = [name for name, limits in PLAN_LIMITS.items() if getattr(limits, limit)]
+        said = f"The {plan} plan has no {noun}; {', '.join(more)} have them."
+    else:
+        more = [f"{name}: {getattr(lim, limit)}" for name, lim in PLAN_LIMITS.items() if getattr(lim, limit) > allowed]
+        said = f"The {plan} plan's limit of {noun} is {allowed}" + (f" ({', '.join(more)})." if more else ".")
+    return f"{said} {RAISED_BY}"
 
 
 class Settings(BaseModel):

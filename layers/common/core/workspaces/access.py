@@ -44,9 +44,16 @@ class AuthoringAccess:
 
     def plan(self, access: WorkspaceAccess) -> PlanLimits:
         """The workspace owner's plan: from the access read when the caller is the owner, else one more read."""
+        return self.limits(self.plan_name(access))
+
+    def limits(self, plan: str) -> PlanLimits:
+        return self._plan_of(plan)
+
+    def plan_name(self, access: WorkspaceAccess) -> str:
+        """The name of the workspace owner's plan (``free``, ...), read as ``plan`` reads it."""
         owner_id = access.workspace.owner_id
         owner = access.user if access.user is not None and access.user.id == owner_id else None
-        return self._plan_of((owner or self._workspaces.user(owner_id)).plan)
+        return (owner or self._workspaces.user(owner_id)).plan
 
 
 def found[T](record: T | None, what: str) -> T:

@@ -10,11 +10,11 @@ from core.identity.models import Account
 from core.identity.ports import Users
 from core.identity.records import UserRecord
 from core.platform import together
-from core.platform.errors import Forbidden, NotFound
+from core.platform.errors import Forbidden, NotFound, PlanLimitReached
 from core.platform.idempotency import Idempotency, Replay
 from core.platform.ids import now_iso
 from core.platform.kinds import Role
-from core.platform.settings import PlanLimits
+from core.platform.settings import PlanLimits, plan_limit_message
 from core.workspaces.create import create_workspace, validate_name
 from core.workspaces.models import (
     CreateWorkspaceRequest,
@@ -115,8 +115,13 @@ class WorkspaceService:
 
     def create(self, user_id: str, name: str) -> Workspace:
         name = validate_name(name)
-        limit = self._plan_of(self.user(user_id).plan).workspaces
-        return self.to_workspace(create_workspace(self._workspaces, self._default_brand, user_id, name, limit))
+        plan = self.user(user_id).plan
+        limit = self._plan_of(plan).workspaces
+        try:
+            created = create_workspace(self._workspaces, self._default_brand, user_id, name, limit)
+        except PlanLimitReached:
+            raise PlanLimitReached(plan_limit_message(plan, "workspaces", "workspaces you own")) from None
+        return self.to_workspace(created)
 
     def create_once(
         self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None, *, status: int

@@ -131,6 +131,9 @@ def test_the_owners_plan_limits_the_agents_of_a_workspace(portal: Portal) -> Non
     made = [studio.agent(f"Agent {n}") for n in range(3)]
     refused = studio.call(CREATE, body={"name": "Fourth"})
     assert_error(refused, 402, "PLAN_LIMIT_REACHED")
+    assert refused.json()["error"].startswith(
+        "The free plan's limit of agents in a workspace is 3 (pro: 25, business: 200)."
+    )
     admin = studio.member("admin@example.com", role="admin")  # on the free plan too, but the owner's plan counts
     portal.users.set_plan(admin.who.user_id, "business")
     assert_error(admin.call(CREATE, body={"name": "Fourth"}), 402, "PLAN_LIMIT_REACHED")

@@ -173,6 +173,15 @@ class Plan:
     def empty(self) -> bool:
         return not self.changes
 
+    @property
+    def removals(self) -> int:
+        """What the plan takes off the agent's public pages: posts unpublished and items deactivated."""
+        return sum(
+            (isinstance(change, SetPostStatus) and not change.publish)
+            or (isinstance(change, UpdateItem) and change.fields == {"active": False})
+            for change in self.changes
+        )
+
     def summary(self) -> str:
         if self.empty:
             return f"agent {self.bundle.agent.slug}: up to date, nothing to do"

@@ -7,6 +7,7 @@ channels without repeats, pages in the order the feed shows them, and every defa
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticError
 from pydantic.alias_generators import to_camel
 
-from .files import BundleError, BundleFile, bundle_files, inside
+from .files import DOCUMENTS, BundleError, BundleFile, bundle_files, inside
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$")
@@ -132,6 +133,7 @@ def load_bundle(root: Path) -> Bundle:
     real = Path(os.path.realpath(root))  # the folder the user named, a link to it followed: what links must stay in
     if not (root / "agent.json").is_file():
         raise BundleError(f"{root}: not a bundle (no agent.json)")
+    _no_unknown_documents(root)
     files = bundle_files(root)
     agent = _entry(AgentSpec, _json(real, "agent.json"), "agent.json")
     wrap, site = _document(real, "wrap.json"), _document(real, "site.json")
@@ -149,6 +151,19 @@ def load_bundle(root: Path) -> Bundle:
         if path not in files:
             raise BundleError(f"{where}: {field}: {path} is not a file of the bundle")
     return Bundle(root, agent, wrap, site, suggestions, posts, items, files)
+
+
+def _no_unknown_documents(root: Path) -> None:
+    """A JSON file beside agent.json that is none of the documents is a misnamed one (``post.json``), not a file to
+    upload: published as it is, the bundle would have no posts, and publish would unpublish every post there is."""
+    for path in sorted(root.glob("*.json")):
+        if path.name not in DOCUMENTS:
+            close = difflib.get_close_matches(path.name, DOCUMENTS, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise BundleError(
+                f"{path.name}: not a document of a bundle ({', '.join(DOCUMENTS)}): {hint}A file to upload goes in a "
+                "folder of the bundle (media/, docs/, ...)"
+            )
 
 
 def _json(root: Path, name: str, *, missing: Any = None) -> Any:

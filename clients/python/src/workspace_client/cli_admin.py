@@ -1,0 +1,145 @@
+"""``workspace-client``'s commands for running a workspace from a terminal: workspaces, keys, agents and the audit
+log, so the README's journey needs no curl. Each prints one line per thing, or with ``--json`` the service's JSON
+(wire names) for scripts.
+
+    workspace-client workspaces list | create NAME
+    workspace-client keys list|mint|revoke --workspace ws_… [--name N --origin URL… --rate-limit N | KEY_ID]
+    workspace-client agents list --workspace ws_…
+    workspace-client audit --workspace ws_… [--limit N] [--all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from pydantic import BaseModel
+
+from .portal import Portal
+
+SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
+
+
+def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: SignedIn) -> None:
+    """The admin commands under ``commands`` (the top parser's subparsers); ``signed_in`` resumes the session."""
+    shared = argparse.ArgumentParser(add_help=False, parents=[common])
+    shared.add_argument("--json", action="store_true", help="print the service's JSON instead of lines")
+    in_workspace = argparse.ArgumentParser(add_help=False, parents=[shared])
+    in_workspace.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
+
+    def command(parent: Any, name: str, run: Callable[[Portal, argparse.Namespace], object], *, parents: list[Any],
+                help: str) -> argparse.ArgumentParser:  # fmt: skip
+        sub: argparse.ArgumentParser = parent.add_parser(name, parents=parents, help=help, description=help)
+        sub.set_defaults(run=lambda args: _run(signed_in, run, args))
+        return sub
+
+    workspaces = commands.add_parser("workspaces", help="list or create your workspaces")
+    under = workspaces.add_subparsers(title="actions", required=True, metavar="ACTION")
+    command(under, "list", _workspaces, parents=[shared], help="the workspaces you are a member of, and your role")
+    create = command(under, "create", _create_workspace, parents=[shared], help="create a workspace you own")
+    create.add_argument("name", metavar="NAME")
+
+    keys = commands.add_parser("keys", help="list, mint or revoke a workspace's API keys")
+    under = keys.add_subparsers(title="actions", required=True, metavar="ACTION")
+    command(under, "list", _keys, parents=[in_workspace], help="the workspace's keys (never their secret)")
+    mint = command(under, "mint", _mint, parents=[in_workspace],
+                   help="mint a key; its secret is printed this once")  # fmt: skip
+    mint.add_argument("--name", required=True)
+    mint.add_argument("--origin", action="append", dest="origins", metavar="URL",
+                      help="a browser origin the key may be used from (repeat it; none: any origin)")  # fmt: skip
+    mint.add_argument("--rate-limit", type=int, metavar="N", help="requests a minute (default: the service's)")
+    revoke = command(under, "revoke", _revoke, parents=[in_workspace], help="revoke a key at once")
+    revoke.add_argument("key_id", metavar="KEY_ID")
+
+    agents = commands.add_parser("agents", help="list a workspace's agents")
+    under = agents.add_subparsers(title="actions", required=True, metavar="ACTION")
+    command(under, "list", _agents, parents=[in_workspace], help="the workspace's agents")
+
+    audit = command(commands, "audit", _audit, parents=[in_workspace],
+                    help="the workspace's audit log, newest first (owners and admins)")  # fmt: skip
+    audit.add_argument("--limit", type=int, default=50, metavar="N", help="entries a page (1-200, default 50)")
+    audit.add_argument("--all", action="store_true", help="every page, not only the newest")
+
+
+def _run(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], object], args: argparse.Namespace) -> int:
+    with signed_in(args) as portal:
+        answer = run(portal, args)
+    if args.json:
+        print(json.dumps(_wire(answer), indent=2, ensure_ascii=False))
+    else:
+        for line in _lines(answer):
+            print(line)
+    return 0
+
+
+def _wire(answer: object) -> Any:
+    if isinstance(answer, BaseModel):
+        return answer.model_dump(mode="json", by_alias=True)
+    if isinstance(answer, list):
+        return [_wire(item) for item in answer]
+    return answer
+
+
+def _lines(answer: object) -> Iterable[str]:
+    """One tab-separated line per thing, its id first (``cut -f1`` gives the ids)."""
+    things = answer if isinstance(answer, list) else [answer]
+    for thing in things:
+        row = _wire(thing)
+        names = _COLUMNS.get(type(thing).__name__, tuple(row))
+        yield "\t".join("" if row.get(name) is None else _text(row[name]) for name in names)
+
+
+def _text(value: object) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+_COLUMNS = {
+    "WorkspaceSummary": ("id", "role", "name", "slug", "memberCount"),
+    "Workspace": ("id", "name", "slug"),
+    "ApiKey": ("id", "name", "prefix", "rateLimit", "allowedOrigins", "createdAt", "revokedAt"),
+    "MintedApiKey": ("id", "name", "key"),
+    "Agent": ("id", "slug", "name"),
+    "AuditEntry": ("createdAt", "action", "target", "actorId", "requestId"),
+}
+
+
+def _workspaces(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.list_workspaces()
+
+
+def _create_workspace(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.create_workspace(name=args.name).workspace
+
+
+def _keys(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.list_keys(args.workspace).keys
+
+
+def _mint(portal: Portal, args: argparse.Namespace) -> object:
+    minted = portal.mint_key(args.workspace, name=args.name, rate_limit=args.rate_limit, allowed_origins=args.origins)
+    print("workspace-client: the key's secret is shown this once: keep it (the service stores only its hash)",
+          file=sys.stderr)  # fmt: skip
+    return minted.key
+
+
+def _revoke(portal: Portal, args: argparse.Namespace) -> object:
+    portal.revoke_key(args.workspace, args.key_id)
+    return {"revoked": args.key_id}
+
+
+def _agents(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.list_agents(args.workspace).agents
+
+
+def _audit(portal: Portal, args: argparse.Namespace) -> object:
+    entries, cursor = [], None
+    while True:
+        page = portal.list_audit(args.workspace, limit=args.limit, cursor=cursor)
+        entries += page.entries
+        cursor = page.next_cursor
+        if not args.all or cursor is None:
+            return entries

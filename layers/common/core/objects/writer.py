@@ -12,8 +12,6 @@ whole top-level folder instead, so a cursor never names a hidden object (and the
 
 from __future__ import annotations
 
-import base64
-import binascii
 from datetime import UTC, datetime, timedelta
 
 from core.audit.writes import Author, Write, Writes
@@ -21,7 +19,7 @@ from core.objects.paths import checked_path, path_problem, path_refusal
 from core.objects.ports import ObjectStore
 from core.objects.write_store import ObjectHead
 from core.objects.writer_models import ObjectDownload, ObjectPage, ObjectQuery, StoredObject
-from core.platform import together
+from core.platform import cursors, together
 from core.platform.envelopes import Empty
 from core.platform.errors import DomainError, NotFound, ValidationFailed
 from core.platform.ids import iso
@@ -30,7 +28,6 @@ from core.workspaces.access import AuthoringAccess
 
 DOWNLOAD_SECONDS = 300
 PAST_FOLDER = "/\U0010ffff"  # after every key of a folder: S3 orders keys by their UTF-8 bytes
-BAD_CURSOR = "cursor: not a cursor of this listing (start again without one)"
 
 
 def object_view(head: ObjectHead, path: str) -> StoredObject:
@@ -40,18 +37,14 @@ def object_view(head: ObjectHead, path: str) -> StoredObject:
 
 def cursor_after(last: str) -> str:
     """The cursor of the page after the path ``last`` (the last S3 listed); past its folder when it is hidden."""
-    after = last if last.startswith(ALLOWED_R2_PREFIXES) else last.split("/", 1)[0] + PAST_FOLDER
-    return base64.urlsafe_b64encode(after.encode()).decode().rstrip("=")
+    return cursors.encode(last if last.startswith(ALLOWED_R2_PREFIXES) else last.split("/", 1)[0] + PAST_FOLDER)
 
 
 def after_cursor(cursor: str) -> str:
     """The path a cursor starts after; 400 for anything ``cursor_after`` did not make."""
-    try:
-        after = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, ValueError) as exc:
-        raise ValidationFailed(BAD_CURSOR) from exc
+    after = cursors.decode(cursor)
     if path_problem(after.removesuffix(PAST_FOLDER)) is not None or cursor_after(after) != cursor:
-        raise ValidationFailed(BAD_CURSOR)
+        raise ValidationFailed(cursors.BAD_CURSOR)
     return after
 
 

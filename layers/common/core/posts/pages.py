@@ -8,21 +8,18 @@ It is opaque to clients (base64url JSON) and bound to the listing's ``status``.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
 from typing import Any
 
+from core.platform import cursors, together
 from core.platform import main_table as keys
-from core.platform import together
 from core.platform.errors import ValidationFailed
 from core.posts.records import PostRecord
 from core.posts.writer_models import Post, PostPage, PostQuery
 
 Rows = tuple[list[tuple[str, PostRecord]], bool]  # (sort key, post) newest first, and whether more may follow
 Position = dict[str, Any]  # {"after": sort key | None, "done": bool}
-BAD_CURSOR = "cursor: not a cursor of this listing (start again without one)"
 
 
 def _ranges(status: str | None) -> list[bool]:
@@ -37,17 +34,18 @@ def decode(cursor: str | None, status: str | None) -> dict[bool, Position]:
     start = {published: {"after": None, "done": False} for published in _ranges(status)}
     if cursor is None:
         return start
+    state_text = cursors.decode(cursor)
     try:
-        state = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        state = json.loads(state_text)
         positions = {published: state["ranges"][_prefix(published)] for published in start}
         valid = state["status"] == (status or "") and all(
             isinstance(p["done"], bool) and (p["after"] is None or str(p["after"]).startswith(_prefix(published)))
             for published, p in positions.items()
         )
-    except (binascii.Error, ValueError, KeyError, TypeError) as exc:
-        raise ValidationFailed(BAD_CURSOR) from exc
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValidationFailed(cursors.BAD_CURSOR) from exc
     if not valid:
-        raise ValidationFailed(BAD_CURSOR)
+        raise ValidationFailed(cursors.BAD_CURSOR)
     return positions
 
 
@@ -55,7 +53,7 @@ def encode(positions: dict[bool, Position], status: str | None) -> str | None:
     if all(p["done"] for p in positions.values()):
         return None
     state = {"status": status or "", "ranges": {_prefix(published): p for published, p in positions.items()}}
-    return base64.urlsafe_b64encode(json.dumps(state, separators=(",", ":")).encode()).decode().rstrip("=")
+    return cursors.encode(json.dumps(state, separators=(",", ":")))
 
 
 def merged_page(

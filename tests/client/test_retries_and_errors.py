@@ -134,6 +134,7 @@ def test_key_mint_carries_one_idempotency_key_across_its_retries() -> None:
             "rateLimit": 600,
             "lastUsedAt": None,
             "createdAt": "2026-01-01T00:00:00.000Z",
+            "createdBy": "usr_1",
             "revokedAt": None,
             "key": KEY,
             "allowedOrigins": None,

@@ -12,7 +12,7 @@ import pytest
 
 FUNCTIONS = Path(__file__).resolve().parents[3] / "functions"
 DEFAULT = 200  # json_response's, author's and the contract's
-KEEPERS = ("author", "mint_once", "create_once")  # what keeps a route's answer for a retry
+KEEPERS = ("author", "create_once")  # what keeps a route's answer for a retry (a mint's: its author)
 
 
 # Answers WorkspaceService.create_once's (status, body) until that returns its wire model.

@@ -192,3 +192,13 @@ def test_work_runs_a_few_at_a_time_and_stops_at_the_first_failure() -> None:
     with pytest.raises(RuntimeError, match="refused"):
         run_all([partial(task, n) for n in range(100)], workers=4)
     assert 3 in started and len(started) < 12  # those under way finished; the rest never started
+
+
+def test_posts_alike_but_for_their_date_are_created_with_keys_of_their_own(tmp_path: Path) -> None:
+    """The same photo and caption posted on two days: two creates. Their Idempotency-Keys were derived from the
+    fields without ``createdAt``, so the second create met the first's key with another body: 409."""
+    twins = [POSTS[0] | {"createdAt": f"2026-01-0{n + 1}T00:00:00Z"} for n in range(2)]
+    bundle = load_bundle(write_bundle(tmp_path / "b", posts_json=twins))
+    creates = [change for change in plan_against(AgentState(None, BRANDS), WS, bundle).changes
+               if str(change).startswith("create post")]  # fmt: skip
+    assert len(creates) == 2 and len({change.key for change in creates}) == 2  # type: ignore[attr-defined]

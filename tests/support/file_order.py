@@ -1,4 +1,4 @@
-"""The order in which the two workers take the test files: the longest first, as last measured.
+"""The order in which the workers take the test files: the longest first, as last measured.
 
 ``--dist loadfile`` hands a worker a whole file each time it runs low; by default xdist queues files by their number
 of tests, so files of one long test (a fuzz run, the newcomer journey, each load test) came last, and the run ended

@@ -136,7 +136,9 @@ def _posts(remote: list[Post], posts: list[PostSpec], workspace_id: str, slug: s
                              lambda spec, post: post_fields(spec) == post_fields(post))  # fmt: skip
     changes: list[Change] = []
     for spec in posts:
-        key = idempotency_key(workspace_id, slug, "post", post_fields(spec) | {"status": spec.status})
+        # createdAt is a post's identity in the bundle: two posts alike but for it are two creates, two keys.
+        content = post_fields(spec) | {"status": spec.status, "createdAt": spec.created_at}
+        key = idempotency_key(workspace_id, slug, "post", content)
         post = matched.get(spec.created_at)
         if post is None:
             changes.append(CreatePost(spec, key))

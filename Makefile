@@ -10,12 +10,12 @@ export PATH := $(PY313_BIN):$(PATH)
 export SAM_CLI_TELEMETRY := 0
 export PYTHONDONTWRITEBYTECODE := 1
 
-# Three workers on CI's two cores: the runner suites spend much of their time waiting (on their runner's processes,
-# HTTP, a ticket's expiry), so two workers kept the cores 86% busy and three 94% (a whole run: 832 s -> 734 s). A test
-# file stays on one worker, so its module fixtures are shared. The files are queued longest first
-# (tests/support/file_order.py, from tests/durations.json), not by their number of tests; the JUnit report of the
-# last run is what `make durations` writes that file from.
-PYTEST_ARGS ?= -n 3 --dist loadfile --no-loadscope-reorder --durations=25 --junitxml=.local/junit.xml
+# Two workers (CI has two cores). Three kept the cores busier when the suite ran alone (a whole run 832 s -> 734 s),
+# but in make test, beside the package and deploy checks, the run took longer (suite 796 s -> 903 s): the cores are
+# full there already. A test file stays on one worker, so its module fixtures are shared. The files are queued
+# longest first (tests/support/file_order.py, from tests/durations.json), not by their number of tests; the JUnit
+# report of the last run is what `make durations` writes that file from.
+PYTEST_ARGS ?= -n 2 --dist loadfile --no-loadscope-reorder --durations=25 --junitxml=.local/junit.xml
 VENV     := .venv
 VENV_SAM := .venv-sam
 VENV_CHECKOV := .venv-checkov

@@ -1,11 +1,16 @@
-"""The order in which the workers take the test files: the longest first, as last measured.
+"""The order in which the workers take the test files: the files that run in the test process first, then those that
+start runners, each part longest first, as last measured.
 
-``--dist loadfile`` hands a worker a whole file each time it runs low; by default xdist queues files by their number
-of tests, so files of one long test (a fuzz run, the newcomer journey, each load test) came last, and the run ended
-with one worker busy for a minute while the other had nothing left. Longest first leaves short files to fill the
-end. One exception at the start: the first file to need a runner waits for the published demo it is copied from
-(``stack/demo_template.py``, a minute on one core the first time), so the longest runner file goes first and the
-in-process files that follow keep the other worker busy meanwhile.
+``make test`` runs the package check (a second ``sam build``, then a runner and a smoke) and the deploy check
+(LocalStack) beside the suite for its first minutes: runner files then would fight them for the two cores. So the
+in-process files go first; the first runner file is queued about ``WARM_UP_SECONDS`` of in-process work before their
+end, so that the demo template it waits for (``stack/demo_template.py``: a minute on one core, the first time) is
+published while the other worker still has in-process files to run. Each part longest first, so the run does not
+end with one worker alone on a long file (xdist's default queues files by their number of tests, which put the
+one-test files of a minute each last).
+
+Measured (a fresh clone's ``.ci/run``): xdist's default order, suite 796 s; every file longest first, runner files
+leading, 948 s (they fought the package and deploy checks).
 
 ``tests/durations.json`` holds each file's seconds (its tests' setup, call and teardown), as measured:
 ``make durations`` updates it from the JUnit report the last run left in ``.local/junit.xml``. A file it
@@ -26,7 +31,7 @@ import pytest
 DURATIONS = Path(__file__).resolve().parents[1] / "durations.json"
 # Suites whose files start a runner (or use one a conftest starts); the others run in the test process.
 RUNNER_SUITES = frozenset({"attack", "browser", "client", "e2e", "fuzz", "load", "local"})
-WARM_UP_SECONDS = 90  # in-process work queued behind the first runner file: about the demo template's first build
+WARM_UP_SECONDS = 120  # in-process work left when the first runner file starts: about the demo template's first build
 
 
 def _file(item: pytest.Item) -> str:
@@ -34,23 +39,22 @@ def _file(item: pytest.Item) -> str:
 
 
 def planned(files: list[str], seconds: dict[str, float]) -> list[str]:
-    """``files`` longest first, but the longest runner file first of all and in-process files right after it."""
+    """The in-process files longest first, the first runner file ``WARM_UP_SECONDS`` before their end, then the
+    other runner files longest first."""
     by_suite: dict[str, list[float]] = defaultdict(list)
     for name, spent in seconds.items():
         by_suite[name.split("/")[1]].append(spent)
     known = {name: seconds.get(name, statistics.median(by_suite.get(name.split("/")[1], [1.0]))) for name in files}
     longest = sorted(files, key=lambda name: -known[name])
     runners = [name for name in longest if name.split("/")[1] in RUNNER_SUITES]
+    in_process = [name for name in longest if name.split("/")[1] not in RUNNER_SUITES]
     if not runners:
         return longest
-    order, queued = [runners[0]], 0.0
-    for name in longest:
-        if queued >= WARM_UP_SECONDS:
-            break
-        if name.split("/")[1] not in RUNNER_SUITES:
-            order.append(name)
-            queued += known[name]
-    return order + [name for name in longest if name not in set(order)]
+    cut, left = len(in_process), 0.0
+    while cut > 0 and left < WARM_UP_SECONDS:
+        cut -= 1
+        left += known[in_process[cut]]
+    return in_process[:cut] + runners[:1] + in_process[cut:] + runners[1:]
 
 
 @pytest.hookimpl(trylast=True)

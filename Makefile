@@ -10,19 +10,17 @@ export PATH := $(PY313_BIN):$(PATH)
 export SAM_CLI_TELEMETRY := 0
 export PYTHONDONTWRITEBYTECODE := 1
 
-# Two workers (CI has two cores). Three kept the cores busier when the suite ran alone (a whole run 832 s -> 734 s),
-# but in make test, beside the package and deploy checks, the run took longer (suite 796 s -> 903 s): the cores are
-# full there already. A test file stays on one worker, so its module fixtures are shared. The files are queued
-# longest first (tests/support/file_order.py, from tests/durations.json), not by their number of tests; the JUnit
-# report of the last run is what `make durations` writes that file from.
-PYTEST_ARGS ?= -n 2 --dist loadfile --no-loadscope-reorder --durations=25 --junitxml=.local/junit.xml
+# Two workers (CI has two cores); a test file stays on one worker, so its module fixtures are shared. xdist's own
+# order (files by their number of tests) is kept: three workers, and queueing the files longest first, were each
+# slower in make test, beside the package and deploy checks (tests/README.md, "What keeps the suite quick").
+PYTEST_ARGS ?= -n 2 --dist loadfile --durations=25
 VENV     := .venv
 VENV_SAM := .venv-sam
 VENV_CHECKOV := .venv-checkov
 PY       := $(VENV)/bin/python
 SAM      := $(VENV_SAM)/bin/sam
 
-.PHONY: help serve test lint format validate checkov build unit integration e2e local attack faults load client fuzz openapi bench clean ops durations
+.PHONY: help serve test lint format validate checkov build unit integration e2e local attack faults load client fuzz openapi bench clean ops
 
 help:
 	@echo "The two set-up commands (each installs what it needs):"
@@ -39,7 +37,6 @@ help:
 	@echo "Suites (one each): make unit integration e2e local attack faults load client browser"
 	@echo "  make fuzz     - a long schemathesis run (make test runs a short one)"
 	@echo "  make loaded-runs [RUNS=5] - the runner suites again and again with one core kept busy"
-	@echo "  make durations - tests/durations.json (the order the suite's files are queued in) from the last run"
 	@echo "Other:"
 	@echo "  make bench    - every bench (bench/report.py), written to docs/performance.md"
 	@echo "  make openapi  - docs/openapi/*.json and the Python client's models, after a route or model changed"
@@ -209,10 +206,6 @@ deploy-check-run: deploy-check-deps $(VENV)/.installed
 fuzz: $(VENV)/.installed
 	FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-150} FUZZ_MAX_TIME=$${FUZZ_MAX_TIME:-600} FUZZ_SEED=$${FUZZ_SEED:-$$RANDOM} \
 	FUZZ_PHASES=examples,coverage,fuzzing,stateful $(PY) -m pytest -p no:cacheprovider -s $(PYTEST_ARGS) tests/fuzz
-
-# The seconds each test file took in the last `make test` (its JUnit report), which orders the files of the next.
-durations: $(VENV)/.installed
-	PYTHONPATH=layers/common:. $(PY) -m tests.support.file_order .local/junit.xml
 
 # Regenerate docs/openapi/*.json after changing a route, a model or an error (a test fails on drift).
 openapi: $(VENV)/.installed

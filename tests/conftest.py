@@ -22,8 +22,7 @@ from tests.support.lambdas import stack
 # Every log line the run writes is scanned for secrets; the run fails if one holds any (tests/support/log_scan.py).
 # Every AWS call a handler makes is judged against its own IAM policy; the test fails on a denied one
 # (tests/support/iam_plugin.py).
-# The files are queued for the workers longest first (tests/support/file_order.py).
-pytest_plugins = ["tests.support.log_scan", "tests.support.iam_plugin", "tests.support.file_order"]
+pytest_plugins = ["tests.support.log_scan", "tests.support.iam_plugin"]
 
 # One botocore Loader per test process. Each Session makes its own, and the Loader caches the service models it parsed
 # per instance: moto's mock_aws starts every test on a new default session, and the functions' clients are made

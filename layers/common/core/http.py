@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from core.keys.check import WorkspaceCaller
 
 __all__ = [
-    "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "as_member", "as_writer", "author", "brain_api",
-    "error_response",
+    "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "as_member", "as_owner", "as_writer", "author",
+    "brain_api", "error_response",
     "fallback_api", "header", "json_document", "json_response", "parse_body", "parse_query", "portal_api",
     "portal_caller", "query_param", "stream_response", "validation_failed", "workspace_caller",
 ]  # fmt: skip
@@ -128,6 +128,14 @@ def as_writer(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], ob
 
     user_id = portal_caller(app).user_id
     return lambda: workspaces_providers.access().writer(user_id, workspace_id)
+
+
+def as_owner(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
+    """The caller's check as the workspace's owner (404, 403), for ``parse_body(..., first=)``."""
+    from core.workspaces import providers as workspaces_providers
+
+    user_id = portal_caller(app).user_id
+    return lambda: workspaces_providers.access().owner(user_id, workspace_id)
 
 
 def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:

@@ -60,9 +60,11 @@ class Write:
         self._author, self._workspace_id, self._action = author, workspace_id, action
         self._claim, self._audit = claim, audit
 
-    def also(self, target: str, answer: ApiModel) -> Also:
-        """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its ``answer``."""
-        entry = audit_record(self._author, self._workspace_id, self._action, target)
+    def also(self, target: str, answer: ApiModel, *, workspace_id: str | None = None) -> Also:
+        """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its ``answer``.
+        ``workspace_id``: the workspace whose log holds the entry, when the route does not name it (an invitation's
+        acceptance learns it from the token)."""
+        entry = audit_record(self._author, workspace_id or self._workspace_id, self._action, target)
         completion = self._claim.completion(answer) if self._claim else None
         return Also(audit=self._audit.entry(entry), completion=completion)
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 # Management plane
 Role = Literal["owner", "admin", "member"]
+InvitedRole = Literal["admin", "member"]  # what an invitation or a role change gives: ownership moves by transfer
 WorkspaceType = Literal["personal", "team"]
 WorkspaceOrigin = Literal["portal", "api", "import"]
 RefType = Literal["render", "voice", "llm", "topup", "refund", "adjustment"]

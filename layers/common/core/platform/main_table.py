@@ -22,6 +22,15 @@ def member(workspace_id: str, user_id: str) -> dict[str, str]:
     return {"pk": f"WS#{workspace_id}", "sk": f"MEMBER#{user_id}"}
 
 
+INVITATION = "INVITE#"
+
+
+def invitation(workspace_id: str, email: str) -> dict[str, str]:
+    """A pending invitation, keyed by the invited address (lower-case): one per address and workspace, so two
+    invitations of one address at once meet on one item and the second renews the first."""
+    return {"pk": f"WS#{workspace_id}", "sk": f"{INVITATION}{email}"}
+
+
 def brand(workspace_id: str, brand_id: str) -> dict[str, str]:
     return {"pk": f"WS#{workspace_id}", "sk": f"BRAND#{brand_id}"}
 
@@ -151,6 +160,11 @@ def session_token(token_hash: str) -> dict[str, str]:
 
 def magic_token(token_hash: str) -> dict[str, str]:
     return _singleton("MAGIC", token_hash)
+
+
+def invitation_token(token_hash: str) -> dict[str, str]:
+    """An invitation's token, by its SHA-256 (the link's token is never stored); TTL removes it once expired."""
+    return _singleton("INVITETOKEN", token_hash)
 
 
 def idempotency(key_hash: str) -> dict[str, str]:

@@ -6,8 +6,12 @@
 - ``access.py``: ``AuthoringAccess`` — the writer's check of a caller as member or writer of a workspace (with the
   route's agent, as stored, from the same read)
 - ``writer.py``, ``write_store.py``: ``PATCH /api/workspaces/{id}`` (name, wrap config, default brand and workflow)
+- ``invitations.py``, ``invitation_store.py``: ``InvitationService`` — invite (mailed link), list, revoke, accept
+  (one transaction: the token used up, the membership written)
+- ``members.py``, ``member_store.py``: ``MemberService`` — a member's role, removal or leaving, the ownership's
+  transfer (each one transaction conditioned on the roles it read)
 - ``default_brand.py``: the transaction steps that move the default brand (the workspace's settings and the brands'
   writes use them)
 - ``store.py``: ``WorkspaceStore``; ``records.py``, ``models.py``, ``writer_models.py``, ``ports.py``
-- ``providers.py``: ``service()``, ``access()``, ``writer()``, ``plan_of()``
+- ``providers.py``: ``service()``, ``access()``, ``writer()``, ``members()``, ``invitations()``, ``plan_of()``
 """

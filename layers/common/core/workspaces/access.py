@@ -29,6 +29,10 @@ class AuthoringAccess:
         caller is the owner) and ``agent_id`` that agent, if it is this workspace's (``agent`` None if not)."""
         return self._workspaces.access(workspace_id, user_id, roles=MANAGERS, with_user=with_user, agent_id=agent_id)
 
+    def owner(self, user_id: str, workspace_id: str) -> WorkspaceAccess:
+        """The owner's access (404 for a stranger, 403 for an admin or a member): roles and the ownership."""
+        return self._workspaces.access(workspace_id, user_id, roles=("owner",))
+
     def agent_writer(self, user_id: str, workspace_id: str, agent_id: str) -> WorkspaceAccess:
         """A writer's access to an agent of the workspace (404 for any other); ``agent`` holds it as stored."""
         access = self.writer(user_id, workspace_id, agent_id=agent_id)

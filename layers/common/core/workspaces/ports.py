@@ -12,8 +12,20 @@ from typing import TYPE_CHECKING, Any, Protocol
 # service (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     from core.identity.records import UserRecord
+    from core.platform.errors import DomainError
+    from core.platform.kinds import Role
     from core.platform.transactions import Also
-    from core.workspaces.records import Access, MembershipRecord, PurgeRecord, WorkspaceRecord
+    from core.workspaces.records import (
+        Access,
+        InvitationRecord,
+        InvitationTokenRecord,
+        Invitee,
+        MembershipRecord,
+        MemberTarget,
+        PurgeRecord,
+        Redeeming,
+        WorkspaceRecord,
+    )
 
 
 class DefaultBrand(Protocol):
@@ -74,4 +86,33 @@ class WorkspaceSettingsStore(Protocol):
     def update(
         self, workspace_id: str, seen: int, fields: Mapping[str, Any], *, default_brand_was: str | None = None,
         workflow_id: str | None = None, also: Also,
+    ) -> None: ...  # fmt: skip
+
+
+class Invitations(Protocol):
+    """Invitations and their tokens in the main table (``InvitationStore``)."""
+
+    def invitee(self, workspace_id: str, email: str) -> Invitee: ...
+    def is_member(self, workspace_id: str, user_id: str) -> bool: ...
+    def all(self, workspace_id: str) -> list[InvitationRecord]: ...
+    def redeeming(self, token_hash: str, user_id: str) -> Redeeming: ...
+    def workspace(self, workspace_id: str) -> WorkspaceRecord | None: ...
+    def save(
+        self, invitation: InvitationRecord, *, replacing: InvitationRecord | None, user_id: str | None, also: Also
+    ) -> None: ...
+    def revoke(self, invitation: InvitationRecord, *, also: Also) -> None: ...
+    def accept(
+        self, token_hash: str, token: InvitationTokenRecord, member: MembershipRecord, seen_count: int, *, also: Also
+    ) -> None: ...
+
+
+class Memberships(Protocol):
+    """Memberships' writes (``MemberStore``): roles, removals, the ownership."""
+
+    def target(self, workspace_id: str, user_id: str) -> MemberTarget: ...
+    def set_role(self, member: MembershipRecord, role: Role, *, caller: MembershipRecord, also: Also) -> None: ...
+    def remove(self, member: MembershipRecord, *, caller: MembershipRecord, also: Also) -> None: ...
+    def transfer(
+        self, workspace: WorkspaceRecord, new_owner_id: str, limit: int, *, at: str, also: Also,
+        plan_refusal: DomainError,
     ) -> None: ...  # fmt: skip

@@ -1,4 +1,5 @@
-"""The workspaces' providers: workspaces and members, the writer's access check, the workspace's settings."""
+"""The workspaces' providers: workspaces and members, the writer's access check, the workspace's settings, the
+members' writes and invitations."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from core.platform.settings import PlanLimits, get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.workspaces.access import AuthoringAccess
+    from core.workspaces.invitations import InvitationService
+    from core.workspaces.members import MemberService
     from core.workspaces.service import WorkspaceService
     from core.workspaces.writer import WorkspaceSettingsService
 
@@ -54,3 +57,27 @@ def writer() -> WorkspaceSettingsService:
 
     store = WorkspaceSettingsStore(aws.dynamodb(), get_settings().main_table)
     return WorkspaceSettingsService(access(), service(), store, audit.writes())
+
+
+@per_container
+def members() -> MemberService:
+    """Roles, removals and leaving, the ownership's transfer."""
+    from core.audit import providers as audit
+    from core.workspaces.member_store import MemberStore
+    from core.workspaces.members import MemberService
+
+    store = MemberStore(aws.dynamodb(), get_settings().main_table)
+    return MemberService(service(), store, audit.writes(), plan_of)
+
+
+@per_container
+def invitations() -> InvitationService:
+    """Invitations: made, listed, revoked, accepted; their mail goes as sign-in's does (outbox locally, SES)."""
+    from core.audit import providers as audit
+    from core.identity import providers as identity
+    from core.workspaces.invitation_store import InvitationStore
+    from core.workspaces.invitations import InvitationService
+
+    settings = get_settings()
+    store = InvitationStore(aws.dynamodb(), settings.main_table)
+    return InvitationService(access(), store, audit.writes(), identity.mailer, app_url=settings.portal_app_url)

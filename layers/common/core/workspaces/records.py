@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from core.platform.kinds import Role, WorkspaceOrigin, WorkspaceType
+from core.platform.kinds import InvitedRole, Role, WorkspaceOrigin, WorkspaceType
 from core.platform.records import Record
 
 if TYPE_CHECKING:  # the read plane loads these records, and never identity's
@@ -60,3 +60,53 @@ class Access:
     workspace: WorkspaceRecord | None
     user: UserRecord | None = None
     agent: dict[str, Any] | None = None  # as stored: the agents package reads it (``core.agents.writer``)
+
+
+class InvitationRecord(Record):
+    """A pending invitation (``WS#<ws>`` / ``INVITE#<email>``): renewed in place when the address is invited again,
+    deleted when accepted or revoked. ``tokenHash`` names its one live token; every write conditions on it."""
+
+    id: str
+    workspace_id: str
+    email: str  # lower-case, as sign-in stores addresses
+    role: InvitedRole
+    invited_by: str
+    created_at: str
+    expires_at: int  # epoch seconds; also the table's TTL attribute (readers still check it)
+    token_hash: str
+
+
+class InvitationTokenRecord(Record):
+    """An invitation's token (``INVITETOKEN#<sha256>``): what the link's token finds, outside the workspace's
+    partition because the link names no workspace."""
+
+    workspace_id: str
+    email: str
+    invitation_id: str
+    role: InvitedRole  # a renewal that changes the role writes a new token, so the token can carry it
+    expires_at: int  # epoch seconds; the TTL attribute
+
+
+@dataclass(frozen=True)
+class MemberTarget:
+    """The member a route names (None: not a member of this workspace) and their user (None: gone since)."""
+
+    member: MembershipRecord | None
+    user: UserRecord | None
+
+
+@dataclass(frozen=True)
+class Invitee:
+    """What inviting an address reads beside the access check: its invitation (None: none; an expired one's item
+    too, so that renewing it conditions on it) and the user the address belongs to (None: no account yet)."""
+
+    invitation: InvitationRecord | None
+    user_id: str | None
+
+
+@dataclass(frozen=True)
+class Redeeming:
+    """A link's token (None: unknown or expired) and the signed-in user presenting it."""
+
+    token: InvitationTokenRecord | None
+    user: UserRecord | None

@@ -24,6 +24,15 @@ if TYPE_CHECKING:
     from core.workspaces.ports import DefaultBrand
 
 
+def member_row(member: MembershipRecord) -> dict[str, Any]:
+    """A membership as stored: its key in the workspace's partition and its ``gsi1`` row under the user (how
+    ``GET /api/workspaces`` finds a user's workspaces). The owner's (``create``) and a joining member's (an
+    invitation's acceptance) are written by this one function, so the two cannot differ."""
+    gsi1pk, prefix = keys.user_memberships(member.user_id)
+    index = {"gsi1pk": gsi1pk, "gsi1sk": f"{prefix}{member.workspace_id}"}
+    return keys.member(member.workspace_id, member.user_id) | index | member.attributes()
+
+
 class SlugTaken(Conflict):
     """Another workspace holds the slug (the service retries with a suffix)."""
 
@@ -105,14 +114,10 @@ class WorkspaceStore:
         batch_put(self._db, self._table, [keys.workspace(workspace.id) | workspace.attributes(), claim])
 
     def put_member(self, member: MembershipRecord) -> None:
-        """Add or replace a membership other than the owner's (no endpoint invites members yet: seeds and
-        the demo use this one write; the owner's membership is part of ``create``)."""
-        batch_put(self._db, self._table, [self._member_row(member)])
-
-    def _member_row(self, member: MembershipRecord) -> dict[str, Any]:
-        gsi1pk, prefix = keys.user_memberships(member.user_id)
-        index = {"gsi1pk": gsi1pk, "gsi1sk": f"{prefix}{member.workspace_id}"}
-        return keys.member(member.workspace_id, member.user_id) | index | member.attributes()
+        """Add or replace a membership other than the owner's, for seeds and the demo (members join through an
+        invitation, ``InvitationStore.accept``; the owner's membership is part of ``create``). ``memberCount`` is
+        left as it is: seeds set it themselves when it matters."""
+        batch_put(self._db, self._table, [member_row(member)])
 
     def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: DefaultBrand, plan_limit: int) -> None:
         """One transaction: slug claim, workspace, owner membership, default brand (and its claim on its slug in the
@@ -131,7 +136,7 @@ class WorkspaceStore:
             }},
             {"Put": {"TableName": self._table, "ConditionExpression": new,
                      "Item": to_item(keys.workspace(ws.id) | ws.attributes())}},
-            {"Put": {"TableName": self._table, "Item": to_item(self._member_row(owner))}},
+            {"Put": {"TableName": self._table, "Item": to_item(member_row(owner))}},
             {"Put": {"TableName": self._table,
                      "Item": to_item(keys.brand(ws.id, brand.id) | brand.attributes())}},
             {"Put": {"TableName": self._table,

@@ -1,14 +1,21 @@
 """The workspaces' writer (authoring.md): request bodies and queries (strict: unknown fields refused, ``null`` is
-absent), and the resources an owner reads back, with their envelopes."""
+absent), and the resources an owner reads back, with their envelopes. Members and invitations ("Members and
+invitations") are here too."""
 
 from __future__ import annotations
 
-from core.platform.models import RequestModel
+from typing import Annotated
+
+from pydantic import Field
+
+from core.platform.kinds import InvitedRole
+from core.platform.models import ApiModel, RequestModel
 from core.platform.write_fields import (
     JsonObject,
     Name,
     ResourceId,
 )
+from core.workspaces.models import Member, WorkspaceSummary
 
 
 class WorkspaceUpdate(RequestModel):
@@ -18,3 +25,55 @@ class WorkspaceUpdate(RequestModel):
     wrap_config: JsonObject | None = None
     default_brand_id: ResourceId | None = None
     default_workflow_id: ResourceId | None = None
+
+
+# --- members and invitations
+
+# An address as sign-in takes it (checked by the service with sign-in's own rule, then lower-cased).
+EmailAddress = Annotated[str, Field(min_length=3, max_length=254)]
+# A link's token: ``secrets.token_urlsafe(32)`` is 43 characters; anything of another shape finds nothing (404).
+InvitationToken = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class InvitationCreate(RequestModel):
+    email: EmailAddress
+    role: InvitedRole
+
+
+class InvitationAccept(RequestModel):
+    token: InvitationToken
+
+
+class MemberUpdate(RequestModel):
+    role: InvitedRole  # ownership moves only by transfer
+
+
+class WorkspaceTransfer(RequestModel):
+    user_id: ResourceId  # an admin of the workspace
+
+
+class Invitation(ApiModel):
+    id: str
+    email: str
+    role: InvitedRole
+    invited_by: str
+    created_at: str
+    expires_at: str
+
+
+class InvitationEnvelope(ApiModel):
+    invitation: Invitation
+
+
+class InvitationList(ApiModel):
+    invitations: list[Invitation]
+
+
+class MemberEnvelope(ApiModel):
+    member: Member
+
+
+class JoinedWorkspace(ApiModel):
+    """``POST /api/invitations/accept``'s answer: the workspace joined, as ``GET /api/workspaces`` lists it."""
+
+    workspace: WorkspaceSummary

@@ -220,6 +220,32 @@ class IdTokenRequest(ApiModel):
     id_token: str = Field(alias="idToken")
 
 
+class Invitation(ApiModel):
+    id: str = Field(alias="id")
+    email: str = Field(alias="email")
+    role: Literal["admin", "member"] = Field(alias="role")
+    invited_by: str = Field(alias="invitedBy")
+    created_at: str = Field(alias="createdAt")
+    expires_at: str = Field(alias="expiresAt")
+
+
+class InvitationAccept(ApiModel):
+    token: str = Field(alias="token")
+
+
+class InvitationCreate(ApiModel):
+    email: str = Field(alias="email")
+    role: Literal["admin", "member"] = Field(alias="role")
+
+
+class InvitationEnvelope(ApiModel):
+    invitation: Invitation = Field(alias="invitation")
+
+
+class InvitationList(ApiModel):
+    invitations: list[Invitation] = Field(alias="invitations")
+
+
 class ItemCreate(ApiModel):
     name: str = Field(alias="name")
     kind: Literal["document", "image", "video", "audio", "link", "text"] = Field(alias="kind")
@@ -257,6 +283,12 @@ class ItemUpdate(ApiModel):
     active: bool | None = Field(None, alias="active")
 
 
+class JoinedWorkspace(ApiModel):
+    """``POST /api/invitations/accept``'s answer: the workspace joined, as ``GET /api/workspaces`` lists it."""
+
+    workspace: WorkspaceSummary = Field(alias="workspace")
+
+
 class KeyList(ApiModel):
     keys: list[ApiKey] = Field(alias="keys")
 
@@ -278,6 +310,14 @@ class Member(ApiModel):
     name: str = Field(alias="name")
     image: str = Field(alias="image")
     created_at: str = Field(alias="createdAt")
+
+
+class MemberEnvelope(ApiModel):
+    member: Member = Field(alias="member")
+
+
+class MemberUpdate(ApiModel):
+    role: Literal["admin", "member"] = Field(alias="role")
 
 
 class MintKeyRequest(ApiModel):
@@ -511,6 +551,10 @@ class WorkspaceSummary(ApiModel):
     logo_key: str = Field(alias="logoKey")
 
 
+class WorkspaceTransfer(ApiModel):
+    user_id: str = Field(alias="userId")
+
+
 class WorkspaceUpdate(ApiModel):
     name: str | None = Field(None, alias="name")
     listed: bool | None = Field(None, alias="listed")
@@ -556,15 +600,23 @@ Empty.model_rebuild()
 Error.model_rebuild()
 FeedPage.model_rebuild()
 IdTokenRequest.model_rebuild()
+Invitation.model_rebuild()
+InvitationAccept.model_rebuild()
+InvitationCreate.model_rebuild()
+InvitationEnvelope.model_rebuild()
+InvitationList.model_rebuild()
 ItemCreate.model_rebuild()
 ItemEnvelope.model_rebuild()
 ItemIndex.model_rebuild()
 ItemList.model_rebuild()
 ItemUpdate.model_rebuild()
+JoinedWorkspace.model_rebuild()
 KeyList.model_rebuild()
 MagicLinkRequest.model_rebuild()
 MagicLinkVerifyRequest.model_rebuild()
 Member.model_rebuild()
+MemberEnvelope.model_rebuild()
+MemberUpdate.model_rebuild()
 MintKeyRequest.model_rebuild()
 MintedApiKey.model_rebuild()
 MintedKeyEnvelope.model_rebuild()
@@ -593,6 +645,7 @@ WorkflowUpdate.model_rebuild()
 Workspace.model_rebuild()
 WorkspaceEnvelope.model_rebuild()
 WorkspaceSummary.model_rebuild()
+WorkspaceTransfer.model_rebuild()
 WorkspaceUpdate.model_rebuild()
 WrapDocument.model_rebuild()
 WrapEnvelope.model_rebuild()

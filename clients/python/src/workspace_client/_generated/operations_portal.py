@@ -22,14 +22,21 @@ from .models_portal import (
     Deleted,
     Empty,
     IdTokenRequest,
+    InvitationAccept,
+    InvitationCreate,
+    InvitationEnvelope,
+    InvitationList,
     ItemCreate,
     ItemEnvelope,
     ItemList,
     ItemUpdate,
+    JoinedWorkspace,
     KeyList,
     MagicLinkRequest,
     MagicLinkVerifyRequest,
     Member,
+    MemberEnvelope,
+    MemberUpdate,
     MintedKeyEnvelope,
     MintKeyRequest,
     ObjectDownload,
@@ -52,6 +59,7 @@ from .models_portal import (
     WorkflowUpdate,
     WorkspaceEnvelope,
     WorkspaceSummary,
+    WorkspaceTransfer,
     WorkspaceUpdate,
     WrapDocument,
     WrapEnvelope,
@@ -62,6 +70,20 @@ class PortalOperations:
     """Every JSON operation of the portal plane; the class it is mixed into calls ``_call``."""
 
     _call: Any
+
+    def accept_invitation(self, *, token: str, idempotency_key: str | None = None) -> JoinedWorkspace:
+        """POST /api/invitations/accept: Accept an invitation."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/invitations/accept",
+                response=JoinedWorkspace,
+                ok=(200,),
+                auth="bearer",
+                body=InvitationAccept(**present(token=token)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     def create_agent(
         self,
@@ -112,6 +134,23 @@ class PortalOperations:
                 body=BrandCreate(
                     **present(name=name, slug=slug, palette=palette, font_family=font_family, is_default=is_default)
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_invitation(
+        self, workspace_id: str, *, email: str, role: Literal["admin", "member"], idempotency_key: str | None = None
+    ) -> InvitationEnvelope:
+        """POST /api/workspaces/{workspaceId}/invitations: Invite an address to the workspace."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/invitations",
+                response=InvitationEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=InvitationCreate(**present(email=email, role=role)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -487,6 +526,19 @@ class PortalOperations:
             )
         )
 
+    def list_invitations(self, workspace_id: str) -> InvitationList:
+        """GET /api/workspaces/{workspaceId}/invitations: A workspace's pending invitations."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/invitations",
+                response=InvitationList,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
     def list_items(
         self, workspace_id: str, agent_id: str, *, active: Literal["true", "false"] | None = None
     ) -> ItemList:
@@ -667,6 +719,20 @@ class PortalOperations:
         """POST /api/auth/refresh: A fresh portal JWT for the same session."""
         return self._call(Operation("POST", "/api/auth/refresh", response=TokenResponse, ok=(200,), auth="bearer"))
 
+    def remove_member(self, workspace_id: str, user_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/members/{userId}: Remove a member, or leave the workspace."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/members/{userId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "userId": user_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def request_magic_link(self, *, email: str) -> Sent:
         """POST /api/auth/magic-link: Mail a sign-in link."""
         return self._call(
@@ -677,6 +743,20 @@ class PortalOperations:
                 ok=(202,),
                 auth="none",
                 body=MagicLinkRequest(**present(email=email)),
+            )
+        )
+
+    def revoke_invitation(self, workspace_id: str, invitation_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/invitations/{invitationId}: Revoke a pending invitation."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/invitations/{invitationId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "invitationId": invitation_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
 
@@ -710,6 +790,23 @@ class PortalOperations:
     def sign_out(self) -> Empty:
         """POST /api/auth/logout: Sign out."""
         return self._call(Operation("POST", "/api/auth/logout", response=Empty, ok=(200,), auth="optional"))
+
+    def transfer_workspace(
+        self, workspace_id: str, *, user_id: str, idempotency_key: str | None = None
+    ) -> WorkspaceEnvelope:
+        """POST /api/workspaces/{workspaceId}/transfer: Transfer the workspace to an admin."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/transfer",
+                response=WorkspaceEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WorkspaceTransfer(**present(user_id=user_id)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     def unpublish_post(
         self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
@@ -811,6 +908,23 @@ class PortalOperations:
                         name=name, kind=kind, r2_key=r2_key, folder=folder, order=order, origin=origin, active=active
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_member(
+        self, workspace_id: str, user_id: str, *, role: Literal["admin", "member"], idempotency_key: str | None = None
+    ) -> MemberEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/members/{userId}: Change a member's role."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/members/{userId}",
+                response=MemberEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "userId": user_id},
+                body=MemberUpdate(**present(role=role)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -947,6 +1061,20 @@ class AsyncPortalOperations:
 
     _call: Any
 
+    async def accept_invitation(self, *, token: str, idempotency_key: str | None = None) -> JoinedWorkspace:
+        """POST /api/invitations/accept: Accept an invitation."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/invitations/accept",
+                response=JoinedWorkspace,
+                ok=(200,),
+                auth="bearer",
+                body=InvitationAccept(**present(token=token)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def create_agent(
         self,
         workspace_id: str,
@@ -996,6 +1124,23 @@ class AsyncPortalOperations:
                 body=BrandCreate(
                     **present(name=name, slug=slug, palette=palette, font_family=font_family, is_default=is_default)
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_invitation(
+        self, workspace_id: str, *, email: str, role: Literal["admin", "member"], idempotency_key: str | None = None
+    ) -> InvitationEnvelope:
+        """POST /api/workspaces/{workspaceId}/invitations: Invite an address to the workspace."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/invitations",
+                response=InvitationEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=InvitationCreate(**present(email=email, role=role)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -1375,6 +1520,19 @@ class AsyncPortalOperations:
             )
         )
 
+    async def list_invitations(self, workspace_id: str) -> InvitationList:
+        """GET /api/workspaces/{workspaceId}/invitations: A workspace's pending invitations."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/invitations",
+                response=InvitationList,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
     async def list_items(
         self, workspace_id: str, agent_id: str, *, active: Literal["true", "false"] | None = None
     ) -> ItemList:
@@ -1559,6 +1717,20 @@ class AsyncPortalOperations:
             Operation("POST", "/api/auth/refresh", response=TokenResponse, ok=(200,), auth="bearer")
         )
 
+    async def remove_member(self, workspace_id: str, user_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/members/{userId}: Remove a member, or leave the workspace."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/members/{userId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "userId": user_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def request_magic_link(self, *, email: str) -> Sent:
         """POST /api/auth/magic-link: Mail a sign-in link."""
         return await self._call(
@@ -1569,6 +1741,22 @@ class AsyncPortalOperations:
                 ok=(202,),
                 auth="none",
                 body=MagicLinkRequest(**present(email=email)),
+            )
+        )
+
+    async def revoke_invitation(
+        self, workspace_id: str, invitation_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/invitations/{invitationId}: Revoke a pending invitation."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/invitations/{invitationId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "invitationId": invitation_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
 
@@ -1602,6 +1790,23 @@ class AsyncPortalOperations:
     async def sign_out(self) -> Empty:
         """POST /api/auth/logout: Sign out."""
         return await self._call(Operation("POST", "/api/auth/logout", response=Empty, ok=(200,), auth="optional"))
+
+    async def transfer_workspace(
+        self, workspace_id: str, *, user_id: str, idempotency_key: str | None = None
+    ) -> WorkspaceEnvelope:
+        """POST /api/workspaces/{workspaceId}/transfer: Transfer the workspace to an admin."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/transfer",
+                response=WorkspaceEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WorkspaceTransfer(**present(user_id=user_id)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     async def unpublish_post(
         self, workspace_id: str, agent_id: str, post_id: str, *, idempotency_key: str | None = None
@@ -1703,6 +1908,23 @@ class AsyncPortalOperations:
                         name=name, kind=kind, r2_key=r2_key, folder=folder, order=order, origin=origin, active=active
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_member(
+        self, workspace_id: str, user_id: str, *, role: Literal["admin", "member"], idempotency_key: str | None = None
+    ) -> MemberEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/members/{userId}: Change a member's role."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/members/{userId}",
+                response=MemberEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "userId": user_id},
+                body=MemberUpdate(**present(role=role)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )

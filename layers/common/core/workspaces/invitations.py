@@ -1,0 +1,157 @@
+"""Invitations (authoring.md, "Members and invitations"): owners and admins invite an address (only the owner
+invites an admin: only the owner makes admins), list and revoke the pending ones; a signed-in user whose address is
+the invited one accepts the link's token and joins.
+
+A token is ``secrets.token_urlsafe(32)``, mailed in a link to the portal app (``/invitations?token=…``, as sign-in
+links open it) and stored only as its SHA-256; it works once, for seven days. An unknown, used, revoked, renewed or
+expired token, and one presented by another address, are the same 404. Inviting an address again renews its one
+invitation (a new token, the old one dead); inviting a member is 409.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from urllib.parse import urlencode
+
+from core.audit.writes import Author, Write, Writes, until_unchanged
+from core.identity.mail import Mailer, Message
+from core.identity.mail_limits import EMAIL
+from core.platform import together
+from core.platform.envelopes import Empty
+from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.platform.ids import iso, new_id, now_iso, sha256_hex
+from core.workspaces.access import AuthoringAccess
+from core.workspaces.models import WorkspaceSummary
+from core.workspaces.ports import Invitations
+from core.workspaces.records import InvitationRecord, MembershipRecord
+from core.workspaces.writer_models import (
+    Invitation,
+    InvitationAccept,
+    InvitationCreate,
+    InvitationEnvelope,
+    InvitationList,
+    JoinedWorkspace,
+)
+
+VALID_SECONDS = 7 * 86400
+GONE = "Invitation not found"
+
+
+def to_invitation(record: InvitationRecord) -> Invitation:
+    return Invitation.from_record(record, expires_at=iso(datetime.fromtimestamp(record.expires_at, UTC)))
+
+
+class InvitationService:
+    def __init__(
+        self, access: AuthoringAccess, store: Invitations, writes: Writes, mailer: Callable[[], Mailer], *,
+        app_url: str,
+    ):  # fmt: skip
+        self._access = access
+        self._store = store
+        self._writes = writes
+        self._mailer = mailer
+        self._app_url = app_url.rstrip("/")
+
+    def invite(self, author: Author, workspace_id: str, request: InvitationCreate) -> InvitationEnvelope:
+        """A new invitation, or the address's pending one renewed (a new token and expiry; the role asked now); the
+        link is mailed once the invitation is stored."""
+        email = request.email.lower()
+        access, invitee = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id), lambda: self._store.invitee(workspace_id, email)
+        )
+        if request.role == "admin" and access.member.role != "owner":
+            raise Forbidden("Only the workspace owner makes admins")
+        if not EMAIL.match(email):
+            raise ValidationFailed("email: must be an e-mail address")
+
+        def work(write: Write) -> InvitationEnvelope:
+            def attempt() -> tuple[InvitationEnvelope, str]:
+                found = invitee()
+                if found.user_id is not None and self._store.is_member(workspace_id, found.user_id):
+                    raise Conflict("That address is already a member of this workspace")
+                token, now = secrets.token_urlsafe(32), time.time()
+                old = found.invitation
+                record = InvitationRecord(
+                    id=old.id if old else new_id("inv"), workspace_id=workspace_id, email=email, role=request.role,
+                    invited_by=author.user_id, created_at=iso(datetime.fromtimestamp(now, UTC)),
+                    expires_at=int(now) + VALID_SECONDS, token_hash=sha256_hex(token),
+                )  # fmt: skip
+                answer = InvitationEnvelope(invitation=to_invitation(record))
+                also = write.also(f"invitation:{record.id}", answer)  # the target names the invitation, never the token
+                self._store.save(record, replacing=old, user_id=found.user_id, also=also)
+                return answer, token
+
+            answer, token = until_unchanged(attempt)
+            self._mail(email, token, access.workspace.name, request.role)
+            return answer
+
+        return self._writes.run(author, workspace_id, "member.invite", on=email, request=request,
+                                answer=InvitationEnvelope, work=work)  # fmt: skip
+
+    def _mail(self, email: str, token: str, workspace: str, role: str) -> None:
+        link = f"{self._app_url}/invitations?{urlencode({'token': token})}"
+        text = (f"You are invited to join the workspace {workspace} as {'an admin' if role == 'admin' else 'a member'}."
+                f"\n\nSign in with this address and open:\n\n{link}\n\nThe link works once, for 7 days.")  # fmt: skip
+        self._mailer().send(Message(to=email, subject="You are invited to a workspace", text=text, link=link))
+
+    def pending(self, user_id: str, workspace_id: str) -> InvitationList:
+        """The workspace's pending invitations, oldest first (owners and admins; the Query goes beside the check)."""
+        _, read = together.checked_then_read(
+            lambda: self._access.writer(user_id, workspace_id), lambda: self._store.all(workspace_id)
+        )
+        now = time.time()
+        live = sorted((r for r in read() if r.expires_at > now), key=lambda r: (r.created_at, r.id))
+        return InvitationList(invitations=[to_invitation(r) for r in live])
+
+    def revoke(self, author: Author, workspace_id: str, invitation_id: str) -> Empty:
+        """Delete a pending invitation and its token (its link answers 404 from then on); unknown or expired: 404."""
+        _, read = together.checked_then_read(
+            lambda: self._access.writer(author.user_id, workspace_id), lambda: self._store.all(workspace_id)
+        )
+
+        def work(write: Write) -> Empty:
+            def attempt() -> Empty:
+                now = time.time()
+                invitation = next((r for r in read() if r.id == invitation_id and r.expires_at > now), None)
+                if invitation is None:
+                    raise NotFound(GONE)
+                self._store.revoke(invitation, also=write.also(f"invitation:{invitation_id}", Empty()))
+                return Empty()
+
+            return until_unchanged(attempt)
+
+        return self._writes.run(author, workspace_id, "invitation.revoke", on=invitation_id, request=None,
+                                answer=Empty, work=work)  # fmt: skip
+
+    def accept(self, author: Author, request: InvitationAccept) -> JoinedWorkspace:
+        """Join the invitation's workspace in its role: the caller's address must be the invited one (404, as for an
+        unknown token, otherwise). One transaction (``Invitations.accept``); the answer is the workspace as
+        ``GET /api/workspaces`` lists it."""
+        token_hash = sha256_hex(request.token)
+
+        def work(write: Write) -> JoinedWorkspace:
+            def attempt() -> JoinedWorkspace:
+                found = self._store.redeeming(token_hash, author.user_id)
+                token, user = found.token, found.user
+                if token is None or user is None or user.email.lower() != token.email:
+                    raise NotFound(GONE)
+                workspace = self._store.workspace(token.workspace_id)
+                if workspace is None:
+                    raise NotFound(GONE)
+                member = MembershipRecord(id=new_id("mem"), workspace_id=workspace.id, user_id=author.user_id,
+                                          role=token.role, created_at=now_iso())  # fmt: skip
+                summary = WorkspaceSummary.from_record(workspace, role=token.role,
+                                                       member_count=workspace.member_count + 1)  # fmt: skip
+                answer = JoinedWorkspace(workspace=summary)
+                also = write.also(f"user:{author.user_id}", answer, workspace_id=workspace.id)
+                self._store.accept(token_hash, token, member, workspace.member_count, also=also)
+                return answer
+
+            return until_unchanged(attempt)
+
+        # The route names no workspace: the Idempotency-Key is scoped to the caller and this action alone.
+        return self._writes.run(author, "", "member.join", on="accept", request=request, answer=JoinedWorkspace,
+                                work=work)  # fmt: skip

@@ -1,0 +1,236 @@
+"""Invitations (authoring.md, "Members and invitations"): owners and admins invite an address, the link is mailed
+(the outbox, locally), the invitee signed in with that address accepts it and joins in the invited role; pending
+invitations are listed and revoked; every write is in the audit log (never the token)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+import pytest
+
+from core.platform import main_table
+from core.platform.settings import get_settings
+from core.workspaces import invitation_store, invitations
+from tests.support.authoring import Studio
+from tests.support.members import (
+    ACCEPT,
+    INVITATIONS,
+    INVITE,
+    REVOKE,
+    accept,
+    invite,
+    joined,
+    link_token,
+    member_ids,
+)
+from tests.support.portal import Portal, assert_error
+
+
+
+class Clock:
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+    def time(self) -> float:
+        return self.at
+
+
+@pytest.fixture
+def studio(portal: Portal) -> Studio:
+    return Studio.open(portal)
+
+
+def item(portal: Portal, key: dict[str, str]) -> dict[str, Any] | None:
+    found = portal.aws.dynamodb.get_item(TableName=get_settings().main_table, Key={k: {"S": v} for k, v in key.items()})
+    return found.get("Item")
+
+
+def test_an_invitation_is_made_mailed_listed_and_accepted(studio: Studio) -> None:
+    invitation = invite(studio, "  New.Person@Example.com ", "member")
+    assert set(invitation) == {"id", "email", "role", "invitedBy", "createdAt", "expiresAt"}
+    assert invitation["id"].startswith("inv_") and invitation["email"] == "new.person@example.com"
+    assert (invitation["role"], invitation["invitedBy"]) == ("member", studio.who.user_id)
+    created = time.mktime(time.strptime(invitation["createdAt"][:19], "%Y-%m-%dT%H:%M:%S"))
+    expires = time.mktime(time.strptime(invitation["expiresAt"][:19], "%Y-%m-%dT%H:%M:%S"))
+    assert 7 * 86400 - 2 <= expires - created <= 7 * 86400 + 1
+    mail = studio.portal.mails("new.person@example.com")[-1]
+    token = link_token(studio.portal, "new.person@example.com")
+    assert mail["link"] == f"{get_settings().portal_app_url.rstrip('/')}/invitations?token={token}"
+    assert token in mail["text"] and "Acme" in mail["text"]
+    assert studio.ok(INVITATIONS) == {"invitations": [invitation]}
+    # Only the hash is stored: neither the invitation nor any item holds the token.
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    stored = item(studio.portal, main_table.invitation(studio.workspace_id, "new.person@example.com"))
+    assert stored is not None and stored["tokenHash"]["S"] == digest and token not in str(stored)
+    assert item(studio.portal, main_table.invitation_token(digest)) is not None
+
+    who = studio.portal.sign_in("new.person@example.com")
+    answer = accept(studio.portal, who, token)
+    assert answer.status == 200, answer.body
+    workspace = answer.json()["workspace"]
+    assert (workspace["id"], workspace["role"], workspace["memberCount"]) == (studio.workspace_id, "member", 2)
+    listed = studio.portal.call("PortalWorkspacesListFunction", token=who.token).json()
+    assert listed == [workspace]  # as GET /api/workspaces lists it, to the joiner
+    assert member_ids(studio) == {studio.who.user_id: "owner", who.user_id: "member"}
+    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert item(studio.portal, main_table.invitation_token(digest)) is None  # used up
+    # The joiner reads what a member reads.
+    assert studio.as_(who).ok("PortalWorkspaceGetFunction")["workspace"]["id"] == studio.workspace_id
+    actions = [(e.action, e.actor_id, e.target) for e in studio.audit()]
+    assert actions[:2] == [("member.join", who.user_id, f"user:{who.user_id}"),
+                           ("member.invite", studio.who.user_id, f"invitation:{invitation['id']}")]  # fmt: skip
+    assert all(token not in repr(e) for e in studio.audit())
+
+
+def test_a_used_token_works_once(studio: Studio) -> None:
+    member = joined(studio, "once@example.com")
+    again = accept(studio.portal, member.who, link_token(studio.portal, "once@example.com"))
+    assert_error(again, 404, "NOT_FOUND")
+
+
+def test_an_admin_invitation_makes_an_admin(studio: Studio) -> None:
+    admin = joined(studio, "admin@example.com", "admin")
+    assert member_ids(studio)[admin.who.user_id] == "admin"
+    assert studio.audit(1)[0].action == "member.join"
+
+
+def test_inviting_again_renews_the_one_invitation(studio: Studio) -> None:
+    first = invite(studio, "twice@example.com", "member")
+    old_token = link_token(studio.portal, "twice@example.com")
+    time.sleep(0.002)
+    second = invite(studio, "TWICE@example.com", "admin")
+    new_token = link_token(studio.portal, "twice@example.com")
+    assert second["id"] == first["id"] and second["role"] == "admin" and new_token != old_token
+    assert second["createdAt"] >= first["createdAt"]
+    assert studio.ok(INVITATIONS) == {"invitations": [second]}
+    who = studio.portal.sign_in("twice@example.com")
+    assert_error(accept(studio.portal, who, old_token), 404, "NOT_FOUND")  # the renewed one's link is dead
+    assert accept(studio.portal, who, new_token).json()["workspace"]["role"] == "admin"
+
+
+def test_inviting_a_member_or_the_owner_is_a_conflict(studio: Studio) -> None:
+    joined(studio, "in@example.com")
+    for email in ("in@example.com", "IN@example.com", "owner@example.com"):
+        assert_error(studio.call(INVITE, body={"email": email, "role": "member"}), 409, "CONFLICT")
+    assert studio.ok(INVITATIONS) == {"invitations": []}
+
+
+def test_an_admin_invites_members_but_not_admins(studio: Studio) -> None:
+    admin = joined(studio, "admin@example.com", "admin")
+    assert invite(admin, "x@example.com")["invitedBy"] == admin.who.user_id
+    assert_error(admin.call(INVITE, body={"email": "y@example.com", "role": "admin"}), 403, "FORBIDDEN")
+    assert [i["email"] for i in admin.ok(INVITATIONS)["invitations"]] == ["x@example.com"]
+
+
+def test_a_member_may_not_invite_list_or_revoke_and_a_stranger_finds_nothing(studio: Studio) -> None:
+    invitation = invite(studio, "x@example.com")
+    member, stranger = joined(studio, "m@example.com"), studio.stranger()
+    for caller, status, code in ((member, 403, "FORBIDDEN"), (stranger, 404, "NOT_FOUND")):
+        assert_error(caller.call(INVITE, body={"email": "y@example.com", "role": "member"}), status, code)
+        assert_error(caller.call(INVITE, body={"unknown": 1}), status, code)  # the role before the body
+        assert_error(caller.call(INVITATIONS), status, code)
+        assert_error(caller.call(REVOKE, invitation_id=invitation["id"]), status, code)
+    assert [i["id"] for i in studio.ok(INVITATIONS)["invitations"]] == [invitation["id"]]
+
+
+@pytest.mark.parametrize("body", [
+    {"email": "not-an-address", "role": "member"},
+    {"email": "a@example.com", "role": "owner"},
+    {"email": "a@example.com"},
+    {"role": "member"},
+    {"email": "a@example.com", "role": "member", "extra": 1},
+    {"email": 5, "role": "member"},
+    {"email": "a" * 250 + "@example.com", "role": "member"},
+    [],
+])  # fmt: skip
+def test_a_bad_invitation_is_a_400(studio: Studio, body: Any) -> None:
+    assert_error(studio.call(INVITE, body=body), 400, "VALIDATION_ERROR")
+    assert studio.ok(INVITATIONS) == {"invitations": []}
+
+
+def test_revoking_kills_the_link(studio: Studio) -> None:
+    invitation = invite(studio, "gone@example.com")
+    token = link_token(studio.portal, "gone@example.com")
+    assert studio.ok(REVOKE, invitation_id=invitation["id"]) == {}
+    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert_error(studio.call(REVOKE, invitation_id=invitation["id"]), 404, "NOT_FOUND")
+    assert_error(studio.call(REVOKE, invitation_id="inv_01AAAAAAAAAAAAAAAAAAAAAAAA"), 404, "NOT_FOUND")
+    who = studio.portal.sign_in("gone@example.com")
+    assert_error(accept(studio.portal, who, token), 404, "NOT_FOUND")
+    assert studio.audit(1)[0].action == "invitation.revoke"
+    assert studio.audit(1)[0].target == f"invitation:{invitation['id']}"
+
+
+def test_an_expired_invitation_is_not_pending_and_its_link_is_dead(studio: Studio, monkeypatch: Any) -> None:
+    invitation = invite(studio, "late@example.com")
+    token = link_token(studio.portal, "late@example.com")
+    later = Clock(time.time() + 7 * 86400 + 5)  # the invitations' clock only: sessions still live
+    monkeypatch.setattr(invitations, "time", later)
+    monkeypatch.setattr(invitation_store, "time", later)
+    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert_error(studio.call(REVOKE, invitation_id=invitation["id"]), 404, "NOT_FOUND")
+    who = studio.portal.sign_in("late@example.com")
+    assert_error(accept(studio.portal, who, token), 404, "NOT_FOUND")
+    # Inviting again renews it, with a new week.
+    renewed = invite(studio, "late@example.com")
+    assert renewed["id"] == invitation["id"] and studio.ok(INVITATIONS) == {"invitations": [renewed]}
+
+
+def test_another_address_cannot_accept(studio: Studio) -> None:
+    invite(studio, "invited@example.com")
+    token = link_token(studio.portal, "invited@example.com")
+    other = studio.portal.sign_in("other@example.com")
+    unknown = accept(studio.portal, other, "x" * 43)
+    wrong = accept(studio.portal, other, token)
+    assert_error(wrong, 404, "NOT_FOUND")
+    assert wrong.body == unknown.body
+    # The token survives: the invited address still joins with it.
+    who = studio.portal.sign_in("invited@example.com")
+    assert accept(studio.portal, who, token).status == 200
+
+
+@pytest.mark.parametrize("body", [{}, {"token": ""}, {"token": 5}, {"token": "x" * 129}, {"token": "a", "b": 1}])
+def test_a_bad_accept_is_a_400(studio: Studio, body: Any) -> None:
+    who = studio.portal.sign_in("someone@example.com")
+    assert_error(studio.portal.call(ACCEPT, token=who.token, body=body), 400, "VALIDATION_ERROR")
+
+
+def test_accepting_needs_a_portal_jwt(studio: Studio) -> None:
+    invite(studio, "x@example.com")
+    token = link_token(studio.portal, "x@example.com")
+    assert_error(studio.portal.call(ACCEPT, body={"token": token}), 401, "UNAUTHORIZED")
+
+
+def test_a_member_accepting_again_is_a_conflict_and_keeps_the_token(studio: Studio) -> None:
+    member = joined(studio, "m@example.com")
+    # A second invitation cannot be made for a member; one made before they joined by another route can.
+    studio.portal.add_member(studio.workspace_id, studio.portal.sign_in("late@example.com").user_id)
+    assert_error(studio.call(INVITE, body={"email": "late@example.com", "role": "member"}), 409, "CONFLICT")
+    assert member_ids(studio)[member.who.user_id] == "member"
+
+
+def test_accepting_a_deleted_workspaces_invitation_is_not_found(studio: Studio) -> None:
+    invite(studio, "x@example.com")
+    token = link_token(studio.portal, "x@example.com")
+    assert studio.ok("PortalWorkspaceDeleteFunction") == {"deleted": True}
+    who = studio.portal.sign_in("x@example.com")
+    assert_error(accept(studio.portal, who, token), 404, "NOT_FOUND")
+    assert studio.portal.call("PortalWorkspacesListFunction", token=who.token).json() == []
+
+
+def test_invite_and_accept_honour_idempotency_keys(studio: Studio) -> None:
+    first = studio.call(INVITE, body={"email": "i@example.com", "role": "member"}, key="inv-1")
+    again = studio.call(INVITE, body={"email": "i@example.com", "role": "member"}, key="inv-1")
+    assert (first.status, again.status) == (201, 201) and first.json() == again.json()
+    assert len(studio.portal.mails("i@example.com")) == 1  # the replay mails nothing
+    # The key is scoped to the caller, the action and the address (as other writes' to their target): another body
+    # for the same address is refused.
+    assert_error(studio.call(INVITE, body={"email": "i@example.com", "role": "admin"}, key="inv-1"), 409, "CONFLICT")
+    who = studio.portal.sign_in("i@example.com")
+    token = link_token(studio.portal, "i@example.com")
+    joined_once = accept(studio.portal, who, token, **{"Idempotency-Key": "acc-1"})
+    replayed = accept(studio.portal, who, token, **{"Idempotency-Key": "acc-1"})
+    assert (joined_once.status, replayed.status) == (200, 200) and joined_once.json() == replayed.json()
+    assert [e.action for e in studio.audit()].count("member.join") == 1

@@ -28,7 +28,6 @@ from tests.support.members import (
 from tests.support.portal import Portal, assert_error
 
 
-
 class Clock:
     def __init__(self, at: float) -> None:
         self.at = at

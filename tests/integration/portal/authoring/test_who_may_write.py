@@ -1,6 +1,6 @@
 """Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
 anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
-are 404 like unknown ones. Table-driven over all 32 functions, so a route added without a row here fails the
+are 404 like unknown ones. Table-driven over all 38 functions, so a route added without a row here fails the
 completeness test."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import pytest
 
 from tests.support.authoring import Studio
 from tests.support.lambdas import stack
+from tests.support.members import invite, joined
 from tests.support.portal import Portal
 
-World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path
+World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ ROUTES: dict[str, Route] = {
     "PortalObjectGetFunction": Route(False, ("path",)),
     "PortalObjectDeleteFunction": Route(True, ("path",)),
     "PortalAuditListFunction": Route(False, managers_only=True),
+    "PortalInvitationCreateFunction": Route(True, body=lambda w: {"email": "someone@example.com", "role": "member"}),
+    "PortalInvitationsListFunction": Route(False, managers_only=True),
+    "PortalInvitationRevokeFunction": Route(True, ("invitation",)),
+    "PortalMemberUpdateFunction": Route(True, ("user",), lambda w: {"role": "admin"}),
+    "PortalMemberRemoveFunction": Route(True, ("user",)),
+    "PortalWorkspaceTransferFunction": Route(True, body=lambda w: {"userId": w["user"]}),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -68,6 +75,7 @@ BEFORE_THE_WRITER = {
     "PortalWorkspacesCreateFunction", "PortalWorkspaceGetFunction", "PortalWorkspaceDeleteFunction",
     "PortalMembersListFunction", "PortalBrandsListFunction", "PortalKeysListFunction", "PortalKeysMintFunction",
     "PortalKeyRevokeFunction", "PortalAccountFunction", "PortalCreditsBalanceFunction", "PortalCreditsHistoryFunction",
+    "PortalInvitationAcceptFunction",  # names no workspace: its caller is whoever the invitation's address is
 }  # fmt: skip
 WRITES = [name for name, route in ROUTES.items() if route.write]
 READS = [name for name, route in ROUTES.items() if not route.write and not route.managers_only]
@@ -76,7 +84,8 @@ WITH_BODY = [name for name, route in ROUTES.items() if route.body is not None]
 
 
 def build_world(studio: Studio) -> World:
-    """An agent with a draft post and an item, a spare brand and workflow, and an object."""
+    """An agent with a draft post and an item, a spare brand and workflow, an object, a pending invitation and an
+    admin who joined by one."""
     agent = studio.agent("Barista")
     studio.media(agent["id"], "media/a.jpg")
     studio.put_object("assets/logo.png")
@@ -87,6 +96,8 @@ def build_world(studio: Studio) -> World:
         "brand": studio.brand()["id"],
         "workflow": studio.workflow()["id"],
         "path": "assets/logo.png",
+        "invitation": invite(studio, "invited@example.com")["id"],
+        "user": joined(studio, "joined@example.com", "admin").who.user_id,
     }
 
 
@@ -119,7 +130,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (32, 22, 9, 23)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (38, 27, 9, 29)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:

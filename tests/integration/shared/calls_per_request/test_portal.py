@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.authoring import Studio
 from tests.support.call_recorder import Recorder
 from tests.support.ledger_checks import ledger_repository
+from tests.support.members import ACCEPT, INVITE, REMOVE, ROLE, TRANSFER, invite, joined, link_token
 from tests.support.portal import Portal, Session
 
 
@@ -36,6 +38,9 @@ PORTAL_READS = {  # (function, in a workspace, every call, the calls issued toge
              {"BatchGetItem:main": 1, "Query:keys": 1}),
     "audit": ("PortalAuditListFunction", True, {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1},
               {"BatchGetItem:main": 1, "Query:main": 1}),
+    "invitations": ("PortalInvitationsListFunction", True,
+                    {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1},
+                    {"BatchGetItem:main": 1, "Query:main": 1}),
     "account": ("PortalAccountFunction", False, {"GetItem:main": 3}, {}),
     "balance": ("PortalCreditsBalanceFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1}, {}),
     "history": ("PortalCreditsHistoryFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1, "Query:ledger": 1},
@@ -69,3 +74,33 @@ def test_an_owners_key_mint_reads_access_and_plan_at_once(
         "BatchGetItem:main": 1,  # membership, workspace and the caller (the owner: the plan)
         "TransactWriteItems:keys": 1,  # the key and its audit entry (the main table), in one transaction
     })  # fmt: skip
+
+
+def test_members_and_invitations_writes(portal: Portal, recorder: Recorder) -> None:
+    """Each write: the session, its reads (the access check beside what the route names), one transaction."""
+    studio = Studio.open(portal)
+    admin = joined(studio, "warm@example.com", "admin")  # every function warm
+    studio.portal.users.set_plan(admin.who.user_id, "pro")
+    invite(studio, "someone@example.com")
+    checked = {"GetItem:main": 1, "BatchGetItem:main": 2, "TransactWriteItems:main": 1}
+    with recorder.record():  # access ‖ the address's invitation and e-mail claim (no account: nothing more)
+        invite(studio, "someone@example.com")
+    assert Counter(str(c) for c in recorder.calls) == Counter(checked)
+    assert recorder.issued_together() == Counter({"BatchGetItem:main": 2})
+    who = portal.sign_in("someone@example.com")
+    with recorder.record():  # the token and the caller's user, then the workspace (the answer), then the join
+        assert (
+            portal.call(ACCEPT, token=who.token, body={"token": link_token(portal, "someone@example.com")}).status
+            == 200
+        )
+    assert Counter(str(c) for c in recorder.calls) == Counter(
+        {"GetItem:main": 2, "BatchGetItem:main": 1, "TransactWriteItems:main": 1}
+    )
+    for function, request in ((ROLE, {"user_id": who.user_id, "body": {"role": "admin"}}),
+                              (REMOVE, {"user_id": who.user_id}),
+                              (TRANSFER, {"body": {"userId": admin.who.user_id}})):  # fmt: skip
+        with recorder.record():  # access ‖ the named member and their user
+            assert studio.call(function, **request).status == 200
+        assert Counter(str(c) for c in recorder.calls) == Counter(checked), function
+        assert recorder.issued_together() == Counter({"BatchGetItem:main": 2}), function
+    assert studio.call(INVITE, body={"email": "x@example.com", "role": "admin"}).status == 403  # an admin now

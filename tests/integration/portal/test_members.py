@@ -9,8 +9,23 @@ from typing import Any
 
 import pytest
 
+from core.platform import providers as platform_providers
+from tests.integration.portal.authoring.test_refused_write_frees_its_key import RefuseAfterClaim
 from tests.support.authoring import Studio
-from tests.support.members import MEMBERS, REMOVE, ROLE, TRANSFER, joined, member_ids
+from tests.support.fault_injection import attach_to_core_clients
+from tests.support.members import (
+    INVITE,
+    MEMBERS,
+    REMOVE,
+    REVOKE,
+    ROLE,
+    TRANSFER,
+    accept,
+    invite,
+    joined,
+    link_token,
+    member_ids,
+)
 from tests.support.portal import Portal, assert_error
 
 
@@ -177,3 +192,35 @@ def test_member_writes_honour_idempotency_keys(studio: Studio) -> None:
     assert member_ids(studio)[uid] == "member"  # the replay changed nothing
     assert studio.ok(REMOVE, user_id=uid, key="d-1") == {} and studio.ok(REMOVE, user_id=uid, key="d-1") == {}
     assert [e.action for e in studio.audit(3)] == ["member.remove", "member.role", "member.role"]
+
+
+def test_a_members_write_refused_by_storage_after_its_claim_runs_when_retried_with_the_same_key(
+    studio: Studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As every writer's (``authoring/test_refused_write_frees_its_key.py``): the claim is dropped (``DeleteItem``),
+    so the same key writes at once."""
+    admin = joined(studio, "a@example.com", "admin")
+    studio.portal.users.set_plan(admin.who.user_id, "pro")
+    member = joined(studio, "m@example.com")
+    invitation = invite(studio, "x@example.com")
+    injector = RefuseAfterClaim()
+    attach_to_core_clients(injector, monkeypatch)
+    platform_providers.reset()  # the stores built so far hold clients without the injector
+    invitee = studio.portal.sign_in("y@example.com")
+    writes: list[tuple[Studio, str, dict[str, Any]]] = [
+        (studio, INVITE, {"body": {"email": "y@example.com", "role": "member"}}),
+        (studio, REVOKE, {"invitation_id": invitation["id"]}),
+        (studio, ROLE, {"user_id": member.who.user_id, "body": {"role": "admin"}}),
+        (studio, REMOVE, {"user_id": member.who.user_id}),
+        (studio, TRANSFER, {"body": {"userId": admin.who.user_id}}),
+    ]
+    for n, (caller, function, request) in enumerate(writes):
+        with injector.armed() as calls:
+            refused = caller.call(function, key=f"k-{n}", **request)
+        assert refused.status == 500, (function, [c.label for c in calls], refused.body)
+        assert injector.fired, function
+        assert caller.call(function, key=f"k-{n}", **request).status in (200, 201), function
+    token = link_token(studio.portal, "y@example.com")
+    with injector.armed():
+        assert_error(accept(studio.portal, invitee, token, **{"Idempotency-Key": "acc"}), 500, "INTERNAL_ERROR")
+    assert accept(studio.portal, invitee, token, **{"Idempotency-Key": "acc"}).status == 200

@@ -68,3 +68,21 @@ def test_a_refusal_by_ses_is_a_500_whose_log_names_the_error_not_the_address(
     assert refusal.awsError == "MessageRejected"  # type: ignore[attr-defined]  # an ``extra`` field
     logged = capsys.readouterr().out + caplog.text
     assert "a@example.com" not in logged and get_settings().mail_from not in logged and "Traceback" not in logged
+
+
+def test_an_invitation_is_mailed_through_ses_too(sent: list[Any], portal: Portal) -> None:
+    """The invitation's mail goes the sign-in mail's way (this holds its function's ``ses:SendEmail``)."""
+    answer = portal.call("PortalMagicLinkFunction", body={"email": "owner@example.com"})
+    assert answer.status == 202
+    verified = portal.verify(link_token(sent[-1].body))
+    cookie = verified.header("Set-Cookie").split(";", 1)[0]
+    jwt = portal.api_token(cookie).json()["token"]
+    owner = portal.call("PortalAccountFunction", token=jwt).json()["id"]
+    portal.users.set_plan(owner, "pro")
+    workspace = portal.call("PortalWorkspacesCreateFunction", token=jwt, body={"name": "Acme"}).json()["workspace"]
+    invited = portal.call("PortalInvitationCreateFunction", token=jwt, params={"workspaceId": workspace["id"]},
+                          body={"email": "invitee@example.com", "role": "member"})  # fmt: skip
+    assert invited.status == 201, invited.body
+    message = sent[-1]
+    assert message.destinations["ToAddresses"] == ["invitee@example.com"]
+    assert "/invitations?token=" in message.body and link_token(message.body)

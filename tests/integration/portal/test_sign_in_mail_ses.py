@@ -75,7 +75,7 @@ def test_an_invitation_is_mailed_through_ses_too(sent: list[Any], portal: Portal
     answer = portal.call("PortalMagicLinkFunction", body={"email": "owner@example.com"})
     assert answer.status == 202
     verified = portal.verify(link_token(sent[-1].body))
-    cookie = verified.header("Set-Cookie").split(";", 1)[0]
+    cookie = str(verified.header("Set-Cookie")).split(";", 1)[0]
     jwt = portal.api_token(cookie).json()["token"]
     owner = portal.call("PortalAccountFunction", token=jwt).json()["id"]
     portal.users.set_plan(owner, "pro")

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -232,4 +234,39 @@ def test_invite_and_accept_honour_idempotency_keys(studio: Studio) -> None:
     joined_once = accept(studio.portal, who, token, **{"Idempotency-Key": "acc-1"})
     replayed = accept(studio.portal, who, token, **{"Idempotency-Key": "acc-1"})
     assert (joined_once.status, replayed.status) == (200, 200) and joined_once.json() == replayed.json()
+    assert [e.action for e in studio.audit()].count("member.join") == 1
+
+
+def test_concurrent_invitations_of_one_address_leave_one_pending_with_one_live_token(studio: Studio) -> None:
+    body = {"email": "race@example.com", "role": "member"}
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: studio.call_in_container(INVITE, body=body), range(6)))
+    assert [a.status for a in answers] == [201] * 6, [a.body for a in answers]
+    assert len({a.json()["invitation"]["id"] for a in answers}) == 1
+    (pending,) = studio.ok(INVITATIONS)["invitations"]
+    tokens = studio.portal.aws.dynamodb.scan(
+        TableName=get_settings().main_table, FilterExpression="begins_with(pk, :p)",
+        ExpressionAttributeValues={":p": {"S": "INVITETOKEN#"}},
+    )["Items"]  # fmt: skip
+    assert len(tokens) == 1  # every renewal deleted the token it replaced
+    who = studio.portal.sign_in("race@example.com")
+    mails = [m for m in studio.portal.mails("race@example.com") if "/invitations?" in m["link"]]
+    links = [parse_qs(urlsplit(m["link"]).query)["token"][0] for m in mails]
+    joins = [accept(studio.portal, who, token).status for token in links]
+    assert sorted(joins) == [200] + [404] * 5  # one link works: the last stored one
+    assert member_ids(studio)[who.user_id] == pending["role"]
+
+
+def test_concurrent_accepts_make_one_member(studio: Studio) -> None:
+    invite(studio, "twin@example.com", "admin")
+    token = link_token(studio.portal, "twin@example.com")
+    who = studio.portal.sign_in("twin@example.com")
+    joiner = studio.as_(who)
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: joiner.call_in_container(ACCEPT, body={"token": token}), range(6)))
+    statuses = sorted(a.status for a in answers)
+    assert statuses[0] == 200 and statuses.count(200) == 1, [a.body for a in answers]
+    assert all(a.status in (404, 409) for a in answers if a.status != 200)
+    assert member_ids(studio) == {studio.who.user_id: "owner", who.user_id: "admin"}
+    assert studio.portal.workspace_record(studio.workspace_id).member_count == 2
     assert [e.action for e in studio.audit()].count("member.join") == 1

@@ -81,8 +81,9 @@ class ConversationReader:
                 rows = [r for r in rows if (query.since is None or r["gsi1sk"] >= query.since)
                         and (upper is None or r["gsi1sk"] <= upper)]  # fmt: skip
                 rows.sort(key=lambda r: r["gsi1sk"], reverse=True)
-            else:  # +2: the cursor's own thread is within the bound (<=) and is dropped below
-                rows = self._store.newest(agent_id, query.limit + 2, lower=query.since, upper=upper)
+            else:  # a page and one more; after a cursor one more again: its own thread is within the bound (<=)
+                more = 2 if after is not None else 1
+                rows = self._store.newest(agent_id, query.limit + more, lower=query.since, upper=upper)
             return [r for r in rows if after is None or r["gsi1sk"] < after]
 
         access, rows = together.checked_then_read(lambda: self._access(user_id, workspace_id, agent_id), read)

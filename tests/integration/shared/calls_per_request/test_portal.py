@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.call_recorder import Recorder
+from tests.support.conversations import VISITOR, store_turn
 from tests.support.ledger_checks import ledger_repository
 from tests.support.portal import Portal, Session
 
@@ -68,4 +69,41 @@ def test_an_owners_key_mint_reads_access_and_plan_at_once(
         "GetItem:main": 1,  # the session
         "BatchGetItem:main": 1,  # membership, workspace and the caller (the owner: the plan)
         "TransactWriteItems:keys": 1,  # the key and its audit entry (the main table), in one transaction
+    })  # fmt: skip
+
+
+def test_stored_conversations(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:
+    """Listing an agent's threads (every visitor's, or one's), reading one and erasing a visitor: the session, then
+    the access check with the agent beside the read it guards; the erasure's Query waits for the check (a stranger
+    must not cost a read of another's conversations), then one transaction with its audit entry."""
+    who, workspace_id = owner
+    created = portal.call("PortalAgentCreateFunction", token=who.token, params={"workspaceId": workspace_id},
+                          body={"name": "Barista"})  # fmt: skip
+    agent_id = created.json()["agent"]["id"]
+    for n in range(3):
+        store_turn(portal.aws.dynamodb, workspace_id, agent_id, f"thr_{n}", f"2026-03-01T10:0{n}:00.000Z")
+    params = {"workspaceId": workspace_id, "agentId": agent_id}
+    reads = {
+        "PortalConversationsListFunction": ({"limit": "2"}, {}),
+        "PortalConversationGetFunction": ({"client": VISITOR}, {"threadKey": "thr_1"}),
+    }
+    for query in ({"limit": "2"}, {"limit": "2", "client": VISITOR}):
+        reads["PortalConversationsListFunction"] = (query, {})
+        for function, (sent, more) in reads.items():
+            portal.call(function, token=who.token, params=params | more, query=sent)  # warm
+            with recorder.record():
+                result = portal.call(function, token=who.token, params=params | more, query=sent)
+            assert result.status == 200, result.body
+            assert Counter(str(c) for c in recorder.calls) == Counter(
+                {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1}), function  # fmt: skip
+            assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:main": 1}), function
+    with recorder.record():
+        erased = portal.call("PortalConversationsEraseFunction", token=who.token, params=params,
+                             query={"client": VISITOR})  # fmt: skip
+    assert (erased.status, erased.json()) == (200, {"deleted": 3})
+    assert Counter(str(c) for c in recorder.calls) == Counter({
+        "GetItem:main": 1,  # the session
+        "BatchGetItem:main": 1,  # membership, workspace and the agent
+        "Query:main": 1,  # everything the visitor stored with the agent (keys only)
+        "TransactWriteItems:main": 1,  # their deletion and the audit entry
     })  # fmt: skip

@@ -60,7 +60,8 @@ def test_a_turn_is_stored_under_its_thread(storing, aws) -> None:
     assert RFC3339_MS.match(turn["createdAt"]) and "expiresAt" not in turn  # kept: no retention set
     # Its thread's item, written with it: the row the management plane lists.
     thread = stored(aws, storing.agent.id, keys.visitor_threads_prefix(CLIENT))[
-        keys.thread(storing.agent.id, CLIENT, "thr_visit-1")["sk"]]
+        keys.thread(storing.agent.id, CLIENT, "thr_visit-1")["sk"]
+    ]
     assert (thread["startedAt"], thread["lastAt"]) == (turn["createdAt"], turn["createdAt"])
     assert thread["gsi1sk"] == f"{turn['createdAt']}#{CLIENT}#thr_visit-1"
     assert conversation_keys(aws, f"workspaces/{storing.ws.id}/") == []  # nothing in the object store

@@ -159,8 +159,9 @@ def test_an_erasure_removes_every_turn_of_the_visitor_and_is_audited(studio: Stu
     assert [e.count for e in studio.audit() if e.action == "conversation.erase"] == [0, 3]
 
 
-def test_a_large_erasure_takes_several_transactions_each_audited(studio: Studio, agent: str,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_large_erasure_takes_several_transactions_each_audited(
+    studio: Studio, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(erasure, "BATCH", 4)  # 2 threads + 9 turns: 11 items, 3 transactions
     for n in range(9):
         turn_at(studio, agent, f"thr_{n % 2}", f"2026-03-01T10:{n:02d}:00.000Z")
@@ -180,7 +181,7 @@ def test_owners_and_admins_only(studio: Studio, agent: str) -> None:
     admin, member, stranger = studio.member("admin@example.com", "admin"), studio.member(), studio.stranger()
     assert len(admin.ok(LIST, agent_id=agent)["threads"]) == 1
     assert admin.ok(GET, agent_id=agent, thread_key="thr_x", query={"client": VISITOR})["turns"]
-    calls = [(LIST, {}), (GET, {"thread_key": "thr_x", "query": {"client": VISITOR}}),
+    calls: list[tuple[str, dict[str, Any]]] = [(LIST, {}), (GET, {"thread_key": "thr_x", "query": {"client": VISITOR}}),
              (ERASE, {"query": {"client": VISITOR}})]  # fmt: skip
     for function, request in calls:
         assert_error(member.call(function, agent_id=agent, **request), 403, "FORBIDDEN")

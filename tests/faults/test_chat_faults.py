@@ -73,7 +73,7 @@ class ChatScenario:
         platform_providers.reset()
         seed = Seeder(world.aws.dynamodb)
         workspace = seed.workspace(seed.user(f"{new_id('o').lower()}@example.com", plan="pro"), "Shop")
-        stored = workspace.model_copy(update={"store_conversations": True})  # the transcript is an S3 write
+        stored = workspace.model_copy(update={"store_conversations": True})  # the transcript is a transaction more
         WorkspaceStore(world.aws.dynamodb, get_settings().main_table).put_workspace(stored)
         agent = seed.agent(workspace, slug="helper")
         seed.items(agent.id, [{"name": "Waxed rain jacket", "kind": "document", "folder": "catalogue"}])

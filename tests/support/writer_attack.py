@@ -1,6 +1,6 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 32 routes (every method and path of authoring.md the service has, with the
+``ROUTES`` is each of the writer's 35 routes (every method and path of authoring.md the service has, with the
 three reads decisions.md adds) once, with a valid body; a ``World`` is the ids a route names (a workspace, its
 agent, post, item, brand, workflow and an object path), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
@@ -33,6 +33,7 @@ class World:
     brand: str
     workflow: str
     path: str
+    thread: str = "thr_attack"  # a stored conversation's thread key (read with ``VISITOR``)
 
     def but(self, **ids: str) -> World:
         return replace(self, **ids)
@@ -43,8 +44,9 @@ UNKNOWN = World(
     workspace="ws_01AAAAAAAAAAAAAAAAAAAAAAAA", agent="prj_01AAAAAAAAAAAAAAAAAAAAAAAA",
     post="post_01AAAAAAAAAAAAAAAAAAAAAAAA", item="item_01AAAAAAAAAAAAAAAAAAAAAAAA",
     brand="brd_01AAAAAAAAAAAAAAAAAAAAAAAA", workflow="wf_01AAAAAAAAAAAAAAAAAAAAAAAA",
-    path="assets/no-such-object.png",
+    path="assets/no-such-object.png", thread="thr_no-such-thread",
 )  # fmt: skip
+VISITOR = "attack-visitor-000000000001"  # a chat visitor's ``client``, for the conversations' routes
 ID_NAMES = tuple(f.name for f in fields(World) if f.name != "workspace")
 
 
@@ -54,6 +56,7 @@ class Route:
     template: str  # after /api/workspaces/{workspace}
     body: Callable[[World], Any] | None = None
     managers_only: bool = False  # a read for owners and admins (the audit log): a member is refused it too
+    query: str = ""  # the query string a route needs (``?client=`` of the conversations' routes)
 
     @property
     def write(self) -> bool:
@@ -75,7 +78,7 @@ class Route:
 
     def path(self, world: World) -> str:
         ids = {name: getattr(world, name) for name in ID_NAMES} | {"path": quote(world.path, safe="/")}
-        return f"/api/workspaces/{quote(world.workspace, safe='')}" + self.template.format(**ids)
+        return f"/api/workspaces/{quote(world.workspace, safe='')}" + self.template.format(**ids) + self.query
 
     def call(self, service: LocalService, world: World, jwt: str, **headers: str) -> Reply:
         body = self.body(world) if self.body else None
@@ -116,6 +119,9 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/objects/{path}"),
     Route("DELETE", "/objects/{path}"),
     Route("GET", "/audit", managers_only=True),
+    Route("GET", "/agents/{agent}/conversations", managers_only=True),
+    Route("GET", "/agents/{agent}/conversations/{thread}", managers_only=True, query=f"?client={VISITOR}"),
+    Route("DELETE", "/agents/{agent}/conversations", query=f"?client={VISITOR}"),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)

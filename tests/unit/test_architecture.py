@@ -23,7 +23,7 @@ DEPENDS_ON = {
     "agents": {"audit", "brands", "items", "posts", "workflows", "workspaces"},
     "audit": set(),
     "brands": {"audit", "workspaces"},
-    "chat": {"agents", "brands", "credits", "items", "knowledge", "posts", "workspaces"},
+    "chat": {"agents", "audit", "brands", "credits", "items", "knowledge", "posts", "workspaces"},
     "credits": set(),
     "identity": set(),
     "items": {"audit", "objects", "workspaces"},

@@ -10,7 +10,7 @@ from tests.support.portal import assert_error
 
 KNOWN = sorted({r.path for r in stack().routes("PortalApi") if r.function != "PortalFallbackFunction"})
 SAMPLE_PARAMS = {"workspaceId": "ws_01JDSOMEWORKSPACE000000000", "keyId": "key_01JDSOMEKEY00000000000000",
-                 "provider": "google"}  # fmt: skip
+                 "provider": "google", "agentId": "prj_01JDSOMEAGENT000000000000", "threadKey": "thr_1"}  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +34,7 @@ def fallback(resource: str, method: str, token: str | None = None):
 def test_every_portal_path_has_a_fallback_route() -> None:
     ours = {r.path for r in stack().routes("PortalApi") if r.function == "PortalFallbackFunction"}
     assert ours == set(KNOWN) | {"/{proxy+}"}
-    assert {"/api/workspaces/{workspaceId}/keys/{keyId}", "/api/credits/history"} <= set(KNOWN) and len(KNOWN) == 37
+    assert {"/api/workspaces/{workspaceId}/keys/{keyId}", "/api/credits/history"} <= set(KNOWN) and len(KNOWN) == 39
 
 
 @pytest.mark.parametrize("resource", KNOWN)

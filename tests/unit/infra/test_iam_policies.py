@@ -354,8 +354,10 @@ def test_chat_may_invoke_only_its_parameters_model() -> None:
     assert can(chat, "bedrock-runtime", "ConverseStream", modelId=model, messages=[])
     assert not can(chat, "bedrock-runtime", "ConverseStream", modelId="anthropic.claude-3-opus-20240229-v1:0")
     assert not can(chat, "bedrock-runtime", "Converse", modelId=model, messages=[])  # InvokeModel: not granted
+    # Stored turns are table items now: the chat writes nothing to, and reads nothing of, the bucket's conversations.
     key = "workspaces/w1/conversations/a1/c/t1.json"
-    assert can(chat, "s3", "PutObject", Bucket=BUCKET, Key=key) and can(chat, "s3", "GetObject", Bucket=BUCKET, Key=key)
+    assert not can(chat, "s3", "PutObject", Bucket=BUCKET, Key=key) and not can(chat, "s3", "GetObject", Bucket=BUCKET,
+                                                                                 Key=key)  # fmt: skip
     assert not can(chat, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/projects/p.json")
 
 

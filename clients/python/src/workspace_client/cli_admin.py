@@ -6,6 +6,7 @@ log, so the README's journey needs no curl. Each prints one line per thing, or w
     workspace-client keys list|mint|revoke --workspace ws_… [--name N --origin URL… --rate-limit N | KEY_ID]
     workspace-client agents list --workspace ws_…
     workspace-client audit --workspace ws_… [--limit N] [--all]
+    workspace-client conversations export --workspace ws_… --agent prj_… [...]   (``cli_conversations``)
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
                     help="the workspace's audit log, newest first (owners and admins)")  # fmt: skip
     audit.add_argument("--limit", type=int, default=50, metavar="N", help="entries a page (1-200, default 50)")
     audit.add_argument("--all", action="store_true", help="every page, not only the newest")
+
+    from . import cli_conversations
+
+    cli_conversations.add_commands(commands, in_workspace, signed_in)
 
 
 def _run(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], object], args: argparse.Namespace) -> int:

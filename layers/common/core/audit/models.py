@@ -11,7 +11,8 @@ from core.platform.write_fields import ListQuery
 
 class AuditEntry(ApiModel):
     """One write: who (``actorId``, a user id), what (``action``, as ``key.mint``), on what (``target``, an id or an
-    object's path) and in which request (API Gateway's ``requestId``). Never a secret, a prompt or a body."""
+    object's path) and in which request (API Gateway's ``requestId``); ``count`` for a write that removes many
+    (the turns a conversation erasure erased). Never a secret, a prompt or a body."""
 
     id: str
     action: str
@@ -19,6 +20,7 @@ class AuditEntry(ApiModel):
     target: str
     request_id: str
     created_at: str
+    count: int | None = Field(None, description="how many the write removed, where it says (conversation.erase: turns)")
 
 
 class AuditPage(ApiModel):

@@ -15,3 +15,4 @@ class AuditRecord(Record):
     target: str
     request_id: str
     created_at: str
+    count: int | None = None  # how many things the write removed, where that is its point (turns erased)

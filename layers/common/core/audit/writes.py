@@ -45,11 +45,12 @@ class Author:
     status: int = 200
 
 
-def audit_record(author: Author, workspace_id: str, action: str, target: str) -> AuditRecord:
-    """The entry of ``author``'s write ``action`` on ``target``: who, what, on what, in which request, when."""
+def audit_record(author: Author, workspace_id: str, action: str, target: str, count: int | None = None) -> AuditRecord:
+    """The entry of ``author``'s write ``action`` on ``target``: who, what, on what, in which request, when (and
+    ``count``, for a write that removes many things: how many)."""
     return AuditRecord(
         id=new_id("aud"), workspace_id=workspace_id, action=action, actor_id=author.user_id, target=target,
-        request_id=author.request_id, created_at=now_iso(),
+        request_id=author.request_id, created_at=now_iso(), count=count,
     )  # fmt: skip
 
 
@@ -60,17 +61,22 @@ class Write:
         self._author, self._workspace_id, self._action = author, workspace_id, action
         self._claim, self._audit = claim, audit
 
-    def also(self, target: str, answer: ApiModel, *, workspace_id: str | None = None) -> Also:
+    def also(self, target: str, answer: ApiModel, *, count: int | None = None, workspace_id: str | None = None) -> Also:
         """The audit entry of this write on ``target`` and, with an Idempotency-Key, the record of its ``answer``.
         ``workspace_id``: the workspace whose log holds the entry, when the route does not name it (an invitation's
         acceptance learns it from the token)."""
-        entry = audit_record(self._author, workspace_id or self._workspace_id, self._action, target)
         completion = self._claim.completion(answer) if self._claim else None
-        return Also(audit=self._audit.entry(entry), completion=completion)
+        return Also(audit=self.entry(target, count, workspace_id=workspace_id).audit, completion=completion)
 
-    def record(self, target: str, answer: ApiModel) -> None:
+    def entry(self, target: str, count: int | None, *, workspace_id: str | None = None) -> Also:
+        """The audit entry alone, for one of the several transactions of a write too large for one (an erasure):
+        each records what it removed (``count``), and only the last completes the Idempotency-Key's record."""
+        record = audit_record(self._author, workspace_id or self._workspace_id, self._action, target, count)
+        return Also(audit=self._audit.entry(record))
+
+    def record(self, target: str, answer: ApiModel, *, count: int | None = None) -> None:
         """For a write outside DynamoDB (an object's deletion): its entry and record, right after it."""
-        self._audit.commit(self.also(target, answer))
+        self._audit.commit(self.also(target, answer, count=count))
 
     def unchanged[R](self, target: str, answer: ApiModel, record: R) -> R:
         """A write that found ``record`` already as asked: its entry (and record) alone, then ``record``."""

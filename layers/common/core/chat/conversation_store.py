@@ -1,51 +1,63 @@
-"""Stored chat turns, for workspaces with ``storeConversations``: one S3 object per turn.
+"""Stored chat turns, for workspaces with ``storeConversations``: what the chat itself writes and reads back.
 
-Under ``workspaces/<id>/conversations/<agentId>/<client>/<threadKey>/<turnId>.json``: inside
-the workspace's prefix, so deleting the workspace purges them; outside the read plane's
-allowlist, so no workspace key can read them back through ``/v1/r2``; and under the
-visitor's ``client`` hash, so a thread resumes only for the visitor who had it (thread
-keys may be chosen by clients, and guessed).
+Each turn is an item of its agent's conversations partition (``core.platform.main_table.turn``), under its visitor
+and thread, written in one transaction with its thread's item (``main_table.thread``): the row the management
+plane lists, most recent first, through ``gsi1``. So no thread is ever listed without its turn, and the turn costs
+the chat one call, as the S3 object it replaced did (docs/data-model.md). Under the visitor's ``client`` hash, so a
+thread resumes only for the visitor who had it (thread keys may be chosen by clients, and guessed). The
+management plane's reads and the erasure are ``thread_store.py``'s.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from core.platform.dynamo import translate_errors
+from core.chat.retention import DAY_COUNT, DAY_FIRST, day_of, expires_at
+from core.platform import main_table as keys
+from core.platform.dynamo import query_all, to_item
+from core.platform.transactions import Transaction
 
 RESUMED_TURNS = 6  # a resumed thread brings back its last six turns (twelve messages)
 
 
-def _thread_prefix(workspace_id: str, agent_id: str, client: str, thread_key: str) -> str:
-    return f"workspaces/{workspace_id}/conversations/{agent_id}/{client}/{thread_key}/"
-
-
 class ConversationStore:
-    def __init__(self, client: Any, bucket: str):
-        self._s3 = client
-        self._bucket = bucket
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
 
-    def save(self, workspace_id: str, turn: dict[str, Any]) -> None:
-        """Store ``turn`` (with its ``agentId``, ``client``, ``threadKey`` and ``turnId``)."""
-        prefix = _thread_prefix(workspace_id, turn["agentId"], turn["client"], turn["threadKey"])
-        key = f"{prefix}{turn['turnId']}.json"
-        with translate_errors("PutObject"):
-            self._s3.put_object(
-                Bucket=self._bucket, Key=key, Body=json.dumps(turn).encode(), ContentType="application/json"
-            )
+    def save(self, workspace_id: str, turn: dict[str, Any], retention_days: int | None) -> None:
+        """Store ``turn`` (its ``agentId``, ``client``, ``threadKey``, ``turnId``, ``createdAt``, ...) and move its
+        thread: last turn, the day's count, and a TTL that follows the last turn (``core.chat.retention``)."""
+        agent_id, client, thread_key, at = turn["agentId"], turn["client"], turn["threadKey"], turn["createdAt"]
+        expiry = expires_at(at, retention_days)
+        item = turn | {"workspaceId": workspace_id} | ({"expiresAt": expiry} if expiry is not None else {})
+        index = keys.threads_index(agent_id, at, client, thread_key)
+        sets = [
+            "workspaceId = :ws", "agentId = :agent", "#client = :client", "threadKey = :thread", "lastAt = :at",
+            "startedAt = if_not_exists(startedAt, :at)", "gsi1pk = :gpk", "gsi1sk = :gsk",
+            "#count = if_not_exists(#count, :zero) + :one", "#first = if_not_exists(#first, :at)",
+        ]  # fmt: skip
+        expression = "SET " + ", ".join([*sets, "expiresAt = :expiry"] if expiry is not None else sets)
+        if expiry is None:
+            expression += " REMOVE expiresAt"  # kept for good now: an older turn's TTL must not take the thread
+        values = {":ws": workspace_id, ":agent": agent_id, ":client": client, ":thread": thread_key, ":at": at,
+                  ":gpk": index["gsi1pk"], ":gsk": index["gsi1sk"], ":zero": 0, ":one": 1}  # fmt: skip
+        tx = Transaction(self._table).put(keys.turn(agent_id, client, thread_key, turn["turnId"]) | item)
+        tx.update(
+            keys.thread(agent_id, client, thread_key), expression,
+            values=values | ({":expiry": expiry} if expiry is not None else {}),
+            names={"#client": "client", "#count": DAY_COUNT + day_of(at), "#first": DAY_FIRST + day_of(at)},
+        )  # fmt: skip
+        tx.commit_or_raise(self._db)
 
-    def recent_turns(self, workspace_id: str, agent_id: str, client: str, thread_key: str) -> list[str]:
-        """The keys of the visitor's thread's last turns, oldest first (turn ids sort by time): one listing."""
-        prefix = _thread_prefix(workspace_id, agent_id, client, thread_key)
-        keys: list[str] = []
-        with translate_errors("ListObjectsV2"):
-            for page in self._s3.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix):
-                keys += [o["Key"] for o in page.get("Contents", [])]
-        return sorted(keys)[-RESUMED_TURNS:]
-
-    def messages(self, turn_key: str) -> list[tuple[str, str]]:
-        """One stored turn as its (role, text) messages: the visitor's prompt, then the reply."""
-        with translate_errors("GetObject"):
-            turn = json.loads(self._s3.get_object(Bucket=self._bucket, Key=turn_key)["Body"].read())
-        return [("user", turn["prompt"]), ("assistant", turn["reply"])]
+    def recent(self, agent_id: str, client: str, thread_key: str, first_day: str) -> list[tuple[str, str]]:
+        """The visitor's thread's last turns still kept (stored on ``first_day`` or later) as (role, text) messages,
+        oldest first: one Query, newest first, of six turns."""
+        rows = query_all(self._db, {
+            "TableName": self._table, "ScanIndexForward": False, "Limit": RESUMED_TURNS,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :thread)",
+            "ExpressionAttributeValues": to_item({":pk": keys.conversations_partition(agent_id),
+                                                  ":thread": keys.thread_turns_prefix(client, thread_key)}),
+        }, RESUMED_TURNS)  # fmt: skip
+        kept = [row for row in reversed(rows) if day_of(row["createdAt"]) >= first_day]
+        return [message for row in kept for message in (("user", row["prompt"]), ("assistant", row["reply"]))]

@@ -9,6 +9,8 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.chat.conversations import ConversationReader
+    from core.chat.erasure import ConversationEraser
     from core.chat.model import ChatModel
     from core.chat.service import ChatService
 
@@ -41,10 +43,32 @@ def service() -> ChatService:
         limiter=SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
         credits=credits.billing(),
         model=model,
-        conversations=ConversationStore(aws.s3(), settings.content_bucket),
+        conversations=ConversationStore(aws.dynamodb(), settings.main_table),
         retriever=knowledge.retriever(),
         price=settings.chat_credits_per_turn,
         visitor_limit=settings.chat_visitor_turns_per_minute,
         max_tokens=settings.chat_max_tokens,
         keepalive_seconds=settings.chat_keepalive_seconds,
     )
+
+
+@per_container
+def conversations() -> ConversationReader:
+    """Stored conversations read back by owners and admins (the management plane; the chat never builds it)."""
+    from core.chat.conversations import ConversationReader
+    from core.chat.thread_store import ThreadStore
+    from core.workspaces import providers as workspaces
+
+    access = workspaces.access()
+    return ConversationReader(ThreadStore(aws.dynamodb(), get_settings().main_table), access.agent_writer)
+
+
+@per_container
+def eraser() -> ConversationEraser:
+    from core.audit import providers as audit
+    from core.chat.erasure import ConversationEraser
+    from core.chat.thread_store import ThreadStore
+    from core.workspaces import providers as workspaces
+
+    store = ThreadStore(aws.dynamodb(), get_settings().main_table)
+    return ConversationEraser(workspaces.access(), store, audit.writes())

@@ -19,6 +19,7 @@ from core.chat.model import ChatModel, ModelRequest, Usage
 from core.chat.models import ChatRequest
 from core.chat.ports import Conversations
 from core.chat.prompt import build_context, conversation, system_prompt
+from core.chat.retention import first_kept_day
 from core.chat.stream import ChatStream
 from core.credits.billing import Billing
 from core.knowledge.index import Passage
@@ -99,9 +100,10 @@ class ChatService:
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip
 
-        def store(reply: str, usage: Usage | None, complete: bool) -> None:
+        def store(reply: str, usage: Usage | None, complete: bool) -> None:  # only a delivered turn: it was charged
             tokens = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens} if usage else None
-            self._store(workspace.id, transcript | {"reply": reply, "usage": tokens, "complete": complete})
+            turn = transcript | {"reply": reply, "usage": tokens, "complete": complete, "credits": hold.amount}
+            self._store(workspace, turn)
 
         return ChatStream(
             turn_id=turn_id, thread_key=thread_key, hold=hold, model=model, request=model_request,
@@ -125,14 +127,15 @@ class ChatService:
     ) -> list[tuple[str | None, str]]:
         history: list[tuple[str | None, str]] = [(entry.role, entry.content) for entry in request.history]
         if not history and request.thread_key and workspace.store_conversations:  # resume it on the server
-            turns = self._conversations.recent_turns(workspace.id, agent.id, request.client, request.thread_key)
-            read = together.run(*[lambda key=key: self._conversations.messages(key) for key in turns])
-            history = [message for turn in read for message in turn.result()]  # the turns read together
+            first_day = first_kept_day(workspace.conversation_retention_days)  # turns past retention are gone
+            history = list(self._conversations.recent(agent.id, request.client, request.thread_key, first_day))
         return history
 
-    def _store(self, workspace_id: str, turn: dict[str, Any]) -> None:
+    def _store(self, workspace: WorkspaceRecord, turn: dict[str, Any]) -> None:
         try:
-            self._conversations.save(workspace_id, turn | {"createdAt": now_iso()})
+            self._conversations.save(
+                workspace.id, turn | {"createdAt": now_iso()}, workspace.conversation_retention_days
+            )
         except Exception:  # the visitor has their answer; a lost transcript must not fail the turn
             logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})
 

@@ -184,3 +184,39 @@ def agent_purge(workspace_id: str, agent_id: str) -> dict[str, str]:
 def user_memberships(user_id: str) -> tuple[str, str]:
     """(gsi1pk, gsi1sk prefix) of a user's membership items."""
     return f"USER#{user_id}", "MEMBER#"
+
+
+# Stored conversations (core.chat): every thread and turn of an agent's visitors in one partition, the visitor
+# (``client``) leading the sort key, so a visitor's erasure is one Query and a thread's turns one range. ``client``
+# and thread keys never hold ``#`` (core.chat.models.ChatRequest), so each prefix ends exactly where it should.
+
+
+def conversations_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#CONVERSATIONS"
+
+
+def visitor_prefix(client: str) -> str:
+    return f"VISITOR#{client}#"
+
+
+def visitor_threads_prefix(client: str) -> str:
+    return f"{visitor_prefix(client)}THREAD#"
+
+
+def thread_turns_prefix(client: str, thread_key: str) -> str:
+    """A thread's turns, oldest first (turn ids are ULIDs). ``THREAD#`` sorts before ``TURN#``: a visitor's thread
+    items come before their turns in a Query, so an erasure deletes the listing's rows first."""
+    return f"{visitor_prefix(client)}TURN#{thread_key}#"
+
+
+def thread(agent_id: str, client: str, thread_key: str) -> dict[str, str]:
+    return {"pk": conversations_partition(agent_id), "sk": f"{visitor_threads_prefix(client)}{thread_key}"}
+
+
+def turn(agent_id: str, client: str, thread_key: str, turn_id: str) -> dict[str, str]:
+    return {"pk": conversations_partition(agent_id), "sk": f"{thread_turns_prefix(client, thread_key)}{turn_id}"}
+
+
+def threads_index(agent_id: str, last_at: str, client: str, thread_key: str) -> dict[str, str]:
+    """``gsi1``: an agent's threads by their last turn, so "most recent first" is one descending Query."""
+    return {"gsi1pk": f"AGENT#{agent_id}#THREADS", "gsi1sk": f"{last_at}#{client}#{thread_key}"}

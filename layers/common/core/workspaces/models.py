@@ -33,6 +33,9 @@ class Workspace(ApiModel):
     default_brand_id: str
     listed: bool
     store_conversations: bool
+    conversation_retention_days: int | None = Field(
+        None, description="stored chat turns are removed this many days after their day (null: kept)"
+    )
     updated_at: str
 
 

@@ -35,9 +35,9 @@ class WorkspaceSettingsService:
                 if new == old:
                     return write.unchanged(f"workspace:{workspace_id}", self._answer(old), old)
                 new = new.model_copy(update={"updated_at": now_iso(), "version": old.version + 1})
-                changed = {
-                    name: value for name, value in new.attributes().items() if value != old.attributes().get(name)
-                }
+                before, after = old.attributes(), new.attributes()
+                # An attribute cleared (``conversationRetentionDays: null``) is absent from ``after``: None removes it.
+                changed = {name: after.get(name) for name in before | after if after.get(name) != before.get(name)}
                 changed.pop("version")
                 self._settings.update(
                     workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", self._answer(new)),

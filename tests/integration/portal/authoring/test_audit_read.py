@@ -45,7 +45,7 @@ def test_every_write_is_read_back_newest_first_page_by_page(studio: Studio) -> N
     stored = studio.audit(500)  # straight from the table, newest first
     assert len(stored) == len(WRITES) + 1  # and the first agent's creation
     wire = [{"id": e.id, "action": e.action, "actorId": e.actor_id, "target": e.target, "requestId": e.request_id,
-             "createdAt": e.created_at} for e in stored]  # fmt: skip
+             "createdAt": e.created_at, "count": e.count} for e in stored]  # fmt: skip
     first = studio.ok(READ)
     assert first == {"entries": wire, "nextCursor": None}  # the default page (50) holds them all
     assert [e["action"] for e in wire][:2] == [WRITES[-1].action, WRITES[-2].action]

@@ -1,6 +1,6 @@
 """Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
 anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
-are 404 like unknown ones. Table-driven over all 38 functions, so a route added without a row here fails the
+are 404 like unknown ones. Table-driven over all 41 functions, so a route added without a row here fails the
 completeness test."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from tests.support.lambdas import stack
 from tests.support.members import invite, joined
 from tests.support.portal import Portal
 
-World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user
+World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user, thread
+VISITOR = "visitor-of-the-table-0001"  # a chat visitor's ``client``
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,8 @@ class Route:
     write: bool
     ids: tuple[str, ...] = ()  # which of the world's ids the path names
     body: Callable[[World], Any] | None = None
-    managers_only: bool = False  # a read a member is refused (the audit log)
+    managers_only: bool = False  # a read a member is refused (the audit log, stored conversations)
+    query: dict[str, str] | None = None
 
 
 ROUTES: dict[str, Route] = {
@@ -68,6 +70,9 @@ ROUTES: dict[str, Route] = {
     "PortalMemberUpdateFunction": Route(True, ("user",), lambda w: {"role": "admin"}),
     "PortalMemberRemoveFunction": Route(True, ("user",)),
     "PortalWorkspaceTransferFunction": Route(True, body=lambda w: {"userId": w["user"]}),
+    "PortalConversationsListFunction": Route(False, ("agent",), managers_only=True),
+    "PortalConversationGetFunction": Route(False, ("agent", "thread"), managers_only=True, query={"client": VISITOR}),
+    "PortalConversationsEraseFunction": Route(True, ("agent",), query={"client": VISITOR}),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -98,6 +103,7 @@ def build_world(studio: Studio) -> World:
         "path": "assets/logo.png",
         "invitation": invite(studio, "invited@example.com")["id"],
         "user": joined(studio, "joined@example.com", "admin").who.user_id,
+        "thread": "thr_table",
     }
 
 
@@ -113,9 +119,10 @@ def world(owner: Studio) -> World:
 
 def request(route: Route, world: World, *, body: Any = None) -> dict[str, Any]:
     """The keyword arguments of ``Studio.call`` for ``route`` in ``world`` (``body`` instead of the route's)."""
-    ids = {name if name == "path" else f"{name}_id": world[name] for name in route.ids}
+    ids = {name if name == "path" else "thread_key" if name == "thread" else f"{name}_id": world[name]
+           for name in route.ids}  # fmt: skip
     sent = body if body is not None else (route.body(world) if route.body else None)
-    return ids | ({"body": sent} if sent is not None else {})
+    return ids | ({"body": sent} if sent is not None else {}) | ({"query": route.query} if route.query else {})
 
 
 def answers(studio: Studio, world: World, functions: list[str], *, body: Any = None) -> dict[str, tuple[int, str]]:
@@ -130,7 +137,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (38, 27, 9, 29)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (41, 28, 9, 32)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:

@@ -39,7 +39,7 @@ def test_every_setting_changes_and_the_answer_has_every_field(studio: Studio) ->
     }  # fmt: skip
     assert set(after) == {"id", "name", "slug", "type", "origin", "ownerId", "createdAt", "storageConfig",
                           "wrapConfig", "defaultWorkflowId", "defaultBrandId", "listed", "storeConversations",
-                          "updatedAt"}  # fmt: skip
+                          "conversationRetentionDays", "updatedAt"}  # fmt: skip
     assert after["slug"] == before["slug"] == "acme-coffee" and after["updatedAt"] > before["updatedAt"]
     assert studio.workspace() == after
     assert patch(studio, {"listed": False})["listed"] is False and studio.workspace()["storeConversations"] is True

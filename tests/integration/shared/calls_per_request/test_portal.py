@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.authoring import Studio
 from tests.support.call_recorder import Recorder
+from tests.support.conversations import VISITOR, store_turn
 from tests.support.ledger_checks import ledger_repository
 from tests.support.members import ACCEPT, INVITE, REMOVE, ROLE, TRANSFER, invite, joined, link_token
 from tests.support.portal import Portal, Session
@@ -104,3 +105,40 @@ def test_members_and_invitations_writes(portal: Portal, recorder: Recorder) -> N
         assert Counter(str(c) for c in recorder.calls) == Counter(checked), function
         assert recorder.issued_together() == Counter({"BatchGetItem:main": 2}), function
     assert studio.call(INVITE, body={"email": "x@example.com", "role": "admin"}).status == 403  # an admin now
+
+
+def test_stored_conversations(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:
+    """Listing an agent's threads (every visitor's, or one's), reading one and erasing a visitor: the session, then
+    the access check with the agent beside the read it guards; the erasure's Query waits for the check (a stranger
+    must not cost a read of another's conversations), then one transaction with its audit entry."""
+    who, workspace_id = owner
+    created = portal.call("PortalAgentCreateFunction", token=who.token, params={"workspaceId": workspace_id},
+                          body={"name": "Barista"})  # fmt: skip
+    agent_id = created.json()["agent"]["id"]
+    for n in range(3):
+        store_turn(portal.aws.dynamodb, workspace_id, agent_id, f"thr_{n}", f"2026-03-01T10:0{n}:00.000Z")
+    params = {"workspaceId": workspace_id, "agentId": agent_id}
+    reads = {
+        "PortalConversationsListFunction": ({"limit": "2"}, {}),
+        "PortalConversationGetFunction": ({"client": VISITOR}, {"threadKey": "thr_1"}),
+    }
+    for query in ({"limit": "2"}, {"limit": "2", "client": VISITOR}):
+        reads["PortalConversationsListFunction"] = (query, {})
+        for function, (sent, more) in reads.items():
+            portal.call(function, token=who.token, params=params | more, query=sent)  # warm
+            with recorder.record():
+                result = portal.call(function, token=who.token, params=params | more, query=sent)
+            assert result.status == 200, result.body
+            assert Counter(str(c) for c in recorder.calls) == Counter(
+                {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:main": 1}), function  # fmt: skip
+            assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:main": 1}), function
+    with recorder.record():
+        erased = portal.call("PortalConversationsEraseFunction", token=who.token, params=params,
+                             query={"client": VISITOR})  # fmt: skip
+    assert (erased.status, erased.json()) == (200, {"deleted": 3})
+    assert Counter(str(c) for c in recorder.calls) == Counter({
+        "GetItem:main": 1,  # the session
+        "BatchGetItem:main": 1,  # membership, workspace and the agent
+        "Query:main": 1,  # everything the visitor stored with the agent (keys only)
+        "TransactWriteItems:main": 1,  # their deletion and the audit entry
+    })  # fmt: skip

@@ -86,7 +86,8 @@ class ApiKey(ApiModel):
 
 class AuditEntry(ApiModel):
     """One write: who (``actorId``, a user id), what (``action``, as ``key.mint``), on what (``target``, an id or an
-    object's path) and in which request (API Gateway's ``requestId``). Never a secret, a prompt or a body.
+    object's path) and in which request (API Gateway's ``requestId``); ``count`` for a write that removes many
+    (the turns a conversation erasure erased). Never a secret, a prompt or a body.
     """
 
     id: str = Field(alias="id")
@@ -95,6 +96,7 @@ class AuditEntry(ApiModel):
     target: str = Field(alias="target")
     request_id: str = Field(alias="requestId")
     created_at: str = Field(alias="createdAt")
+    count: int | None = Field(alias="count")
 
 
 class AuditPage(ApiModel):
@@ -174,6 +176,10 @@ class Empty(ApiModel):
     """``{}``: key revocation and sign-out."""
 
     pass
+
+
+class Erasure(ApiModel):
+    deleted: int = Field(alias="deleted")
 
 
 class Error(ApiModel):
@@ -472,6 +478,31 @@ class StoredObject(ApiModel):
     updated_at: str = Field(alias="updatedAt")
 
 
+class StoredTurn(ApiModel):
+    turn_id: str = Field(alias="turnId")
+    prompt: str = Field(alias="prompt")
+    reply: str = Field(alias="reply")
+    credits: int = Field(alias="credits")
+    created_at: str = Field(alias="createdAt")
+
+
+class Thread(ApiModel):
+    thread_key: str = Field(alias="threadKey")
+    client: str = Field(alias="client")
+    turns: int = Field(alias="turns")
+    started_at: str = Field(alias="startedAt")
+    last_at: str = Field(alias="lastAt")
+
+
+class ThreadPage(ApiModel):
+    threads: list[Thread] = Field(alias="threads")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class ThreadTurns(ApiModel):
+    turns: list[StoredTurn] = Field(alias="turns")
+
+
 class TokenResponse(ApiModel):
     token: str = Field(alias="token")
 
@@ -531,6 +562,7 @@ class Workspace(ApiModel):
     default_brand_id: str = Field(alias="defaultBrandId")
     listed: bool = Field(alias="listed")
     store_conversations: bool = Field(alias="storeConversations")
+    conversation_retention_days: int | None = Field(alias="conversationRetentionDays")
     updated_at: str = Field(alias="updatedAt")
 
 
@@ -559,6 +591,7 @@ class WorkspaceUpdate(ApiModel):
     name: str | None = Field(None, alias="name")
     listed: bool | None = Field(None, alias="listed")
     store_conversations: bool | None = Field(None, alias="storeConversations")
+    conversation_retention_days: int | None = Field(None, alias="conversationRetentionDays")
     wrap_config: dict[str, Any] | None = Field(None, alias="wrapConfig")
     default_brand_id: str | None = Field(None, alias="defaultBrandId")
     default_workflow_id: str | None = Field(None, alias="defaultWorkflowId")
@@ -597,6 +630,7 @@ CreditHistory.model_rebuild()
 CreditLedgerEntry.model_rebuild()
 Deleted.model_rebuild()
 Empty.model_rebuild()
+Erasure.model_rebuild()
 Error.model_rebuild()
 FeedPage.model_rebuild()
 IdTokenRequest.model_rebuild()
@@ -634,6 +668,10 @@ SiteDocument.model_rebuild()
 SiteEnvelope.model_rebuild()
 StorageConfig.model_rebuild()
 StoredObject.model_rebuild()
+StoredTurn.model_rebuild()
+Thread.model_rebuild()
+ThreadPage.model_rebuild()
+ThreadTurns.model_rebuild()
 TokenResponse.model_rebuild()
 UploadRequest.model_rebuild()
 UploadTicket.model_rebuild()

@@ -21,6 +21,7 @@ from .models_portal import (
     CreditHistory,
     Deleted,
     Empty,
+    Erasure,
     IdTokenRequest,
     InvitationAccept,
     InvitationCreate,
@@ -50,6 +51,8 @@ from .models_portal import (
     SignInResponse,
     SiteDocument,
     SiteEnvelope,
+    ThreadPage,
+    ThreadTurns,
     TokenResponse,
     UploadRequest,
     UploadTicket,
@@ -407,6 +410,23 @@ class PortalOperations:
             )
         )
 
+    def erase_conversations(
+        self, workspace_id: str, agent_id: str, *, client: str | None = None, idempotency_key: str | None = None
+    ) -> Erasure:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/conversations: Erase a visitor's conversations."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/conversations",
+                response=Erasure,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"client": client},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def get_account(self) -> Account:
         """GET /api/user/account: The signed-in user."""
         return self._call(Operation("GET", "/api/user/account", response=Account, ok=(200,), auth="bearer"))
@@ -427,6 +447,22 @@ class PortalOperations:
     def get_balance(self) -> CreditBalance:
         """GET /api/credits/balance: The caller's credits."""
         return self._call(Operation("GET", "/api/credits/balance", response=CreditBalance, ok=(200,), auth="bearer"))
+
+    def get_conversation(
+        self, workspace_id: str, agent_id: str, thread_key: str, *, client: str | None = None
+    ) -> ThreadTurns:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/conversations/{threadKey}: A stored thread's turns."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/conversations/{threadKey}",
+                response=ThreadTurns,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "threadKey": thread_key},
+                query={"client": client},
+            )
+        )
 
     def get_history(
         self,
@@ -523,6 +559,30 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+            )
+        )
+
+    def list_conversations(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        client: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> ThreadPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/conversations: An agent's stored threads, newest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/conversations",
+                response=ThreadPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"limit": limit, "cursor": cursor, "client": client, "since": since, "until": until},
             )
         )
 
@@ -1014,6 +1074,7 @@ class PortalOperations:
         name: str | None = None,
         listed: bool | None = None,
         store_conversations: bool | None = None,
+        conversation_retention_days: int | None = None,
         wrap_config: dict[str, Any] | None = None,
         default_brand_id: str | None = None,
         default_workflow_id: str | None = None,
@@ -1033,6 +1094,7 @@ class PortalOperations:
                         name=name,
                         listed=listed,
                         store_conversations=store_conversations,
+                        conversation_retention_days=conversation_retention_days,
                         wrap_config=wrap_config,
                         default_brand_id=default_brand_id,
                         default_workflow_id=default_workflow_id,
@@ -1399,6 +1461,23 @@ class AsyncPortalOperations:
             )
         )
 
+    async def erase_conversations(
+        self, workspace_id: str, agent_id: str, *, client: str | None = None, idempotency_key: str | None = None
+    ) -> Erasure:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/conversations: Erase a visitor's conversations."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/conversations",
+                response=Erasure,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"client": client},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def get_account(self) -> Account:
         """GET /api/user/account: The signed-in user."""
         return await self._call(Operation("GET", "/api/user/account", response=Account, ok=(200,), auth="bearer"))
@@ -1420,6 +1499,22 @@ class AsyncPortalOperations:
         """GET /api/credits/balance: The caller's credits."""
         return await self._call(
             Operation("GET", "/api/credits/balance", response=CreditBalance, ok=(200,), auth="bearer")
+        )
+
+    async def get_conversation(
+        self, workspace_id: str, agent_id: str, thread_key: str, *, client: str | None = None
+    ) -> ThreadTurns:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/conversations/{threadKey}: A stored thread's turns."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/conversations/{threadKey}",
+                response=ThreadTurns,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "threadKey": thread_key},
+                query={"client": client},
+            )
         )
 
     async def get_history(
@@ -1517,6 +1612,30 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+            )
+        )
+
+    async def list_conversations(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        client: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> ThreadPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/conversations: An agent's stored threads, newest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/conversations",
+                response=ThreadPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"limit": limit, "cursor": cursor, "client": client, "since": since, "until": until},
             )
         )
 
@@ -2014,6 +2133,7 @@ class AsyncPortalOperations:
         name: str | None = None,
         listed: bool | None = None,
         store_conversations: bool | None = None,
+        conversation_retention_days: int | None = None,
         wrap_config: dict[str, Any] | None = None,
         default_brand_id: str | None = None,
         default_workflow_id: str | None = None,
@@ -2033,6 +2153,7 @@ class AsyncPortalOperations:
                         name=name,
                         listed=listed,
                         store_conversations=store_conversations,
+                        conversation_retention_days=conversation_retention_days,
                         wrap_config=wrap_config,
                         default_brand_id=default_brand_id,
                         default_workflow_id=default_workflow_id,

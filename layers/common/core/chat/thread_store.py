@@ -1,0 +1,67 @@
+"""Stored conversations as the management plane reads and erases them (the chat writes them: ``conversation_store``).
+
+An agent's threads most recent first are one descending Query of ``gsi1`` (the thread items' ``lastAt`` leads its
+sort key); a visitor's threads, a thread's turns and everything a visitor has stored are ranges of the agent's
+conversations partition (``core.platform.main_table``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.platform import main_table as keys
+from core.platform.dynamo import query_all, to_item
+from core.platform.transactions import Also, Transaction
+
+
+class ThreadStore:
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
+
+    def newest(self, agent_id: str, limit: int, *, lower: str | None, upper: str | None) -> list[dict[str, Any]]:
+        """Up to ``limit`` of the agent's thread items, most recent first, whose index key is at least ``lower``
+        and at most ``upper`` (both optional): one Query of ``gsi1``."""
+        index = keys.threads_index(agent_id, "", "", "")["gsi1pk"]
+        condition, values = "gsi1pk = :pk", {":pk": index}
+        if lower is not None and upper is not None:
+            condition, values = (
+                f"{condition} AND gsi1sk BETWEEN :lower AND :upper",
+                values | {":lower": lower, ":upper": upper},
+            )
+        elif lower is not None:
+            condition, values = f"{condition} AND gsi1sk >= :lower", values | {":lower": lower}
+        elif upper is not None:
+            condition, values = f"{condition} AND gsi1sk <= :upper", values | {":upper": upper}
+        request = {"TableName": self._table, "IndexName": "gsi1", "ScanIndexForward": False, "Limit": limit,
+                   "KeyConditionExpression": condition, "ExpressionAttributeValues": to_item(values)}  # fmt: skip
+        return query_all(self._db, request, limit)
+
+    def visitor_threads(self, agent_id: str, client: str) -> list[dict[str, Any]]:
+        """Every thread item of one visitor (a visitor has few: read whole, ordered by the reader)."""
+        return self._range(agent_id, keys.visitor_threads_prefix(client))
+
+    def turns(self, agent_id: str, client: str, thread_key: str) -> list[dict[str, Any]]:
+        """A thread's turns, oldest first."""
+        return self._range(agent_id, keys.thread_turns_prefix(client, thread_key))
+
+    def visitor_keys(self, agent_id: str, client: str) -> list[dict[str, Any]]:
+        """The keys of everything a visitor has stored with the agent: their thread items first, then their turns."""
+        return self._range(agent_id, keys.visitor_prefix(client), projection="pk, sk")
+
+    def delete(self, item_keys: list[dict[str, Any]], also: Also) -> None:
+        """Delete these items and write ``also`` (the audit entry of what they held) in one transaction."""
+        tx = Transaction(self._table)
+        for key in item_keys:
+            tx.delete({"pk": key["pk"], "sk": key["sk"]})
+        tx.carry(also).commit_or_raise(self._db)
+
+    def _range(self, agent_id: str, prefix: str, projection: str | None = None) -> list[dict[str, Any]]:
+        request: dict[str, Any] = {
+            "TableName": self._table, "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.conversations_partition(agent_id), ":prefix": prefix}),
+        }  # fmt: skip
+        if projection is not None:
+            request["ProjectionExpression"] = projection
+        return query_all(self._db, request)

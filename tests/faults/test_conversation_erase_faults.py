@@ -1,0 +1,108 @@
+"""``DELETE …/agents/{agentId}/conversations?client=`` (a visitor's erasure) failed at every AWS call.
+
+The visitor's items are deleted in several transactions here (``BATCH`` lowered to 2: two thread items, then three
+turns over two more), each with its audit entry. Whatever failed: no thread is left whose turns are gone (a thread
+item that remains counts exactly the turns stored under it), the audit entries' counts add up to the turns that are
+gone, there is an entry exactly when something was erased, and the client's retry erases the rest. Another visitor's
+turns are never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.audit.store import AuditStore
+from core.chat import erasure
+from core.chat.retention import DAY_COUNT
+from core.platform.ids import new_id
+from core.platform.settings import get_settings
+from tests.faults.test_mint_faults import signed_in
+from tests.support.conversations import OTHER_VISITOR, VISITOR, is_turn, partition, store_turn
+from tests.support.fault_harness import World, answered, run_case, run_clean
+from tests.support.fault_injection import Call, Fault
+from tests.support.lambdas import HttpResult
+from tests.support.portal import Session
+from tests.support.seed import Seeder
+
+ERASE = "PortalConversationsEraseFunction"
+TURNS = 3
+
+
+@dataclass(frozen=True)
+class Erasing:
+    owner: Session
+    workspace_id: str
+    agent_id: str
+
+
+def erase_entries(world: World, workspace_id: str) -> list[Any]:
+    entries = AuditStore(world.aws.dynamodb, get_settings().main_table).newest(workspace_id, 50)
+    return [e for e in entries if e.action == "conversation.erase"]
+
+
+@dataclass(frozen=True)
+class EraseScenario:
+    name: str = "erase"
+
+    def arrange(self, world: World) -> Erasing:
+        world.monkeypatch.setattr(erasure, "BATCH", 2)
+        owner = signed_in(world, world.portal.seed_user(f"{new_id('o').lower()}@example.com", plan="pro"))
+        user = world.portal.users.get(owner.user_id)
+        assert user is not None  # just seeded
+        seed = Seeder(world.aws.dynamodb)
+        workspace = seed.workspace(user, "Privacy")
+        agent = seed.agent(workspace, slug="helper")
+        for n, thread in enumerate(["thr_a", "thr_b", "thr_a"][:TURNS]):
+            store_turn(world.aws.dynamodb, workspace.id, agent.id, thread, f"2026-03-01T10:0{n}:00.000Z")
+        store_turn(
+            world.aws.dynamodb, workspace.id, agent.id, "thr_a", "2026-03-01T11:00:00.000Z", client=OTHER_VISITOR
+        )
+        return Erasing(owner, workspace.id, agent.id)
+
+    def act(self, world: World, state: Erasing) -> HttpResult:
+        return world.portal.call(ERASE, token=state.owner.token, query={"client": VISITOR},
+                                 params={"workspaceId": state.workspace_id, "agentId": state.agent_id})  # fmt: skip
+
+    def check(self, world: World, state: Erasing) -> int:
+        """The invariants that hold after any attempt; the visitor's turns still stored."""
+        stored = partition(world.aws.dynamodb, state.agent_id)
+        for sk, row in stored.items():
+            if is_turn(sk):
+                continue
+            turns = [t for t in stored if is_turn(t) and t.startswith(sk.replace("#THREAD#", "#TURN#") + "#")]
+            counted = sum(int(v) for k, v in row.items() if k.startswith(DAY_COUNT))
+            assert len(turns) == counted, f"a listed thread without its turns: {sk}"
+        left = sum(1 for sk in stored if is_turn(sk) and VISITOR in sk)
+        visitor_items = sum(1 for sk in stored if VISITOR in sk)
+        assert sum(1 for sk in stored if OTHER_VISITOR in sk) == 2, "another visitor's conversation was touched"
+        entries = erase_entries(world, state.workspace_id)
+        assert sum(e.count or 0 for e in entries) == TURNS - left, "the audit's count is not what was erased"
+        assert bool(entries) == (visitor_items < TURNS + 2), "an erasure without its entry, or the reverse"
+        return left
+
+    def verify(self, world: World, state: Erasing, result: HttpResult, fault: Fault | None) -> None:
+        done = answered(result)
+        assert done or fault is not None
+        left = self.check(world, state)
+        if done:
+            assert result.json() == {"deleted": TURNS} and left == 0
+            return
+        retry = self.act(world, state)  # the client tries again: the rest goes
+        assert retry.status == 200, retry.body
+        assert retry.json() == {"deleted": left}
+        assert self.check(world, state) == 0
+
+    def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
+        return None  # none known: each transaction carries the entry of what it deletes
+
+
+SCENARIOS = [EraseScenario()]
+
+
+def test_clean_run(world: World, scenario: Any) -> None:
+    run_clean(world, scenario)
+
+
+def test_fault(world: World, case: Any) -> None:
+    run_case(world, case)

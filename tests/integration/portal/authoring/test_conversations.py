@@ -1,0 +1,283 @@
+"""Stored conversations read back and erased (authoring.md, "Conversations", issue 28): an agent's threads most
+recent first, every visitor's or one's, bounded by time, a page at a time with an exact ``nextCursor``; a thread's
+turns oldest first; a visitor's erasure, in the audit log with its count; owners and admins only; the workspace's
+``conversationRetentionDays``; every bad input a 400 naming it."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from core.chat import erasure
+from core.platform.cursors import encode
+from core.platform.ids import iso
+from core.platform.settings import get_settings
+from core.purge.store import PurgeStore
+from core.workspaces.store import WorkspaceStore
+from tests.support.authoring import Studio
+from tests.support.chat import chat, streamed
+from tests.support.conversations import OTHER_VISITOR, VISITOR, days_ago, is_turn, partition, store_turn
+from tests.support.ledger_checks import ledger_repository
+from tests.support.portal import Portal, assert_error
+from tests.support.seed import Seeder
+
+LIST, GET, ERASE = (
+    "PortalConversationsListFunction",
+    "PortalConversationGetFunction",
+    "PortalConversationsEraseFunction",
+)
+
+
+@pytest.fixture
+def studio(portal: Portal) -> Studio:
+    return Studio.open(portal)
+
+
+@pytest.fixture
+def agent(studio: Studio) -> str:
+    return str(studio.agent("Barista")["id"])
+
+
+def turn_at(studio: Studio, agent: str, thread: str, at: str, **more: Any) -> dict[str, Any]:
+    return store_turn(studio.portal.aws.dynamodb, studio.workspace_id, agent, thread, at, **more)
+
+
+def threads(studio: Studio, agent: str, **query: str) -> dict[str, Any]:
+    return dict(studio.ok(LIST, agent_id=agent, query=query or None))
+
+
+def every_page(studio: Studio, agent: str, limit: int, **query: str) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Every thread, following ``nextCursor``; and the cursors each page answered."""
+    found, cursors, cursor = [], [], None
+    while True:
+        page = threads(studio, agent, limit=str(limit), **query, **({"cursor": cursor} if cursor else {}))
+        found += page["threads"]
+        cursors.append(page["nextCursor"])
+        cursor = page["nextCursor"]
+        if cursor is None:
+            return found, cursors
+        assert len(page["threads"]) == limit
+
+
+def test_a_chat_turn_is_listed_and_read_back(studio: Studio, agent: str, chat_environment: None) -> None:
+    """Through the chat itself: a workspace storing conversations keeps the turn, the listing shows its thread."""
+    studio.ok("PortalWorkspaceUpdateFunction", body={"storeConversations": True})
+    seed = Seeder(studio.portal.aws.dynamodb)
+    key = seed.api_key(studio.workspace_id)
+    ledger_repository(studio.portal.aws.dynamodb).grant(studio.who.user_id, 10, "topup", "top_conv", "Top-up")
+    lines, reply = streamed(chat(agent_id=agent, key=key, client=VISITOR, threadKey="thr_shop", prompt="Any jackets?"))
+    credits = lines[-1]["usage"]["credits"]
+    (thread,) = threads(studio, agent)["threads"]
+    assert thread["threadKey"] == "thr_shop" and thread["client"] == VISITOR and thread["turns"] == 1
+    assert thread["startedAt"] == thread["lastAt"]
+    turns = studio.ok(GET, agent_id=agent, thread_key="thr_shop", query={"client": VISITOR})["turns"]
+    assert turns == [{"turnId": lines[0]["turnId"], "prompt": "Any jackets?", "reply": reply, "credits": credits,
+                      "createdAt": thread["lastAt"]}]  # fmt: skip
+
+
+def test_threads_most_recent_first_page_by_page(studio: Studio, agent: str) -> None:
+    base = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    for n, (thread, client) in enumerate([("thr_a", VISITOR), ("thr_b", OTHER_VISITOR), ("thr_c", VISITOR),
+                                          ("thr_d", OTHER_VISITOR), ("thr_e", VISITOR)]):  # fmt: skip
+        turn_at(studio, agent, thread, days_ago(-n / 24, at=base), client=client)
+    turn_at(studio, agent, "thr_a", days_ago(-5 / 24, at=base))  # thr_a's second turn: now the most recent
+    listed = threads(studio, agent)
+    order = [t["threadKey"] for t in listed["threads"]]
+    assert order == ["thr_a", "thr_e", "thr_d", "thr_c", "thr_b"] and listed["nextCursor"] is None
+    first = listed["threads"][0]
+    assert first == {"threadKey": "thr_a", "client": VISITOR, "turns": 2, "startedAt": iso(base),
+                     "lastAt": days_ago(-5 / 24, at=base)}  # fmt: skip
+    for limit in (1, 2, 4, 5):
+        found, cursors = every_page(studio, agent, limit)
+        assert found == listed["threads"], limit
+        assert len(cursors) == -(-5 // limit)
+    page = threads(studio, agent, limit="2")
+    last = page["threads"][-1]
+    assert page["nextCursor"] == encode(f"{last['lastAt']}#{last['client']}#{last['threadKey']}")
+    # One visitor's threads, in the same order and pages.
+    mine = [t for t in listed["threads"] if t["client"] == VISITOR]
+    assert threads(studio, agent, client=VISITOR)["threads"] == mine
+    assert every_page(studio, agent, 1, client=VISITOR)[0] == mine
+    assert threads(studio, agent, client="visitor-nobody-000000")["threads"] == []
+
+
+def test_since_and_until_bound_the_last_turn(studio: Studio, agent: str) -> None:
+    base = datetime(2026, 3, 1, tzinfo=UTC)
+    for n in range(4):
+        turn_at(studio, agent, f"thr_{n}", days_ago(-n, at=base))
+    day = [days_ago(-n, at=base) for n in range(4)]
+    assert [t["threadKey"] for t in threads(studio, agent, since=day[1])["threads"]] == ["thr_3", "thr_2", "thr_1"]
+    assert [t["threadKey"] for t in threads(studio, agent, until=day[2])["threads"]] == ["thr_1", "thr_0"]
+    between = threads(studio, agent, since=day[1], until=day[3], limit="1")
+    assert [t["threadKey"] for t in between["threads"]] == ["thr_2"]
+    rest = threads(studio, agent, since=day[1], until=day[3], limit="1", cursor=between["nextCursor"])
+    assert [t["threadKey"] for t in rest["threads"]] == ["thr_1"] and rest["nextCursor"] is None
+    # Any zone: the same instant.
+    assert (
+        threads(studio, agent, since="2026-03-02T02:00:00+02:00")["threads"]
+        == threads(studio, agent, since=day[1])["threads"]
+    )
+    assert threads(studio, agent, client=VISITOR, since=day[2])["threads"][-1]["threadKey"] == "thr_2"
+
+
+def test_a_thread_oldest_first_and_only_its_visitors(studio: Studio, agent: str) -> None:
+    first = turn_at(studio, agent, "thr_x", "2026-03-01T10:00:00.000Z", prompt="Q1", reply="A1", credits=2)
+    second = turn_at(studio, agent, "thr_x", "2026-03-01T10:05:00.000Z", prompt="Q2", reply="A2")
+    turn_at(studio, agent, "thr_x", "2026-03-01T11:00:00.000Z", client=OTHER_VISITOR, prompt="theirs")
+    turns = studio.ok(GET, agent_id=agent, thread_key="thr_x", query={"client": VISITOR})["turns"]
+    assert turns == [
+        {"turnId": first["turnId"], "prompt": "Q1", "reply": "A1", "credits": 2, "createdAt": first["createdAt"]},
+        {"turnId": second["turnId"], "prompt": "Q2", "reply": "A2", "credits": 1, "createdAt": second["createdAt"]},
+    ]
+    assert_error(studio.call(GET, agent_id=agent, thread_key="thr_none", query={"client": VISITOR}), 404, "NOT_FOUND")
+    assert_error(studio.call(GET, agent_id=agent, thread_key="thr_x", query={"client": "visitor-cccccccccccc03"}),
+                 404, "NOT_FOUND")  # fmt: skip
+
+
+def test_an_erasure_removes_every_turn_of_the_visitor_and_is_audited(studio: Studio, agent: str) -> None:
+    other_agent = str(studio.agent("Other")["id"])
+    for n in range(3):
+        turn_at(studio, agent, f"thr_{n % 2}", f"2026-03-01T10:0{n}:00.000Z", prompt=f"private question {n}")
+    turn_at(studio, agent, "thr_0", "2026-03-01T11:00:00.000Z", client=OTHER_VISITOR)
+    turn_at(studio, other_agent, "thr_0", "2026-03-01T11:00:00.000Z")  # the same visitor with another agent
+    answer = studio.call(ERASE, agent_id=agent, query={"client": VISITOR})
+    assert (answer.status, answer.json()) == (200, {"deleted": 3})
+    assert [t["client"] for t in threads(studio, agent)["threads"]] == [OTHER_VISITOR]
+    assert not any(VISITOR in sk for sk in partition(studio.portal.aws.dynamodb, agent))
+    assert threads(studio, other_agent)["threads"][0]["client"] == VISITOR  # another agent's: not asked
+    (entry,) = [e for e in studio.audit() if e.action == "conversation.erase"]
+    assert (entry.target, entry.count, entry.actor_id) == (f"conversations:{agent}/{VISITOR}", 3, studio.who.user_id)
+    read = studio.ok("PortalAuditListFunction")["entries"][0]
+    assert read["action"] == "conversation.erase" and read["count"] == 3
+    assert "private question" not in json.dumps(read)
+    # Again: nothing left, still answered and recorded.
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}) == {"deleted": 0}
+    assert [e.count for e in studio.audit() if e.action == "conversation.erase"] == [0, 3]
+
+
+def test_a_large_erasure_takes_several_transactions_each_audited(
+    studio: Studio, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(erasure, "BATCH", 4)  # 2 threads + 9 turns: 11 items, 3 transactions
+    for n in range(9):
+        turn_at(studio, agent, f"thr_{n % 2}", f"2026-03-01T10:{n:02d}:00.000Z")
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}, headers={"Idempotency-Key": "erase-1"}) == {
+        "deleted": 9}  # fmt: skip
+    entries = [e for e in studio.audit() if e.action == "conversation.erase"]
+    assert sorted(e.count or 0 for e in entries) == [2, 3, 4] and len({e.request_id for e in entries}) == 1
+    assert partition(studio.portal.aws.dynamodb, agent) == {}
+    # The Idempotency-Key's retry replays the answer; nothing more is recorded.
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}, headers={"Idempotency-Key": "erase-1"}) == {
+        "deleted": 9}  # fmt: skip
+    assert len([e for e in studio.audit() if e.action == "conversation.erase"]) == 3
+
+
+def test_owners_and_admins_only(studio: Studio, agent: str) -> None:
+    turn_at(studio, agent, "thr_x", "2026-03-01T10:00:00.000Z")
+    admin, member, stranger = studio.member("admin@example.com", "admin"), studio.member(), studio.stranger()
+    assert len(admin.ok(LIST, agent_id=agent)["threads"]) == 1
+    assert admin.ok(GET, agent_id=agent, thread_key="thr_x", query={"client": VISITOR})["turns"]
+    calls: list[tuple[str, dict[str, Any]]] = [(LIST, {}), (GET, {"thread_key": "thr_x", "query": {"client": VISITOR}}),
+             (ERASE, {"query": {"client": VISITOR}})]  # fmt: skip
+    for function, request in calls:
+        assert_error(member.call(function, agent_id=agent, **request), 403, "FORBIDDEN")
+        assert_error(stranger.call(function, agent_id=agent, **request), 404, "NOT_FOUND")
+        # Who before what: a bad query is still 403 / 404.
+        assert_error(member.call(function, agent_id=agent, thread_key="thr_x", query={"limit": "0"}), 403, "FORBIDDEN")
+        assert_error(stranger.call(function, agent_id=agent, thread_key="thr_x", query={"client": "x"}), 404,
+                     "NOT_FOUND")  # fmt: skip
+    # Another workspace's agent (its owner is the same person): as unknown.
+    rival = Studio(studio.portal, studio.who, studio.portal.create_workspace(studio.who, "Rival")["id"])
+    for function, request in calls:
+        assert_error(rival.call(function, agent_id=agent, **request), 404, "NOT_FOUND")
+        assert_error(studio.call(function, agent_id="prj_01NOSUCHAGENT0000000000000", **request), 404, "NOT_FOUND")
+    assert len(threads(studio, agent)["threads"]) == 1  # nothing erased
+
+
+def cursor_of(text: str, *, padded: bool = False) -> str:
+    raw = base64.urlsafe_b64encode(text.encode()).decode()
+    return raw if padded else raw.rstrip("=")
+
+
+@pytest.mark.parametrize(("function", "query", "field"), [
+    (LIST, {"limit": "0"}, "limit"), (LIST, {"limit": "201"}, "limit"), (LIST, {"limit": "ten"}, "limit"),
+    (LIST, {"cursor": "!!"}, "cursor"), (LIST, {"cursor": cursor_of("2026-01-01T00:00:00.000Z#aud_1")}, "cursor"),
+    (LIST, {"cursor": cursor_of(f"2026-03-01T10:00:00.000Z#{VISITOR}#thr_1", padded=True)}, "cursor"),
+    (LIST, {"since": "yesterday"}, "since"), (LIST, {"until": "2026-03-01"}, "until"),
+    (LIST, {"since": "2026-03-01T10:00:00"}, "since"),  # no zone
+    (LIST, {"client": "short"}, "client"), (LIST, {"client": "visitor#aaaaaaaaaaaa"}, "client"),
+    (GET, {}, "client"), (GET, {"client": "a" * 129}, "client"),
+    (ERASE, {}, "client"), (ERASE, {"client": "visitor aaaaaaaaaaaa"}, "client"),
+])  # fmt: skip
+def test_a_bad_query_is_a_400_naming_it(studio: Studio, agent: str, function: str, query: dict[str, str],
+                                        field: str) -> None:  # fmt: skip
+    refused = studio.call(function, agent_id=agent, thread_key="thr_1", query=query or None)
+    assert_error(refused, 400, "VALIDATION_ERROR")
+    assert refused.json()["error"].split(":")[0] == field
+
+
+@pytest.mark.parametrize("thread_key", ["a" * 129, "thr 1", "thr;1", "thr\u00e91"])
+def test_a_thread_key_the_chat_would_refuse_is_a_400(studio: Studio, agent: str, thread_key: str) -> None:
+    refused = studio.call(GET, agent_id=agent, thread_key=thread_key, query={"client": VISITOR})
+    assert_error(refused, 400, "VALIDATION_ERROR")
+    assert refused.json()["error"].startswith("threadKey: ")
+
+
+@pytest.mark.parametrize("thread_key", ["thr#1", "thr/1"])
+def test_a_thread_key_the_router_cannot_take_is_still_a_framed_4xx(studio: Studio, agent: str, thread_key: str) -> None:
+    refused = studio.call(GET, agent_id=agent, thread_key=thread_key, query={"client": VISITOR})
+    assert refused.status in (400, 404) and set(refused.json()) == {"error", "code"}, refused.body
+
+
+def test_retention_hides_and_expires_turns_past_it(studio: Studio, agent: str) -> None:
+    """Turns older than the workspace's days vanish from the listing and the thread at once (whatever their TTL
+    says: they may have been stored before the setting), a thread with none left is not listed, and turns stored
+    under the setting carry the TTL that removes them."""
+    old, recent = days_ago(45), days_ago(1)
+    turn_at(studio, agent, "thr_old", old)
+    turn_at(studio, agent, "thr_both", days_ago(40), prompt="forgotten")
+    turn_at(studio, agent, "thr_both", recent, prompt="kept")
+    assert [t["turns"] for t in threads(studio, agent)["threads"]] == [2, 1]
+    patched = studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": 30})
+    assert patched["workspace"]["conversationRetentionDays"] == 30
+    listed = threads(studio, agent)
+    assert [(t["threadKey"], t["turns"], t["startedAt"]) for t in listed["threads"]] == [("thr_both", 1, recent)]
+    assert listed["nextCursor"] is None
+    assert threads(studio, agent, limit="1")["nextCursor"] is None  # the hidden thread is no next page
+    kept = studio.ok(GET, agent_id=agent, thread_key="thr_both", query={"client": VISITOR})["turns"]
+    assert [t["prompt"] for t in kept] == ["kept"]
+    assert_error(studio.call(GET, agent_id=agent, thread_key="thr_old", query={"client": VISITOR}), 404, "NOT_FOUND")
+    # Stored under the setting: the turn and its thread expire at the start of day D + 31 (UTC).
+    turn_at(studio, agent, "thr_new", "2026-03-01T23:59:00.000Z", retention_days=30)
+    stored = partition(studio.portal.aws.dynamodb, agent)
+    expiry = int(datetime(2026, 4, 1, tzinfo=UTC).timestamp())
+    assert {row["expiresAt"] for sk, row in stored.items() if "thr_new" in sk} == {expiry}
+    assert sum(1 for sk in stored if is_turn(sk) and "thr_new" in sk) == 1
+    # Cleared with null: turns are kept again (a later turn's thread item loses its TTL).
+    assert studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": None})["workspace"][
+        "conversationRetentionDays"] is None  # fmt: skip
+    record = WorkspaceStore(studio.portal.aws.dynamodb, get_settings().main_table).get(studio.workspace_id)
+    assert record is not None and record.conversation_retention_days is None
+    turn_at(studio, agent, "thr_new", "2026-03-02T00:00:00.000Z")
+    thread_row = partition(studio.portal.aws.dynamodb, agent)[f"VISITOR#{VISITOR}#THREAD#thr_new"]
+    assert "expiresAt" not in thread_row
+
+
+@pytest.mark.parametrize("days", [0, 3651, -1, "30", 1.5, True])
+def test_retention_days_are_1_to_3650(studio: Studio, days: Any) -> None:
+    refused = studio.call("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": days})
+    assert_error(refused, 400, "VALIDATION_ERROR")
+    assert refused.json()["error"].startswith("conversationRetentionDays: ")
+
+
+def test_a_deleted_agents_conversations_are_purged(studio: Studio, agent: str) -> None:
+    """The agent's purge (what ``WorkspacePurgeFunction`` runs for it) drains its conversations partition."""
+    turn_at(studio, agent, "thr_x", "2026-03-01T10:00:00.000Z")
+    studio.ok("PortalAgentDeleteFunction", agent_id=agent)
+    assert_error(studio.call(LIST, agent_id=agent), 404, "NOT_FOUND")
+    assert PurgeStore(studio.portal.aws.dynamodb, get_settings().main_table).delete_agent_records(agent, lambda: True)
+    assert partition(studio.portal.aws.dynamodb, agent) == {}

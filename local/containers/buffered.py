@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import select
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from local.containers.fork_server import ForkedProcess, ForkServer
 from local.containers.package import SOURCE_TREE
 from local.containers.streaming import InvocationFailed
 from local.containers.worker import read_frame, write_frame
@@ -36,18 +37,27 @@ class Container:
         layers: list[str],
         base_env: dict[str, str],
         overrides: dict[str, str] | None = None,
+        *,
         worker: Sequence[str] = SOURCE_TREE.worker,
+        fork_server: Callable[[], ForkServer | None] | None = None,
     ):
+        """When ``fork_server`` gives one, the container is forked from it (given the worker's arguments); else
+        ``worker`` starts it as a new process."""
         self.spec = spec
         self.last_used = 0.0
-        self.process = subprocess.Popen(
-            [*worker, str(spec.code_uri), spec.handler, *layers],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            cwd=ROOT,
-            env=function_environment(spec, base_env, overrides),
-            process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
-        )
+        arguments, env = [str(spec.code_uri), spec.handler, *layers], function_environment(spec, base_env, overrides)
+        self.process: subprocess.Popen[bytes] | ForkedProcess
+        if fork_server is not None and (server := fork_server()) is not None:
+            self.process = server.spawn(arguments, env, str(ROOT))
+        else:
+            self.process = subprocess.Popen(
+                [*worker, *arguments],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                cwd=ROOT,
+                env=env,
+                process_group=0,  # Ctrl-C reaches the runner only, which lets requests in flight finish first
+            )
         assert self.process.stdin is not None and self.process.stdout is not None  # both are pipes
         self._to_worker, self._from_worker = self.process.stdin, self.process.stdout
         self._expect("ready", timeout=30)

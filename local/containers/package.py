@@ -27,9 +27,10 @@ class Python:
 
     worker: tuple[str, ...]
     runtime: str
+    forks: bool = False  # buffered containers are forked from a warmed process (``fork_server``), not started
 
 
-SOURCE_TREE = Python(worker=(sys.executable, "-m", "local.containers.worker"), runtime=sys.executable)
+SOURCE_TREE = Python(worker=(sys.executable, "-m", "local.containers.worker"), runtime=sys.executable, forks=True)
 
 
 def bare_interpreter() -> Path:

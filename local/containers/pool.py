@@ -15,9 +15,10 @@ from typing import Any
 
 from local.containers.buffered import Container, function_environment
 from local.containers.capacity import PoolLimits, Throttled
+from local.containers.fork_server import ForkServer
 from local.containers.package import SOURCE_TREE, Python
 from local.containers.streaming import InvocationFailed, StreamedResponse, StreamingContainer
-from stack.template import FunctionSpec
+from stack.template import ROOT, FunctionSpec
 
 __all__ = ["Container", "ContainerPool", "InvocationFailed", "PoolLimits", "StreamedResponse", "Throttled"]
 logger = logging.getLogger("local.containers")
@@ -54,6 +55,7 @@ class ContainerPool:
         self._starting = 0
         self._all: set[AnyContainer] = set()
         self._cond = threading.Condition()
+        self._fork_server: ForkServer | None = None
         self._closed = threading.Event()
         self._reaper = threading.Thread(target=self._reap, name="container-reaper", daemon=True)
         self._reaper.start()
@@ -122,7 +124,10 @@ class ContainerPool:
                     spec, self._layers[0], env, on_idle=self._release, on_exit=self._exited, python=self._python.runtime
                 )
             else:
-                container = Container(spec, self._layers, self._env, self._overrides, worker=self._python.worker)
+                container = Container(
+                    spec, self._layers, self._env, self._overrides, worker=self._python.worker,
+                    fork_server=self._forks,
+                )  # fmt: skip
         except Exception:
             with self._cond:
                 self._count[function] -= 1
@@ -134,6 +139,18 @@ class ContainerPool:
             self._all.add(container)
             self._cond.notify_all()
         return container
+
+    def _forks(self) -> ForkServer | None:
+        """The runner's fork server, started with the first buffered container, in the environment every function
+        shares (what a library reads as it is imported is then what it would read in any of them)."""
+        if not self._python.forks:
+            return None
+        with self._cond:
+            if self._fork_server is None:
+                shared = set.intersection(*(set(spec.environment.items()) for spec in self._functions.values()))
+                env = self._env | dict(shared) | self._overrides
+                self._fork_server = ForkServer(self._python.runtime, env, str(ROOT))
+            return self._fork_server
 
     def _evict(self, function: str, evicted: list[AnyContainer]) -> bool:
         """Make room for ``function``: the least recently used idle container of another function goes."""
@@ -191,3 +208,5 @@ class ContainerPool:
             containers = list(self._all)
         for container in containers:
             container.close()
+        if self._fork_server is not None:
+            self._fork_server.close()

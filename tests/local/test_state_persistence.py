@@ -23,6 +23,7 @@ import pytest
 
 from stack.process import RunnerProcess
 from stack.process_tree import descendants, wait_until_gone
+from tests.support.lambdas import stack
 from tests.support.load import ops, shoot
 from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
 
@@ -110,7 +111,7 @@ def test_a_restart_keeps_every_answered_write(runner: Runner, signum: int) -> No
     assert ops(service, "grant", "--email", email, "--credits", "7", "--ref-id", "kept-7")["applied"] is True
     demo_key, demo_agent = demo[0]["key"], demo[0]["agents"][0]["id"]
     assert _chat(service, demo_key, demo_agent)[-1]["type"] == "done"
-    conversations = _objects(service, "conversations/")
+    conversations = _stored_turns(service)
     assert conversations
 
     def graceful_stop() -> None:
@@ -132,7 +133,7 @@ def test_a_restart_keeps_every_answered_write(runner: Runner, signum: int) -> No
     balance = portal(again, "GET", "/api/credits/balance", jwt).json()["balance"]
     assert balance["available"] == 7
     assert again.brain_get(f"/v1/agent/{demo_agent}/feed?channel=instagram", demo_key).status == 200
-    assert _objects(again, "conversations/") == conversations
+    assert _stored_turns(again) == conversations
     assert again.brain_get("/v1/r2/assets/logo.png", demo_key).status == 200
 
     if signum == signal.SIGTERM:  # --fresh does not depend on how the last run stopped: checked once
@@ -173,9 +174,10 @@ def test_a_killed_runner_keeps_every_answered_write(runner: Runner) -> None:
     assert "is incomplete and skipped" in (runner.state_dir / "runner.log").read_text()
 
 
-def _objects(service: LocalService, marker: str) -> dict[str, str]:
-    """Keys (containing ``marker``) and ETags of the content bucket's current objects."""
-    s3 = service.aws("s3")
-    bucket = next(b["Name"] for b in s3.list_buckets()["Buckets"] if "content" in b["Name"])
-    pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket)
-    return {o["Key"]: o["ETag"] for page in pages for o in page.get("Contents", []) if marker in o["Key"]}
+def _stored_turns(service: LocalService) -> list[dict[str, Any]]:
+    """The stored conversations' items (turns and their threads: the agents' ``#CONVERSATIONS`` partitions)."""
+    dynamodb = service.aws("dynamodb")
+    table = stack().functions()["BrainChatFunction"].environment["MAIN_TABLE"]
+    pages = dynamodb.get_paginator("scan").paginate(TableName=table)
+    items = [i for page in pages for i in page["Items"] if i["pk"]["S"].endswith("#CONVERSATIONS")]
+    return sorted(items, key=lambda i: (i["pk"]["S"], i["sk"]["S"]))

@@ -142,6 +142,18 @@ def sign_in(service: LocalService, email: str) -> tuple[str, str]:
     return session, minted.json()["token"]
 
 
+def invitation_link(service: LocalService, email: str) -> str:
+    """The newest invitation link the runner mailed to ``email`` (its outbox; ``…/invitations?token=…``), its token
+    registered as a secret no log line may hold."""
+    outbox = service.state_dir / "outbox"  # a mail's file is named by a ULID: in name order, oldest first
+    mails = [json.loads(path.read_text()) for path in sorted(outbox.glob("*.json"))] if outbox.exists() else []
+    links = [m["link"] for m in mails if m["to"] == email and "/invitations?" in m["link"]]
+    assert links, f"no invitation mailed to {email}"
+    link: str = links[-1]
+    log_scan.register_secret(parse_qs(urlsplit(link).query)["token"][0])
+    return link
+
+
 def portal(service: LocalService, method: str, path: str, jwt: str, body: dict | None = None, **headers: str):
     data = json.dumps(body).encode() if body is not None else None
     return service.request(

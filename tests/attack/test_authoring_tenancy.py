@@ -1,7 +1,9 @@
-"""The writer's 35 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
-ids (in A's workspace, and in its own with A's agent, post, item, brand, workflow ids and object paths) gets 404,
-byte-identical to an unknown id, and nothing stored changes; A's member reads (200) and may write nothing
-(403); a stranger gets 404 everywhere; a revoked, expired or forged portal JWT gets 401 on every route.
+"""The writer's 41 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
+ids (in A's workspace, and in its own with A's agent, post, item, brand, workflow ids, object paths, pending
+invitation and member) gets 404, byte-identical to an unknown id, and nothing stored changes; A's member reads
+(200) and may write nothing (403), nor list invitations; a stranger gets 404 everywhere; a revoked, expired or
+forged portal JWT gets 401 on every route. (What membership's own rules refuse, over HTTP:
+test_membership_attacks.py.)
 
 Control: ``services/authoring/access.py`` (membership 404, then role 403, then the agent read in the same
 BatchGetItem, whose key holds the workspace), and every post, item, brand and workflow looked up under the
@@ -28,32 +30,30 @@ NOT_FOUND = (404, "NOT_FOUND")
 # Routes of /api/workspaces/{workspaceId} older than the writer (tests/attack/test_portal_tenancy.py has them).
 BEFORE_THE_WRITER = {("GET", ""), ("DELETE", ""), ("GET", "/members"), ("GET", "/brands"), ("GET", "/keys"),
                      ("POST", "/keys"), ("DELETE", "/keys/{keyId}")}  # fmt: skip
-# Members and invitations (issue 28): not in this table yet (a World would need a pending invitation and a member of
-# each demo workspace); their roles, tenants and tokens are attacked in process by
-# tests/integration/portal/test_invitations.py, test_members.py and authoring/test_who_may_write.py.
-MEMBERSHIP = {("POST", "/invitations"), ("GET", "/invitations"), ("DELETE", "/invitations/{invitationId}"),
-              ("PATCH", "/members/{userId}"), ("DELETE", "/members/{userId}"), ("POST", "/transfer")}  # fmt: skip
 PLACEHOLDERS = {"{agent}": "{agentId}", "{post}": "{postId}", "{item}": "{itemId}", "{brand}": "{brandId}",
-                "{workflow}": "{workflowId}", "{path}": "{path+}", "{thread}": "{threadKey}"}  # fmt: skip
+                "{workflow}": "{workflowId}", "{path}": "{path+}", "{thread}": "{threadKey}",
+                "{invitation}": "{invitationId}", "{member}": "{userId}"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def a_world(service: LocalService, cast: Cast) -> World:
     """A's ids, as A's owner reads them: the barista agent, its newest post and first item, the default brand,
-    the agent's workflow, and an object of A."""
+    the agent's workflow, an object of A, a pending invitation and a member (not the cast's) who joined by one."""
     first = demo(service)[0]
-    return world_of(service, cast.owner_a.jwt, first["id"], first["agents"][0]["id"], "assets/logo.png")
+    return world_of(service, cast.owner_a.jwt, first["id"], first["agents"][0]["id"], "assets/logo.png",
+                    tag="tenancy-a")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def b_world(service: LocalService, cast: Cast) -> World:
     second = demo(service)[1]
-    return world_of(service, cast.owner_b.jwt, second["id"], second["agents"][0]["id"], "assets/logo.png")
+    return world_of(service, cast.owner_b.jwt, second["id"], second["agents"][0]["id"], "assets/logo.png",
+                    tag="tenancy-b")  # fmt: skip
 
 
 def test_the_table_holds_every_route_of_the_writer() -> None:
     """Every route template.yaml gives /api/workspaces/{workspaceId}, but those older than the writer (and the
-    fallback's ``ANY``, a 405), once."""
+    fallback's ``ANY``, a 405), once: the members and invitations' six among them."""
     prefix = "/api/workspaces/{workspaceId}"
     routed = {(r.method, r.path.removeprefix(prefix)) for r in Stack(load()).routes("PortalApi")
               if r.path.startswith(prefix) and r.method != "ANY"}  # fmt: skip
@@ -63,8 +63,8 @@ def test_the_table_holds_every_route_of_the_writer() -> None:
         for short, long in PLACEHOLDERS.items():
             path = path.replace(short, long)
         ours.append((route.method, path))
-    assert len(ours) == len(set(ours)) == 35 and (len(WRITES), len(READS)) == (23, 12)
-    assert set(ours) == routed - BEFORE_THE_WRITER - MEMBERSHIP
+    assert len(ours) == len(set(ours)) == 41 and (len(WRITES), len(READS)) == (28, 13)
+    assert set(ours) == routed - BEFORE_THE_WRITER
 
 
 @dataclass(frozen=True)
@@ -111,12 +111,13 @@ def attempts(
     service: LocalService, cast: Cast, a_world: World, b_world: World, tokens: dict[str, tuple[str, str]]
 ) -> Attempts:
     """Each route called by every caller in turn (route after route: the runner keeps a bounded number of warm
-    containers, so visiting the 35 functions once each keeps the module's cold starts to 35)."""
+    containers, so visiting the 41 functions once each keeps the module's cold starts to 41)."""
     stranger = sign_in(service, "attack.writer.stranger@example.org")
-    # B's own workspace naming A's ids (an object of A's agent for a path), then B's agent with A's post and item.
+    # B's own workspace naming A's ids (an object of A's agent for a path, A's invitation and member), then B's agent
+    # with A's post and item.
     b_with_a_ids = b_world.but(
         agent=a_world.agent, post=a_world.post, item=a_world.item, brand=a_world.brand, workflow=a_world.workflow,
-        path=f"projects/{a_world.agent}/media/img-01.jpg",
+        path=f"projects/{a_world.agent}/media/img-01.jpg", invitation=a_world.invitation, member=a_world.member,
     )  # fmt: skip
     b_agent_a_posts = b_world.but(post=a_world.post, item=a_world.item)
     replies: dict[str, dict[str, Reply]] = defaultdict(dict)
@@ -145,7 +146,7 @@ def attempts(
 
 
 def test_nothing_stored_changed(attempts: Attempts) -> None:
-    """After every attempt of this module's table (about 450 requests): every main-table item and every object
+    """After every attempt of this module's table (about 530 requests): every main-table item and every object
     version and delete marker of the bucket as before, A's and B's alike."""
     assert attempts.before.changes(attempts.after) == []
 
@@ -158,9 +159,10 @@ def test_another_owner_on_as_workspace_is_not_found(attempts: Attempts) -> None:
 
 def test_another_owner_in_its_own_workspace_cannot_reach_as_ids(attempts: Attempts) -> None:
     """B's owner in B's own workspace (where it may write) naming A's agent, post, item, brand, workflow and an
-    object of A's agent: 404, byte-identical to ids that do not exist; then B's own agent with A's post and item."""
+    object of A's agent, A's pending invitation and A's member (removed, promoted, or given B by transfer): 404,
+    byte-identical to ids that do not exist; then B's own agent with A's post and item."""
     own = attempts.statuses("b-owner-own-workspace")
-    assert len(own) == 26 and own == dict.fromkeys(own, NOT_FOUND)
+    assert len(own) == 30 and own == dict.fromkeys(own, NOT_FOUND)
     assert attempts.leaks("b-owner-own-workspace", "b-owner-own-workspace-unknown") == []
     own_agent = attempts.statuses("b-owner-own-agent")
     assert len(own_agent) == 6 and own_agent == dict.fromkeys(own_agent, NOT_FOUND)
@@ -191,6 +193,8 @@ def test_another_owner_cannot_point_its_workspace_at_as_brand_or_workflow(
 
 
 def test_a_member_reads_everything_but_the_audit_and_writes_nothing(attempts: Attempts) -> None:
+    """A plain member of A: every read but the managers' (the audit log, the conversations, the invitations) is the
+    owner's answer; every write, the members' and invitations' too (naming another member), 403."""
     statuses = attempts.statuses("member")
     assert statuses == {route.label: (403, "FORBIDDEN") if route.for_managers else (200, None) for route in ROUTES}
     # What a member reads is what the owner reads (but an object's presigned URL, made afresh for each caller).

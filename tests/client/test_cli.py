@@ -4,6 +4,7 @@ mailed link piped to its stdin."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -23,7 +24,7 @@ from workspace_client.cli import main
 from tests.support import log_scan
 from tests.support.bundles import FILES, POSTS, mailed_link, mails, signed_in, started_service_without_demo
 from tests.support.load import ops
-from tests.support.runner import LocalService
+from tests.support.runner import LocalService, invitation_link
 
 SCRIPT = Path(sys.executable).parent / "workspace-client"
 
@@ -50,9 +51,11 @@ def mode(path: Path) -> int:
 
 @pytest.mark.parametrize(
     "command",
-    [[], ["login"], ["publish"], ["export"], ["workspaces", "list"], ["keys", "mint"], ["agents", "list"], ["audit"]],
-    ids=["main", "login", "publish", "export", "workspaces", "keys-mint", "agents", "audit"],
-)
+    [[], ["login"], ["publish"], ["export"], ["workspaces", "list"], ["keys", "mint"], ["agents", "list"], ["audit"],
+     ["members", "transfer"], ["invite"], ["invitations", "accept"]],
+    ids=["main", "login", "publish", "export", "workspaces", "keys-mint", "agents", "audit", "members-transfer",
+         "invite", "invitations-accept"],
+)  # fmt: skip
 def test_the_help_of_each_command_exits_0(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main([*command, "--help"])
@@ -228,6 +231,73 @@ def test_a_workspace_is_run_from_the_terminal_alone(
                                                             ("key.mint", f"key:{minted['id']}")]  # fmt: skip
     assert main(["audit", "--workspace", "ws_unknown", *session]) == 1
     assert "(NOT_FOUND, HTTP 404)" in capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_members_and_invitations_are_run_from_the_terminal(
+    service: LocalService, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: invite an admin and a member (and revoke a third invitation), accept the mailed links (as an
+    argument, and on stdin), change a role, remove a member, transfer the workspace and leave it, with the CLI alone,
+    each person with their own session file; a refusal exits 1 with the service's code."""
+    tag = uuid.uuid4().hex[:12]
+    owner_email, admin_email, member_email = (f"cli-{who}-{tag}@example.com" for who in ("owner", "admin", "member"))
+
+    def session_of(email: str) -> tuple[list[str], str]:
+        portal = signed_in(service, email)
+        path = tmp_path / f"{email}.json"
+        save(path, Session(service.portal, portal.session_cookie, None))
+        user_id = portal.get_account().id
+        portal.close()
+        return ["--session-file", str(path)], user_id
+
+    def run(session: list[str], *argv: str, status: int = 0) -> tuple[str, str]:
+        code = main([*argv, *session])
+        out, err = capsys.readouterr()
+        assert code == status, err
+        return out, err
+
+    owner, owner_id = session_of(owner_email)
+    workspace_id = run(owner, "workspaces", "create", "Team")[0].split("\t")[0]
+    in_it = ["--workspace", workspace_id]
+    out, err = run(owner, "invite", admin_email, *in_it, "--role", "admin")
+    invitation_id, email, role, _, invited_by = out.rstrip("\n").split("\t")
+    assert (invitation_id[:4], email, role, invited_by) == ("inv_", admin_email, "admin", owner_id)
+    assert f"a link was mailed to {admin_email}" in err
+    gone = run(owner, "invite", f"cli-gone-{tag}@example.com", *in_it)[0].split("\t")[0]
+    assert run(owner, "invitations", "revoke", *in_it, gone)[0] == f"{gone}\n"
+    pending = json.loads(run(owner, "invitations", "list", *in_it, "--json")[0])
+    assert [(i["id"], i["email"], i["role"]) for i in pending] == [(invitation_id, admin_email, "admin")]
+    run(owner, "invite", member_email, *in_it)
+
+    admin, admin_id = session_of(admin_email)
+    joined = run(admin, "invitations", "accept", invitation_link(service, admin_email))[0]
+    assert joined.split("\t")[:3] == [workspace_id, "admin", "Team"]
+    member, member_id = session_of(member_email)
+    monkeypatch.setattr("sys.stdin", io.StringIO(invitation_link(service, member_email) + "\n"))
+    joined, err = run(member, "invitations", "accept", "--json")
+    assert (json.loads(joined)["id"], json.loads(joined)["role"]) == (workspace_id, "member") and "Paste" in err
+    listed = [line.split("\t")[:3] for line in run(owner, "members", "list", *in_it)[0].splitlines()]
+    assert sorted(listed) == sorted([[owner_id, "owner", owner_email], [admin_id, "admin", admin_email],
+                                     [member_id, "member", member_email]])  # fmt: skip
+
+    assert run(owner, "members", "role", *in_it, admin_id, "member")[0].split("\t")[:2] == [admin_id, "member"]
+    assert run(owner, "members", "role", *in_it, admin_id, "admin")[0].split("\t")[:2] == [admin_id, "admin"]
+    refused = run(admin, "members", "role", *in_it, member_id, "admin", status=1)[1]
+    assert "(FORBIDDEN, HTTP 403)" in refused  # only the owner makes admins
+    assert "(CONFLICT, HTTP 409)" in run(owner, "members", "leave", *in_it, status=1)[1]  # the owner never leaves
+    assert run(admin, "members", "remove", *in_it, member_id)[0] == f"{member_id}\n"
+    assert "(NOT_FOUND, HTTP 404)" in run(member, "members", "list", *in_it, status=1)[1]  # no longer theirs
+
+    out, err = run(owner, "members", "transfer", *in_it, admin_id)
+    assert out.split("\t")[0] == workspace_id and f"now owned by {admin_id}" in err
+    assert run(owner, "members", "leave", *in_it)[0] == f"{workspace_id}\n"  # an admin now: may leave
+    assert [(m["userId"], m["role"]) for m in json.loads(run(admin, "members", "list", *in_it, "--json")[0])] == [
+        (admin_id, "owner")]  # fmt: skip
+    audit = json.loads(run(admin, "audit", *in_it, "--json")[0])
+    assert [e["action"] for e in audit] == [
+        "member.leave", "workspace.transfer", "member.remove", "member.role", "member.role", "member.join",
+        "member.join", "member.invite", "invitation.revoke", "member.invite", "member.invite"]  # fmt: skip
 
 
 @pytest.mark.e2e

@@ -1,4 +1,4 @@
-"""The attack suite's helpers: raw HTTP, sign-in through the runner's outbox, forged portal JWTs.
+"""The attack suite's helpers: raw HTTP, sign-in through the runner's outbox, forged portal JWTs, invitations.
 
 Raw HTTP goes through a socket where ``urllib`` would tidy the attack away (duplicate headers, paths that
 must reach the server byte for byte, header values with CR/LF). People sign in as a browser does (magic
@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from core.identity import portal_jwt
-from tests.support.runner import LocalService, Reply
+from tests.support.runner import LocalService, Reply, invitation_link
 
 JSON_TYPE = {"Content-Type": "application/json"}
 
@@ -124,6 +124,32 @@ def portal(service: LocalService, method: str, path: str, jwt: str, body: Any = 
     data = json.dumps(body).encode() if body is not None else None
     auth = {"Authorization": f"Bearer {jwt}"} | (JSON_TYPE if data is not None else {})
     return service.request(method, service.portal + path, headers=auth | headers, body=data)
+
+
+# --- invitations
+
+
+def invite(service: LocalService, jwt: str, workspace_id: str, email: str, role: str = "member") -> Reply:
+    return portal(service, "POST", f"/api/workspaces/{workspace_id}/invitations", jwt, {"email": email, "role": role})
+
+
+def invitation_token(service: LocalService, email: str) -> str:
+    """The token of the newest invitation link mailed to ``email`` (as the invitee follows it)."""
+    return parse_qs(urlsplit(invitation_link(service, email)).query)["token"][0]
+
+
+def accept(service: LocalService, jwt: str, token: str) -> Reply:
+    return portal(service, "POST", "/api/invitations/accept", jwt, {"token": token})
+
+
+def joined(service: LocalService, jwt: str, workspace_id: str, email: str, role: str = "member") -> Person:
+    """``email`` signed in, invited by ``jwt``'s user and accepted: a member of ``workspace_id`` in ``role``."""
+    person = sign_in(service, email)
+    made = invite(service, jwt, workspace_id, email, role)
+    assert made.status == 201, made.body
+    answer = accept(service, person.jwt, invitation_token(service, email))
+    assert answer.status == 200, answer.body
+    return person
 
 
 # --- forging portal JWTs

@@ -142,6 +142,24 @@ def sign_in(service: LocalService, email: str) -> tuple[str, str]:
     return session, minted.json()["token"]
 
 
+def invitation_link(service: LocalService, email: str) -> str:
+    """The newest invitation link the runner mailed to ``email`` (its outbox; ``…/invitations?token=…``)."""
+    links = invitation_links(service, email)
+    assert links, f"no invitation mailed to {email}"
+    return links[-1]
+
+
+def invitation_links(service: LocalService, email: str) -> list[str]:
+    """Every invitation link mailed to ``email``, oldest first (a mail's file is named by a ULID, so by the
+    millisecond it was written), each token registered as a secret no log line may hold."""
+    outbox = service.state_dir / "outbox"
+    mails = [json.loads(path.read_text()) for path in sorted(outbox.glob("*.json"))] if outbox.exists() else []
+    links = [m["link"] for m in mails if m["to"] == email and "/invitations?" in m["link"]]
+    for link in links:
+        log_scan.register_secret(parse_qs(urlsplit(link).query)["token"][0])
+    return links
+
+
 def portal(service: LocalService, method: str, path: str, jwt: str, body: dict | None = None, **headers: str):
     data = json.dumps(body).encode() if body is not None else None
     return service.request(

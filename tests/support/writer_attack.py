@@ -1,8 +1,9 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 35 routes (every method and path of authoring.md the service has, with the
-three reads decisions.md adds) once, with a valid body; a ``World`` is the ids a route names (a workspace, its
-agent, post, item, brand, workflow and an object path), so one route can be aimed at any mix of tenants' ids.
+``ROUTES`` is each of the writer's 41 routes (every method and path of authoring.md the service has, with the
+reads decisions.md adds, and the six member and invitation routes) once, with a valid body; a ``World`` is the ids
+a route names (a workspace, its agent, post, item, brand, workflow, an object path, a pending invitation and a
+member), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
 the bucket) straight from the runner's moto, to prove an attack changed nothing; ``sign_upload`` asks for a
 presigned POST.
@@ -18,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from stack.template import Stack, load
-from tests.support.attack import portal
+from tests.support.attack import invite, joined, portal
 from tests.support.runner import LocalService, Reply, knowledge_settled
 
 
@@ -33,6 +34,8 @@ class World:
     brand: str
     workflow: str
     path: str
+    invitation: str  # a pending invitation's id
+    member: str  # the user id of a plain member (``membership``: not one of the cast, whose requests are the attack)
     thread: str = "thr_attack"  # a stored conversation's thread key (read with ``VISITOR``)
 
     def but(self, **ids: str) -> World:
@@ -44,7 +47,8 @@ UNKNOWN = World(
     workspace="ws_01AAAAAAAAAAAAAAAAAAAAAAAA", agent="prj_01AAAAAAAAAAAAAAAAAAAAAAAA",
     post="post_01AAAAAAAAAAAAAAAAAAAAAAAA", item="item_01AAAAAAAAAAAAAAAAAAAAAAAA",
     brand="brd_01AAAAAAAAAAAAAAAAAAAAAAAA", workflow="wf_01AAAAAAAAAAAAAAAAAAAAAAAA",
-    path="assets/no-such-object.png", thread="thr_no-such-thread",
+    path="assets/no-such-object.png", invitation="inv_01AAAAAAAAAAAAAAAAAAAAAAAA",
+    member="usr_01AAAAAAAAAAAAAAAAAAAAAAAA", thread="thr_no-such-thread",
 )  # fmt: skip
 VISITOR = "attack-visitor-000000000001"  # a chat visitor's ``client``, for the conversations' routes
 ID_NAMES = tuple(f.name for f in fields(World) if f.name != "workspace")
@@ -57,6 +61,7 @@ class Route:
     body: Callable[[World], Any] | None = None
     managers_only: bool = False  # a read for owners and admins (the audit log): a member is refused it too
     query: str = ""  # the query string a route needs (``?client=`` of the conversations' routes)
+    body_names: frozenset[str] = frozenset()  # ids the body names (the transfer's ``userId``)
 
     @property
     def write(self) -> bool:
@@ -69,8 +74,8 @@ class Route:
 
     @property
     def names(self) -> frozenset[str]:
-        """The ids (besides the workspace) the path names."""
-        return frozenset(name for _, name, _, _ in Formatter().parse(self.template) if name)
+        """The ids (besides the workspace) the path and the body name."""
+        return frozenset(name for _, name, _, _ in Formatter().parse(self.template) if name) | self.body_names
 
     @property
     def label(self) -> str:
@@ -122,20 +127,37 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/agents/{agent}/conversations", managers_only=True),
     Route("GET", "/agents/{agent}/conversations/{thread}", managers_only=True, query=f"?client={VISITOR}"),
     Route("DELETE", "/agents/{agent}/conversations", query=f"?client={VISITOR}"),
+    Route("POST", "/invitations", lambda w: {"email": "attack.planted.invitee@example.org", "role": "member"}),
+    Route("GET", "/invitations", managers_only=True),
+    Route("DELETE", "/invitations/{invitation}"),
+    Route("PATCH", "/members/{member}", lambda w: {"role": "admin"}),
+    Route("DELETE", "/members/{member}"),
+    Route("POST", "/transfer", lambda w: {"userId": w.member}, body_names=frozenset({"member"})),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)
 
 
-def world_of(service: LocalService, jwt: str, workspace: str, agent: str, path: str) -> World:
+def world_of(service: LocalService, jwt: str, workspace: str, agent: str, path: str, *, tag: str) -> World:
     """The ids of ``workspace`` as its owner (``jwt``) sees them: ``agent``'s newest post and first item, the
-    default brand, the agent's active workflow, and ``path``."""
+    default brand, the agent's active workflow, ``path``, and the invitation and member ``membership`` makes."""
     ws = f"/api/workspaces/{workspace}"
     agent_record = portal(service, "GET", f"{ws}/agents/{agent}", jwt).json()["agent"]
     posts = portal(service, "GET", f"{ws}/agents/{agent}/posts?limit=1", jwt).json()["posts"]
     items = portal(service, "GET", f"{ws}/agents/{agent}/items", jwt).json()["items"]
     brand = portal(service, "GET", ws, jwt).json()["workspace"]["defaultBrandId"]
-    return World(workspace, agent, posts[0]["id"], items[0]["id"], brand, agent_record["activeWorkflowId"], path)
+    invitation, member = membership(service, jwt, workspace, tag)
+    return World(workspace, agent, posts[0]["id"], items[0]["id"], brand, agent_record["activeWorkflowId"], path,
+                 invitation, member)  # fmt: skip
+
+
+def membership(service: LocalService, jwt: str, workspace: str, tag: str) -> tuple[str, str]:
+    """A pending invitation (to an address no one signs in with) and a plain member who joined by invitation, both
+    made over HTTP by the workspace's owner (``jwt``); ``tag`` keeps their addresses apart: their ids."""
+    pending = invite(service, jwt, workspace, f"attack.{tag}.invitee@example.org")
+    assert pending.status == 201, pending.body
+    member = joined(service, jwt, workspace, f"attack.{tag}.member@example.org")
+    return pending.json()["invitation"]["id"], member.user_id
 
 
 # --- what the service stores

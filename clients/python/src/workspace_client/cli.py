@@ -1,5 +1,5 @@
 """``workspace-client``: sign in once, then publish agent bundles to a workspace and export them back; run its
-workspaces, keys, agents and audit log (``cli_admin``).
+workspaces, keys, agents, audit log, members and invitations (``cli_admin``).
 
     workspace-client login --portal https://portal.example --email ava@northwind.example
     workspace-client workspaces create "Northwind" ; workspace-client keys mint --workspace ws_… --name site
@@ -96,7 +96,7 @@ def parser() -> argparse.ArgumentParser:
         prog="workspace-client",
         parents=[common],
         description="Publish agent bundles to a workspace, and export them back; list and create workspaces, mint "
-        "and revoke keys, list agents, read the audit log.",
+        "and revoke keys, list agents, read the audit log, invite people and run the workspace's members.",
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = top.add_subparsers(title="commands", required=True, metavar="COMMAND")

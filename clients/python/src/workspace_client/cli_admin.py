@@ -1,11 +1,17 @@
-"""``workspace-client``'s commands for running a workspace from a terminal: workspaces, keys, agents and the audit
-log, so the README's journey needs no curl. Each prints one line per thing, or with ``--json`` the service's JSON
-(wire names) for scripts.
+"""``workspace-client``'s commands for running a workspace from a terminal: workspaces, keys, agents, the audit
+log, members and invitations, so the README's journey needs no curl. Each prints one line per thing (tab-separated,
+its id first: a member's line starts with the user's id, which ``members role|remove|transfer`` take), or with
+``--json`` the service's JSON (wire names) for scripts.
 
     workspace-client workspaces list | create NAME
     workspace-client keys list|mint|revoke --workspace ws_… [--name N --origin URL… --rate-limit N | KEY_ID]
     workspace-client agents list --workspace ws_…
     workspace-client audit --workspace ws_… [--limit N] [--all]
+    workspace-client members list|leave --workspace ws_…
+    workspace-client members role|remove|transfer --workspace ws_… USER_ID [admin|member]
+    workspace-client invite EMAIL --workspace ws_… [--role admin|member]
+    workspace-client invitations list|revoke --workspace ws_… [INVITATION_ID]
+    workspace-client invitations accept [LINK]   (the mailed link or its token; without it, read from stdin)
     workspace-client conversations export --workspace ws_… --agent prj_… [...]   (``cli_conversations``)
 """
 
@@ -20,6 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ._session import magic_link_token
+from .errors import ClientError
 from .portal import Portal
 
 SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
@@ -65,9 +73,50 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     audit.add_argument("--limit", type=int, default=50, metavar="N", help="entries a page (1-200, default 50)")
     audit.add_argument("--all", action="store_true", help="every page, not only the newest")
 
+    _membership_commands(commands, shared, in_workspace, command)
+
     from . import cli_conversations
 
     cli_conversations.add_commands(commands, in_workspace, signed_in)
+
+
+def _membership_commands(commands: Any, shared: argparse.ArgumentParser, in_workspace: argparse.ArgumentParser,
+                         command: Callable[..., argparse.ArgumentParser]) -> None:  # fmt: skip
+    """``members``, ``invite`` and ``invitations`` (``command`` adds one that runs signed in)."""
+    members = commands.add_parser("members", help="list a workspace's members, change a role, remove, leave, transfer")
+    under = members.add_subparsers(title="actions", required=True, metavar="ACTION")
+    command(under, "list", _members, parents=[in_workspace], help="the workspace's members (user id first) and roles")
+    role = command(under, "role", _role, parents=[in_workspace],
+                   help="make a member an admin or an admin a member (the owner only)")  # fmt: skip
+    role.add_argument("user_id", metavar="USER_ID")
+    role.add_argument("role", choices=["admin", "member"])
+    remove = command(under, "remove", _remove, parents=[in_workspace],
+                     help="remove a member (the owner: anyone else; an admin: members)")  # fmt: skip
+    remove.add_argument("user_id", metavar="USER_ID")
+    command(under, "leave", _leave, parents=[in_workspace], help="leave the workspace (not its owner: transfer first)")
+    transfer = command(under, "transfer", _transfer, parents=[in_workspace],
+                       help="give the workspace to one of its admins, who becomes its owner and you an admin "
+                       "(the owner only)")  # fmt: skip
+    transfer.add_argument("user_id", metavar="USER_ID")
+
+    invite = command(commands, "invite", _invite, parents=[in_workspace],
+                     help="mail an invitation to an address (owners and admins; only the owner invites "
+                     "admins); inviting it again mails a new link")  # fmt: skip
+    invite.add_argument("email", metavar="EMAIL")
+    invite.add_argument("--role", choices=["admin", "member"], default="member", help="the role it joins in (member)")
+
+    invitations = commands.add_parser("invitations", help="list, revoke or accept invitations")
+    under = invitations.add_subparsers(title="actions", required=True, metavar="ACTION")
+    command(under, "list", _invitations, parents=[in_workspace], help="the workspace's pending invitations")
+    withdraw = command(under, "revoke", _revoke_invitation, parents=[in_workspace],
+                       help="revoke a pending invitation: its link stops working")  # fmt: skip
+    withdraw.add_argument("invitation_id", metavar="INVITATION_ID")
+    accept = command(under, "accept", _accept, parents=[shared],
+                     help="join a workspace with the link mailed to you (signed in with the address it was "
+                     "mailed to)")  # fmt: skip
+    accept.add_argument("link", nargs="?", metavar="LINK",
+                        help="the mailed link or its token (default: read from stdin, so it stays out of the "
+                        "shell's history)")  # fmt: skip
 
 
 def _run(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], object], args: argparse.Namespace) -> int:
@@ -109,6 +158,8 @@ _COLUMNS = {
     "MintedApiKey": ("id", "name", "key"),
     "Agent": ("id", "slug", "name"),
     "AuditEntry": ("createdAt", "action", "target", "actorId", "requestId"),
+    "Member": ("userId", "role", "email", "name", "createdAt"),
+    "Invitation": ("id", "email", "role", "expiresAt", "invitedBy"),
 }
 
 
@@ -148,3 +199,57 @@ def _audit(portal: Portal, args: argparse.Namespace) -> object:
         cursor = page.next_cursor
         if not args.all or cursor is None:
             return entries
+
+
+def _members(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.list_members(args.workspace)
+
+
+def _role(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.update_member(args.workspace, args.user_id, role=args.role).member
+
+
+def _remove(portal: Portal, args: argparse.Namespace) -> object:
+    portal.remove_member(args.workspace, args.user_id)
+    return {"removed": args.user_id}
+
+
+def _leave(portal: Portal, args: argparse.Namespace) -> object:
+    portal.remove_member(args.workspace, portal.get_account().id)  # leaving is removing oneself
+    return {"left": args.workspace}
+
+
+def _transfer(portal: Portal, args: argparse.Namespace) -> object:
+    workspace = portal.transfer_workspace(args.workspace, user_id=args.user_id).workspace
+    print(f"workspace-client: {workspace.id} is now owned by {workspace.owner_id}; you are one of its admins",
+          file=sys.stderr)  # fmt: skip
+    return workspace
+
+
+def _invite(portal: Portal, args: argparse.Namespace) -> object:
+    invitation = portal.create_invitation(args.workspace, email=args.email, role=args.role).invitation
+    print(f"workspace-client: a link was mailed to {invitation.email}; it works once, until {invitation.expires_at}",
+          file=sys.stderr)  # fmt: skip
+    return invitation
+
+
+def _invitations(portal: Portal, args: argparse.Namespace) -> object:
+    return portal.list_invitations(args.workspace).invitations
+
+
+def _revoke_invitation(portal: Portal, args: argparse.Namespace) -> object:
+    portal.revoke_invitation(args.workspace, args.invitation_id)
+    return {"revoked": args.invitation_id}
+
+
+def _accept(portal: Portal, args: argparse.Namespace) -> object:
+    link = args.link or _read_line("Paste the invitation's link (or its token): ")
+    return portal.accept_invitation(token=magic_link_token(link)).workspace
+
+
+def _read_line(prompt: str) -> str:
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline().strip()
+    if not line:
+        raise ClientError("nothing was given on stdin")
+    return line

@@ -38,7 +38,7 @@ from core.workspaces.records import MembershipRecord
 from core.workspaces.store import WorkspaceStore
 from local.demo.bundles import ensure_media
 from local.demo.signed_in import owner_portal, upload
-from local.demo.specs import SPECS, Spec, bundle_dirs, workspace_files
+from local.demo.specs import SPECS, Spec, brand_fields, bundle_dirs, workspace_files
 
 __all__ = ["load_demo"]
 DAY = 86_400
@@ -67,7 +67,7 @@ class Demo:
         repo = WorkspaceStore(self.db, self.main_table)
         ws = create_workspace(
             repo, default_brand, owner.id, spec.name, PLAN_LIMITS[spec.plan].workspaces, slug=spec.slug, at=created,
-            brand_fields={"palette": spec.palette, "font_family": spec.font},
+            brand_fields=brand_fields(spec),
             workspace_fields={"logo_key": "assets/logo.png", "member_count": 2 if spec.member else 1},
         )  # fmt: skip
         if spec.member:

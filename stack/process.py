@@ -20,7 +20,7 @@ from typing import Any
 from stack.demo_template import seeded
 from stack.template import ROOT
 
-STARTUP_TIMEOUT = 180  # a first run encodes the demo videos, publishes the demo and waits for its documents to be read
+STARTUP_TIMEOUT = 240  # a first run encodes the demo videos, publishes the demo and waits for its documents to be read
 # Every log file a runner of this process wrote: the test suite's log scan reads each for secrets.
 RUNNER_LOGS: list[Path] = []
 

@@ -339,7 +339,10 @@ def test_an_object_under_the_name_of_a_file_the_export_writes_is_skipped(
     for path, data in FILES.items():
         assert (exported / path).read_bytes() == data
     original, copy = load_bundle(bundle_dir), load_bundle(exported)
-    assert (copy.agent, copy.posts, copy.wrap) == (original.agent, original.posts, original.wrap)
+    # The export names the agent's brand, which the bundle left unnamed (test_publishing_an_export_changes_nothing).
+    assert (copy.agent.model_dump(exclude={"brand"}), copy.posts, copy.wrap) == (
+        original.agent.model_dump(exclude={"brand"}), original.posts, original.wrap,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("there", [False, True], ids=["new-folder", "empty-folder"])

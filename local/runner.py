@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import shutil
+import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -21,6 +22,7 @@ from local.containers import package
 from local.containers.pool import ContainerPool, PoolLimits
 from local.gateway.api import ApiGateway
 from local.gateway.http_server import drain_together, serve
+from local.quiet import say, stderr_to
 from local.triggers.queues import QueuePoller
 from local.triggers.schedules import Scheduler
 from stack.template import Stack, load
@@ -29,6 +31,8 @@ logger = logging.getLogger("local.runner")
 REGION = "us-east-1"
 # Dummy credentials: moto accepts anything, and real AWS must never be reached from here.
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_DEFAULT_REGION": REGION}
+DEMO_LOG = "demo-publish.log"  # in the state directory: the logs of a first start's demo publication
+DOCUMENTS_WAIT = 60  # seconds a first start waits for the knowledge worker to read the demo's documents
 
 
 @dataclass
@@ -184,18 +188,29 @@ def start(
 
     # Demo data: seeded into an empty state only, so a restart shows the same ids and keys. Its agents are published
     # through the portal that now answers, signed in with the outbox's mail, as a user publishes a bundle.
+    # Its thousands of request logs go to a file: a person reads a line per bundle, then the summary (local/quiet.py).
     def seed() -> list[dict[str, Any]]:
         from local.demo import load_demo
 
-        return load_demo(
-            dynamodb,
-            main_table=stack.physical_name("MainTable"),
-            api_keys_table=stack.physical_name("ApiKeysTable"),
-            ledger_table=stack.physical_name("LedgerTable"),
-            portal_url=runner.portal_url,
-            outbox=Path(local_env["OUTBOX_DIR"]),
-            cache_dir=media_cache or state_dir / "media-cache",
-        )
+        log, started = state_dir / DEMO_LOG, time.monotonic()
+        say(f"first start: publishing the demo from examples/ (its request logs: {log})")
+        with stderr_to(log):
+            workspaces = load_demo(
+                dynamodb,
+                main_table=stack.physical_name("MainTable"),
+                api_keys_table=stack.physical_name("ApiKeysTable"),
+                ledger_table=stack.physical_name("LedgerTable"),
+                portal_url=runner.portal_url,
+                outbox=Path(local_env["OUTBOX_DIR"]),
+                cache_dir=media_cache or state_dir / "media-cache",
+                progress=say,
+            )
+            # The knowledge worker reads the documents the demo published: its logs are the demo's too.
+            read = queues.settled(DOCUMENTS_WAIT)
+        pool.retire()  # containers started above write to the log file: later requests get new ones
+        documents = "its documents read" if read else f"its documents still being read after {DOCUMENTS_WAIT} s"
+        say(f"demo published in {time.monotonic() - started:.0f} s, {documents}")
+        return workspaces
 
     runner.workspaces = _kept_demo(store.directory, demo and saved.empty, seed)
 

@@ -20,7 +20,7 @@ from typing import Any
 from stack.demo_template import seeded
 from stack.template import ROOT
 
-STARTUP_TIMEOUT = 120  # a first run encodes the demo videos
+STARTUP_TIMEOUT = 240  # a first run encodes the demo videos, publishes the demo and waits for its documents to be read
 # Every log file a runner of this process wrote: the test suite's log scan reads each for secrets.
 RUNNER_LOGS: list[Path] = []
 
@@ -73,6 +73,7 @@ class RunnerProcess:
         demo_file = self.state_dir / "demo.json"
         demo_file.unlink(missing_ok=True)
         RUNNER_LOGS.append(self.log)
+        RUNNER_LOGS.append(self.state_dir / "demo-publish.log")  # a first start's demo publication (local.runner)
         with self.log.open("ab") as output:
             self.process = subprocess.Popen(self.command, cwd=ROOT, env=self._env, stdout=output, stderr=output)
         deadline = time.monotonic() + STARTUP_TIMEOUT

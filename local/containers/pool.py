@@ -54,6 +54,7 @@ class ContainerPool:
         self._waiting = dict.fromkeys(functions, 0)
         self._starting = 0
         self._all: set[AnyContainer] = set()
+        self._retired: set[AnyContainer] = set()  # busy when ``retire`` was called: stopped once done
         self._cond = threading.Condition()
         self._fork_server: ForkServer | None = None
         self._closed = threading.Event()
@@ -162,7 +163,23 @@ class ContainerPool:
         evicted.append(victim)
         return True
 
+    def retire(self) -> int:
+        """Let no container started so far take another request: the idle ones stop now, the busy ones when their
+        request is done. The runner calls it once the demo is published, so that containers started after it write
+        to its own stderr, not to the demo's log file (``local.quiet``). The number stopped now."""
+        with self._cond:
+            idle = [container for containers in self._idle.values() for container in containers]
+            for containers in self._idle.values():
+                containers.clear()
+            for container in idle:
+                self._forget(container)
+            self._retired = set(self._all)
+        for container in idle:
+            container.close()
+        return len(idle)
+
     def _forget(self, container: AnyContainer) -> None:
+        self._retired.discard(container)
         if container in self._all:
             self._all.discard(container)
             self._count[container.spec.logical_id] -= 1
@@ -170,10 +187,13 @@ class ContainerPool:
 
     def _release(self, container: AnyContainer) -> None:
         with self._cond:
-            if container.alive and container in self._all:
+            retired = container in self._retired
+            if not retired and container.alive and container in self._all:
                 container.last_used = time.monotonic()
                 self._idle[container.spec.logical_id].append(container)
                 self._cond.notify_all()
+        if retired:  # closed on a thread of its own: a streaming one's runtime API may be the caller
+            threading.Thread(target=self._discard, args=(container,), name="container-retired", daemon=True).start()
 
     def _discard(self, container: AnyContainer) -> None:
         with self._cond:

@@ -17,9 +17,11 @@ state, once its APIs answer.
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ from core.workspaces.records import MembershipRecord
 from core.workspaces.store import WorkspaceStore
 from local.demo.bundles import ensure_media
 from local.demo.signed_in import owner_portal, upload
-from local.demo.specs import SPECS, Spec, bundle_dirs, workspace_files
+from local.demo.specs import SPECS, Spec, brand_fields, bundle_dirs, workspace_files
 
 __all__ = ["load_demo"]
 DAY = 86_400
@@ -54,6 +56,10 @@ class Demo:
     ledger_table: str
     portal_url: str
     outbox: Path
+    progress: Callable[[str], None] = lambda line: None
+    bundles: int = 0  # to publish, all workspaces together
+    _published: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def user(self, person: tuple[str, str], plan: str, created: str, **fields: Any) -> UserRecord:
         email, name = person
@@ -67,7 +73,7 @@ class Demo:
         repo = WorkspaceStore(self.db, self.main_table)
         ws = create_workspace(
             repo, default_brand, owner.id, spec.name, PLAN_LIMITS[spec.plan].workspaces, slug=spec.slug, at=created,
-            brand_fields={"palette": spec.palette, "font_family": spec.font},
+            brand_fields=brand_fields(spec),
             workspace_fields={"logo_key": "assets/logo.png", "member_count": 2 if spec.member else 1},
         )  # fmt: skip
         if spec.member:
@@ -89,7 +95,12 @@ class Demo:
         from workspace_client.bundle import publish  # the command line's code (clients/python), as users run it
 
         for bundle in bundle_dirs(spec):
-            publish(portal, ws.id, bundle, progress=False)
+            started = time.monotonic()
+            plan = publish(portal, ws.id, bundle, progress=False)
+            with self._lock:  # one line per bundle, whichever workspace's thread publishes it
+                self._published.append(bundle.name)
+                self.progress(f"  {len(self._published)}/{self.bundles} examples/{bundle.name} → {spec.name}: "
+                              f"{plan.summary().split(': ', 1)[1]} in {time.monotonic() - started:.1f} s")  # fmt: skip
         slugs = {a.slug: a.id for a in portal.list_agents(ws.id).agents}
         agents = [{"id": slugs[_slug(bundle)], "slug": _slug(bundle)} for bundle in bundle_dirs(spec)]
         return {"id": ws.id, "name": spec.name, "ownerEmail": spec.owner[0], "key": raw, "agents": agents}
@@ -106,10 +117,12 @@ def iso_at(epoch_seconds: float) -> str:
 
 def load_demo(
     dynamodb: Any, *, main_table: str, api_keys_table: str, ledger_table: str, portal_url: str, outbox: Path,
-    cache_dir: Path,
+    cache_dir: Path, progress: Callable[[str], None] = lambda line: None,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """Seed the demo's workspaces (their bundles' media made first, into ``examples/``); JSON-ready summaries."""
-    media = ensure_media([bundle for spec in SPECS for bundle in bundle_dirs(spec)], cache_dir)
-    demo = Demo(dynamodb, main_table, api_keys_table, ledger_table, portal_url, outbox)
+    """Seed the demo's workspaces (their bundles' media made first, into ``examples/``); JSON-ready summaries.
+    ``progress(line)``: a line per bundle published, for a person watching."""
+    bundles = [bundle for spec in SPECS for bundle in bundle_dirs(spec)]
+    media = ensure_media(bundles, cache_dir)
+    demo = Demo(dynamodb, main_table, api_keys_table, ledger_table, portal_url, outbox, progress, len(bundles))
     with ThreadPoolExecutor(max_workers=len(SPECS)) as pool:  # workspaces are independent: published side by side
         return list(pool.map(lambda spec: demo.workspace(spec, media.logos["logo.png"].data), SPECS))

@@ -95,6 +95,21 @@ class QueuePoller:
         for message in done:
             self._sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
 
+    def settled(self, seconds: float) -> bool:
+        """Whether every queue is empty (twice in a row, nothing in flight) within ``seconds``."""
+        names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+        deadline, quiet = time.monotonic() + seconds, 0
+        while quiet < 2:  # twice: a poller may hold a batch it received between two looks
+            if time.monotonic() > deadline or self._stop.is_set():
+                return False
+            busy = False
+            for _, queue_url, _, _ in self._sources:
+                counts = self._sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=names)["Attributes"]
+                busy = busy or any(int(counts[name]) for name in names)
+            quiet = 0 if busy else quiet + 1
+            time.sleep(0.25)
+        return True
+
     def close(self) -> None:
         self._stop.set()
         for thread in self._threads:

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from workspace_client._generated.models_portal import Agent, AgentItem, Brand, Post, StoredObject
 from workspace_client.bundle import BundleError, load_bundle
-from workspace_client.bundle.changes import human_size
+from workspace_client.bundle.changes import NEW_BRAND, CreateAgent, CreateBrand, UpdateAgent, UpdateBrand, human_size
 from workspace_client.bundle.files import BundleFile
 from workspace_client.bundle.format import Bundle, ItemSpec
 from workspace_client.bundle.parallel import run_all, workers_for
 from workspace_client.bundle.plan import idempotency_key, plan_against
+from workspace_client.bundle.publish import carry_out
 from workspace_client.bundle.state import AgentState
 
 from tests.support.bundles import FILES, POSTS, write_bundle
@@ -202,3 +203,113 @@ def test_posts_alike_but_for_their_date_are_created_with_keys_of_their_own(tmp_p
     creates = [change for change in plan_against(AgentState(None, BRANDS), WS, bundle).changes
                if str(change).startswith("create post")]  # fmt: skip
     assert len(creates) == 2 and len({change.key for change in creates}) == 2  # type: ignore[attr-defined]
+
+
+# Issue 28: a bundle published into a new workspace took its default brand, named after the workspace ("My studio"),
+# so the chat said "My studio's assistant" where the page and the bundle named the brand. The bundle carries it.
+STUDIO = {"slug": "lumen-yoga", "name": "Lumen Yoga Studio", "palette": ["#5e548e", "#9f86c0"], "fontFamily": "Inter"}
+
+
+def branded(tmp_path: Path, brand: dict[str, Any] | str = STUDIO) -> Bundle:
+    return load_bundle(write_bundle(tmp_path / "b", agent_json={"slug": "guide", "name": "Lumen Guide",
+                                                                 "brand": brand}))  # fmt: skip
+
+
+def brand_of(spec: dict[str, Any], id_: str = "brd_9", *, is_default: bool = False) -> Brand:
+    return Brand(id=id_, slug=spec["slug"], name=spec["name"], is_default=is_default, palette=spec.get("palette", []),
+                 font_family=spec.get("fontFamily", ""), created_at=NOW, updated_at=NOW)  # fmt: skip
+
+
+def test_a_brand_the_bundle_carries_is_created_first_and_the_new_agent_gets_it(tmp_path: Path) -> None:
+    bundle = branded(tmp_path)
+    plan = plan_against(AgentState(None, BRANDS), WS, bundle)
+    brand, agent = plan.changes[:2]
+    assert [str(brand), str(agent)] == ["create brand lumen-yoga (Lumen Yoga Studio)",
+                                        "create agent guide (Lumen Guide)"]  # fmt: skip
+    assert isinstance(brand, CreateBrand) and brand.spec.model_dump() == {
+        "slug": "lumen-yoga", "name": "Lumen Yoga Studio", "palette": ["#5e548e", "#9f86c0"], "font_family": "Inter",
+    }  # fmt: skip
+    assert isinstance(agent, CreateAgent) and agent.brand_id == NEW_BRAND  # the id the brand's create answers
+    assert plan.writes == 13  # the brand's create is one write more than the same bundle without it (12)
+    # The keys are the same on every run: the brand's by its content, the agent's by the brand's slug (not its id,
+    # which a run that created the brand before its answer was lost would know, and the first run not).
+    again = plan_against(AgentState(None, [*BRANDS, brand_of(STUDIO)]), WS, bundle)
+    assert isinstance(again.changes[0], CreateAgent) and again.changes[0].key == agent.key
+    assert again.changes[0].brand_id == "brd_9" and plan_against(AgentState(None, BRANDS), WS, bundle) == plan
+
+
+def test_a_brand_held_as_the_bundle_has_it_is_no_change(tmp_path: Path) -> None:
+    bundle = branded(tmp_path)
+    state = held(bundle)
+    state.brands = [*BRANDS, brand_of(STUDIO)]
+    state.agent = state.agent.model_copy(update={"brand_id": "brd_9"})  # type: ignore[union-attr]
+    plan = plan_against(state, WS, bundle)
+    assert plan.empty and plan.writes == 0
+    # A field the bundle leaves out is left as the workspace has it: not compared, not sent.
+    bare = branded(tmp_path, {"slug": "lumen-yoga", "name": "Lumen Yoga Studio"})
+    assert plan_against(state, WS, bare).empty
+
+
+def test_a_brand_that_differs_is_updated_where_it_differs_and_the_agent_moved_to_it(tmp_path: Path) -> None:
+    bundle = branded(tmp_path)
+    state = held(bundle)  # the agent on the workspace's default brand (brd_1), as a first publish left it before
+    state.brands = [*BRANDS, brand_of(STUDIO | {"name": "Lumen", "palette": ["#000"]})]
+    plan = plan_against(state, WS, bundle)
+    assert [str(change) for change in plan.changes] == [
+        "update brand lumen-yoga: name, palette",
+        "update agent guide: brandId",
+    ]
+    update = plan.changes[0]
+    assert isinstance(update, UpdateBrand) and (update.brand_id, update.fields) == (
+        "brd_9", {"name": "Lumen Yoga Studio", "palette": ["#5e548e", "#9f86c0"]},
+    )  # fmt: skip
+    assert plan.writes == 2
+
+
+def test_an_agent_moves_to_a_brand_the_plan_creates(tmp_path: Path) -> None:
+    bundle = branded(tmp_path)
+    plan = plan_against(held(bundle), WS, bundle)  # the agent held, on the default brand "Shop"
+    assert [str(change) for change in plan.changes] == [
+        "create brand lumen-yoga (Lumen Yoga Studio)",
+        "update agent guide: brandId",
+    ]
+    assert isinstance(plan.changes[1], UpdateAgent) and plan.changes[1].fields == {"brand_id": NEW_BRAND}
+
+
+def test_the_workspaces_default_brand_carried_by_a_bundle_is_updated_not_made_again(tmp_path: Path) -> None:
+    """The demo's case: the bundle's brand is the workspace's default (same slug)."""
+    bundle = branded(tmp_path, STUDIO | {"slug": "shop"})
+    plan = plan_against(AgentState(None, BRANDS), WS, bundle)
+    assert [str(change) for change in plan.changes[:2]] == [
+        "update brand shop: name, palette, fontFamily",
+        "create agent guide (Lumen Guide)",
+    ]
+    assert isinstance(plan.changes[1], CreateAgent) and plan.changes[1].brand_id == "brd_1"
+
+
+def test_carrying_out_sets_the_agent_on_the_brand_the_run_created(tmp_path: Path) -> None:
+    """The brand is created before the agent, whose create (or update) names the brand's new id."""
+
+    class Portal:
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, dict[str, Any]]] = []
+            self.brands = list(BRANDS)
+
+        def create_brand(self, ws: str, **body: Any) -> Any:
+            self.calls.append(("create_brand", body))
+            self.brands.append(brand_of({"slug": body["slug"], "name": body["name"]}, "brd_new"))
+            return type("Answer", (), {"brand": self.brands[-1]})
+
+        def list_brands(self, ws: str) -> list[Brand]:
+            return self.brands
+
+        def update_agent(self, ws: str, agent_id: str, **fields: Any) -> None:
+            self.calls.append(("update_agent", fields))
+
+    bundle = branded(tmp_path)
+    plan = plan_against(held(bundle), WS, bundle)
+    portal = Portal()
+    carry_out(portal, plan, progress=False)  # type: ignore[arg-type]
+    assert [name for name, _ in portal.calls] == ["create_brand", "update_agent"]
+    assert portal.calls[0][1]["idempotency_key"].startswith("bundle-brand-")
+    assert portal.calls[1][1] == {"brand_id": "brd_new"}

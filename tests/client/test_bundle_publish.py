@@ -6,6 +6,7 @@ that changes nothing sends no write at all). Each test signs up a user of its ow
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 import time
@@ -19,6 +20,7 @@ from workspace_client import Brain
 from workspace_client.bundle import BundleError, Change, export, load_bundle, publish, wait_for_index
 from workspace_client.bundle.changes import CreatePost, Upload
 from workspace_client.bundle.files import BundleFile
+from workspace_client.bundle.format import BrandSpec
 from workspace_client.bundle.indexing import index_of, instant
 from workspace_client.bundle.plan import make_plan
 from workspace_client.bundle.publish import carry_out
@@ -152,6 +154,50 @@ def test_a_publish_is_served_and_a_second_one_sends_no_write(service: LocalServi
     assert snapshot(owner.state()) == before
 
 
+def test_a_bundle_carrying_its_brand_puts_its_agent_on_it_and_the_chat_names_it(
+    service: LocalService, owner: Owner, bundle_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 28: published into a new workspace (its default brand named after it, "Bundles"), the agent was on that
+    brand, and the chat said "Bundles's assistant" where the page and the bundle named theirs. The bundle's brand is
+    created, the agent is on it, the chat names it; a second publish sends no write; the export carries it."""
+    brand = {"slug": "lumen-yoga", "name": "Lumen Yoga Studio", "palette": ["#5e548e", "#9f86c0"]}
+    brand["fontFamily"] = "Inter"
+    write_bundle(bundle_dir, agent_json={"slug": SLUG, "name": "Test Barista", "brand": brand})
+    dry = publish(owner.portal, owner.workspace, bundle_dir, dry_run=True)
+    assert [str(change) for change in dry.changes[:2]] == [
+        "create brand lumen-yoga (Lumen Yoga Studio)", "create agent test-barista (Test Barista)",
+    ]  # fmt: skip
+    assert dry.writes == 13 and owner.state().agent is None and len(owner.portal.list_brands(owner.workspace)) == 1
+
+    publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    state = owner.state()
+    made = next(b for b in state.brands if b.slug == "lumen-yoga")
+    assert (made.name, made.palette, made.font_family, made.is_default) == (
+        "Lumen Yoga Studio", ["#5e548e", "#9f86c0"], "Inter", False,
+    )  # fmt: skip
+    assert state.agent is not None and state.agent.brand_id == made.id
+
+    assert ops(service, "set-plan", "--email", owner.email, "--plan", "pro")["plan"] == "pro"
+    assert ops(service, "grant", "--email", owner.email, "--credits", "5", "--ref-id", "brand-chat")["applied"] is True
+    key = owner.portal.mint_key(owner.workspace, name="brand-test").key.key
+    log_scan.register_secret(key)
+    with Brain(service.brain, key=key) as brain:
+        assert brain.get_agent(state.agent.id).brand.name == "Lumen Yoga Studio"
+        reply = "".join(event.text for event in brain.chat(state.agent.id, "Hello"))
+    assert reply.startswith("Hi, I'm Test Barista, Lumen Yoga Studio's assistant."), reply
+
+    offset = log_size(service)
+    assert publish(owner.portal, owner.workspace, bundle_dir, progress=False).empty
+    assert {method for method, _ in requests_since(service, offset)} == {"GET"}  # the brand too: no write
+
+    renamed = brand | {"name": "Lumen Yoga"}
+    write_bundle(bundle_dir, agent_json={"slug": SLUG, "name": "Test Barista", "brand": renamed})
+    plan = publish(owner.portal, owner.workspace, bundle_dir, progress=False)
+    assert [str(change) for change in plan.changes] == ["update brand lumen-yoga: name"]
+    export(owner.portal, owner.workspace, SLUG, tmp_path / "copy", progress=False)
+    assert json.loads((tmp_path / "copy" / "agent.json").read_text())["brand"] == renamed
+
+
 def test_one_changed_file_and_post_and_a_dropped_post_are_all_that_is_written(
     service: LocalService, owner: Owner, bundle_dir: Path
 ) -> None:
@@ -239,7 +285,12 @@ def test_publishing_an_export_changes_nothing(service: LocalService, owner: Owne
     for path, data in FILES.items():
         assert (exported / path).read_bytes() == data
     original, copy = load_bundle(bundle_dir), load_bundle(exported)
-    assert (copy.agent, copy.posts) == (original.agent, original.posts)
+    assert (copy.agent.model_dump(exclude={"brand"}), copy.posts) == (original.agent.model_dump(exclude={"brand"}),
+                                                                      original.posts)  # fmt: skip
+    # The agent's brand goes with it, whole: here the workspace's default, which the bundle left unnamed.
+    assert isinstance(copy.agent.brand, BrandSpec) and original.agent.brand is None
+    default = next(brand for brand in owner.portal.list_brands(owner.workspace) if brand.is_default)
+    assert (copy.agent.brand.slug, copy.agent.brand.name) == (default.slug, "Bundles")
     assert sorted(copy.items, key=lambda item: item.file) == sorted(original.items, key=lambda item: item.file)
     assert (copy.wrap, copy.site, copy.suggestions) == (original.wrap, original.site, original.suggestions)
     offset = log_size(service)
@@ -288,7 +339,10 @@ def test_an_object_under_the_name_of_a_file_the_export_writes_is_skipped(
     for path, data in FILES.items():
         assert (exported / path).read_bytes() == data
     original, copy = load_bundle(bundle_dir), load_bundle(exported)
-    assert (copy.agent, copy.posts, copy.wrap) == (original.agent, original.posts, original.wrap)
+    # The export names the agent's brand, which the bundle left unnamed (test_publishing_an_export_changes_nothing).
+    assert (copy.agent.model_dump(exclude={"brand"}), copy.posts, copy.wrap) == (
+        original.agent.model_dump(exclude={"brand"}), original.posts, original.wrap,
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("there", [False, True], ids=["new-folder", "empty-folder"])

@@ -227,3 +227,18 @@ def test_a_failed_container_is_never_reused(fakes: Fakes) -> None:
         assert fakes.started[0].closed and pool.size == 0
         result = pool.invoke("A", {"instant": True})
         assert result["container"] == id(fakes.started[1])
+
+
+def test_retired_containers_take_no_more_requests(fakes: Fakes) -> None:
+    """After the demo's publication (local/runner.py) no container started during it serves again: their stderr is
+    the demo's log file. The idle one stops at once, the busy one once its request is done."""
+    with _pool(_limits()) as pool:
+        idle = pool.invoke("B", {"instant": True})["container"]
+        busy = _busy(pool, fakes, "A", 1)
+        assert pool.retire() == 1 and [c.closed for c in fakes.started] == [True, False]
+        fakes.release()
+        busy[0]["thread"].join(WAIT)
+        assert "result" in busy[0]
+        fakes.wait_for(lambda: fakes.started[1].closed and pool.size == 0)
+        assert pool.invoke("B", {"instant": True})["container"] not in (idle, id(fakes.started[1]))
+        assert len(fakes.started) == 3 and pool.size == 1

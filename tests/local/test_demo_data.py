@@ -9,6 +9,7 @@ through the API, signed in as its workspace's owner.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,8 @@ from core.platform.kinds import PostKind
 from core.posts.records import PostRecord
 from core.workflows.records import WorkflowRecord
 from core.workspaces.records import WorkspaceRecord
-from local.demo.specs import EXAMPLES
+from local.demo.specs import EXAMPLES, SPECS, bundle_dirs
+from stack.demo_template import TEMPLATES, version
 from tests.support.lambdas import stack
 from tests.support.runner import LocalService, started_service
 
@@ -215,3 +217,38 @@ def test_the_workspaces_own_files_are_uploaded_under_the_allowlist(service: Loca
         assert json.loads(body(s3, prefix + "config/site.json"))["pages"]
         hello = service.brain_get("/v1/r2/public/hello.txt", ws["key"])
         assert hello.status == 200 and hello.body == f"Hello from {ws['name']}!\n".encode()
+
+
+def test_each_agent_is_on_the_brand_its_bundle_carries(service: LocalService) -> None:
+    """Issue 28: one identity. The chat names the agent's brand (tests/integration/brain/chat/test_turn.py), and the
+    agent is on its bundle's brand: "Lumen Guide, Lumen Yoga Studio's assistant"."""
+    for ws, spec in zip(service.demo["workspaces"], SPECS, strict=True):
+        for agent, bundle in zip(ws["agents"], bundle_dirs(spec), strict=True):
+            brand = json.loads((bundle / "agent.json").read_text())["brand"]
+            shown = service.brain_get(f"/v1/agent/{agent['id']}", ws["key"]).json()["brand"]
+            assert (shown["slug"], shown["name"]) == (brand["slug"], brand["name"]) == (spec.slug, spec.name)
+
+
+def first_start(service: LocalService) -> Path:
+    """The state directory of a runner's first start, the one that published the demo: the demo template's
+    (``stack/demo_template.py``: a runner started by ``RunnerProcess``, as this one, from an empty state, as
+    ``make serve`` is), or this runner's own when it published the demo itself."""
+    template = TEMPLATES / version()
+    if os.environ.get("LOCAL_DEMO_TEMPLATE") == "1" and (template / "runner.log").exists():
+        return template
+    return service.state_dir
+
+
+def test_a_first_start_prints_a_line_per_bundle_then_the_summary(service: LocalService) -> None:
+    """Issue 28: 2,346 log lines came before the summary on a first ``make serve``. The demo's request logs go to a
+    file the first line names; the output before the summary is that line, one per bundle and one at the end."""
+    state = first_start(service)
+    output = (state / "runner.log").read_text().splitlines()
+    before = output[: output.index("{")]  # the summary opens with demo.json's document
+    assert len(before) <= 30, "\n".join(before)
+    log = state / "demo-publish.log"
+    assert f"first start: publishing the demo from examples/ (its request logs: {log})" in before
+    bundles = [line for line in before if re.fullmatch(r"  \d/3 examples/[a-z-]+ → .+: \d+ uploads .* in .+ s", line)]
+    assert len(bundles) == 3, before
+    assert any(line.startswith("demo published in ") for line in before)
+    assert log.read_text().count('local.gateway PortalApi "') > 400  # the publication's requests: in the file

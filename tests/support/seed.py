@@ -106,7 +106,9 @@ class Seeder:
         wrap: Any = None,
         site: Any = None,
         suggestions: Any = None,
+        brand_id: str | None = None,
     ) -> AgentRecord:
+        """An agent of ``ws`` on ``brand_id`` (a brand of ``ws``; default: its default brand)."""
         now = now_iso()
         workflow = WorkflowRecord(
             id=new_id("wf"),
@@ -121,7 +123,7 @@ class Seeder:
             workspace_id=ws.id,
             slug=slug,
             name=slug.title(),
-            brand_id=ws.default_brand_id,
+            brand_id=brand_id or ws.default_brand_id,
             active_workflow_id=workflow.id,
             wrap_json=None if wrap is None else _text(wrap),
             site_json=None if site is None else _text(site),

@@ -117,6 +117,26 @@ def test_a_brand_slug_of_another_brand_of_the_workspace_shapes_the_reply(funded,
     assert len(llm_charges(aws, funded.ws.owner_id)) == 2
 
 
+def test_the_prompt_and_the_greeting_name_the_agents_brand_not_the_workspaces(
+    seed: Seeder, aws, model: RecordingModel
+) -> None:
+    """Issue 28: a bundle published into a new workspace ("My studio", its default brand named after it) carries its
+    brand ("Lumen Yoga Studio"), and the agent is on it: the chat names that brand, as the page and the bundle do."""
+    ws = seed.workspace(seed.user("studio@example.com", plan="pro"), "My studio")
+    now = now_iso()
+    lumen = BrandRecord(id=new_id("brd"), workspace_id=ws.id, slug="lumen-yoga", name="Lumen Yoga Studio",
+                        created_at=now, updated_at=now)  # fmt: skip
+    BrandStore(aws.dynamodb, get_settings().main_table).create(lumen, default_was=None, also=Also())
+    agent = seed.agent(ws, slug="guide", brand_id=lumen.id)
+    grant(aws, ws.owner_id, 5)
+    _, reply = streamed(chat(agent_id=agent.id, key=seed.api_key(ws.id)))
+    system = model.requests[-1].system
+    assert system.startswith("You are Guide, the assistant of Lumen Yoga Studio, chatting with a visitor on Lumen "
+                             "Yoga Studio's public pages."), system  # fmt: skip
+    assert reply.startswith("Hi, I'm Guide, Lumen Yoga Studio's assistant."), reply
+    assert "My studio" not in system and "My studio" not in reply
+
+
 def test_keepalive_lines_arrive_while_the_model_is_silent(funded, aws, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "0.3")
     platform_providers.reset()

@@ -13,9 +13,11 @@ from pydantic.alias_generators import to_camel
 
 from .._operation import CLEAR
 from .files import BundleFile
-from .format import AgentSpec, Bundle, ItemSpec, PostSpec
+from .format import AgentSpec, BrandSpec, Bundle, ItemSpec, PostSpec
 
 DocumentKind = Literal["wrap", "site", "suggestions"]
+# An agent's brand id before its brand exists: the id of the brand the plan's ``CreateBrand`` makes.
+NEW_BRAND = "(the brand this plan creates)"
 
 
 def human_size(size: int) -> str:
@@ -39,9 +41,28 @@ class Change:
 
 
 @dataclass(frozen=True)
+class CreateBrand(Change):
+    spec: BrandSpec
+    key: str
+
+    def __str__(self) -> str:
+        return f"create brand {self.spec.slug} ({self.spec.name})"
+
+
+@dataclass(frozen=True)
+class UpdateBrand(Change):
+    brand_id: str
+    slug: str
+    fields: dict[str, Any]  # name, palette, font_family
+
+    def __str__(self) -> str:
+        return f"update brand {self.slug}: {_names(self.fields)}"
+
+
+@dataclass(frozen=True)
 class CreateAgent(Change):
     spec: AgentSpec
-    brand_id: str
+    brand_id: str  # "": the workspace's default (none known); NEW_BRAND: the brand the plan creates
     key: str
 
     def __str__(self) -> str:
@@ -52,7 +73,7 @@ class CreateAgent(Change):
 class UpdateAgent(Change):
     agent_id: str
     slug: str
-    fields: dict[str, str]  # name, brand_id
+    fields: dict[str, str]  # name, brand_id (NEW_BRAND: the brand the plan creates)
 
     def __str__(self) -> str:
         return f"update agent {self.slug}: {_names(self.fields)}"
@@ -147,9 +168,9 @@ class ReplaceItem(Change):
 
 @dataclass
 class Plan:
-    """The changes that make the workspace's agent equal the bundle, in order: agent, documents, files, posts,
-    items. ``writes`` counts API writes (creates, updates, publishes, documents; a replace is two); the uploads'
-    signings are not counted, the uploads are (``uploads``, ``upload_bytes``)."""
+    """The changes that make the workspace's agent equal the bundle, in order: its brand, the agent, documents,
+    files, posts, items. ``writes`` counts API writes (creates, updates, publishes, documents; a replace is two);
+    the uploads' signings are not counted, the uploads are (``uploads``, ``upload_bytes``)."""
 
     workspace_id: str
     bundle: Bundle = field(repr=False)

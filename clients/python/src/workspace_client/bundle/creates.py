@@ -15,9 +15,9 @@ import threading
 from typing import Any
 
 from .._generated.models_portal import PageInput
-from ..errors import NotFoundError
+from ..errors import ConflictError, NotFoundError
 from ..portal import Portal
-from .format import ItemSpec, PostSpec
+from .format import BrandSpec, ItemSpec, PostSpec
 from .plan import post_fields
 from .state import all_posts, folder
 
@@ -39,8 +39,28 @@ class Creates:
     def __init__(self, portal: Portal, workspace_id: str, agent_id: str | None, workflow_id: str | None):
         self.portal, self.ws = portal, workspace_id
         self.agent_id, self.workflow_id = agent_id or "", workflow_id or ""
+        self.brand_id = ""  # the brand this run created (``NEW_BRAND`` of the plan)
         self._lock = threading.Lock()
         self._made: dict[str, tuple[bool, Any, str]] = {}  # id → (a post?, its entry, the key it was made with)
+
+    def brand(self, spec: BrandSpec, key: str) -> None:
+        """The brand, created; a brand of its slug made meanwhile (another bundle of the same brand, published
+        alongside) is the one: the next publish makes its fields equal the bundle's."""
+        body = spec.model_dump(exclude_none=True)
+        for round_ in range(ROUNDS):
+            try:
+                brand = self.portal.create_brand(self.ws, **body, idempotency_key=key).brand
+            except ConflictError:
+                made = next((b for b in self.portal.list_brands(self.ws) if b.slug == spec.slug), None)
+                if made is None:
+                    raise
+                brand = made
+            if any(listed.id == brand.id for listed in self.portal.list_brands(self.ws)):
+                self.brand_id = brand.id
+                return
+            if round_ == ROUNDS - 1:  # a replayed answer naming a brand deleted since, each time
+                raise NotFoundError(404, "NOT_FOUND", f"brand {spec.slug} was deleted while being created")
+            key = again(key, brand.id)
 
     def agent(self, name: str, slug: str, brand_id: str, key: str) -> None:
         for round_ in range(ROUNDS):

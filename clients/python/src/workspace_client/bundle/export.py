@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from .._generated.models_portal import AgentItem, Post, StoredObject
+from .._generated.models_portal import AgentItem, Brand, Post, StoredObject
 from ..download import MD5_ETAG
 from ..errors import ClientError, DownloadIntegrityError, TransportError
 from ..portal import Portal
@@ -89,10 +89,10 @@ def _write(portal: Portal, workspace_id: str, state: AgentState, root: Path, *, 
 
 def _documents(state: AgentState) -> dict[str, Any]:
     assert state.agent is not None
-    # The workspace's default brand is left unnamed, as a bundle says it: the export then publishes to another
-    # workspace too (its default brand), and to this one unchanged.
-    brand = next((b.slug for b in state.brands if b.id == state.agent.brand_id and not b.is_default), None)
-    agent = {"slug": state.agent.slug, "name": state.agent.name} | ({"brand": brand} if brand else {})
+    # The agent's brand goes with it, whole: published to another workspace, the export is the same brand there (made
+    # if missing), not that workspace's default; published here, it changes nothing.
+    brand = next((b for b in state.brands if b.id == state.agent.brand_id), None)
+    agent = {"slug": state.agent.slug, "name": state.agent.name} | ({"brand": brand_entry(brand)} if brand else {})
     ordered = sorted(state.posts, key=lambda post: (post.created_at, post.id))
     items = sorted(state.items, key=lambda item: (item.folder, item.order, item.r2_key))
     return {
@@ -103,6 +103,15 @@ def _documents(state: AgentState) -> dict[str, Any]:
         "posts.json": [post_entry(post) for post in ordered] or None,
         "items.json": [item_entry(item, folder(state.agent.id)) for item in items] or None,
     }
+
+
+def brand_entry(brand: Brand) -> dict[str, Any]:
+    entry: dict[str, Any] = {"slug": brand.slug, "name": brand.name}
+    if brand.palette:
+        entry["palette"] = brand.palette
+    if brand.font_family:
+        entry["fontFamily"] = brand.font_family
+    return entry
 
 
 def post_entry(post: Post) -> dict[str, Any]:

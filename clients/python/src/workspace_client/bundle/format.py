@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticError
@@ -50,10 +50,29 @@ class Spec(BaseModel):
 S = TypeVar("S", bound=Spec)
 
 
-class AgentSpec(Spec):
-    slug: str = Field(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=48)
+SLUG = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+Color = Annotated[str, Field(pattern=r"^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")]
+
+
+class BrandSpec(Spec):
+    """The agent's brand, carried by the bundle: found in the workspace by its slug, created or updated to match.
+    A field left out (``palette``, ``fontFamily``) is left as the workspace has it."""
+
+    slug: str = Field(pattern=SLUG, max_length=48)
     name: str = Field(min_length=1, max_length=80)
-    brand: str | None = None  # a brand slug; None: the workspace's default brand
+    palette: list[Color] | None = Field(None, max_length=16)
+    font_family: str | None = Field(None, max_length=100)
+
+
+class AgentSpec(Spec):
+    slug: str = Field(pattern=SLUG, max_length=48)
+    name: str = Field(min_length=1, max_length=80)
+    # The brand itself (made to match), or the slug of a brand of the workspace; None: the workspace's default brand.
+    brand: BrandSpec | str | None = None
+
+    @property
+    def brand_slug(self) -> str | None:
+        return self.brand.slug if isinstance(self.brand, BrandSpec) else self.brand
 
 
 class PageSpec(Spec):
@@ -135,7 +154,10 @@ def load_bundle(root: Path) -> Bundle:
         raise BundleError(f"{root}: not a bundle (no agent.json)")
     _no_unknown_documents(root)
     files = bundle_files(root)
-    agent = _entry(AgentSpec, _json(real, "agent.json"), "agent.json")
+    raw_agent = _json(real, "agent.json")
+    if isinstance(raw_agent, dict) and isinstance(raw_agent.get("brand"), dict):  # its own fields' errors, by name
+        _entry(BrandSpec, raw_agent["brand"], "agent.json: brand")
+    agent = _entry(AgentSpec, raw_agent, "agent.json")
     wrap, site = _document(real, "wrap.json"), _document(real, "site.json")
     if site is not None and not isinstance(site.get("pages"), list):
         raise BundleError("site.json: pages: must be an array")

@@ -15,8 +15,10 @@ from typing import Any, TypeVar
 from .._generated.models_portal import AgentItem, Post, StoredObject
 from ..portal import Portal
 from .changes import (
+    NEW_BRAND,
     Change,
     CreateAgent,
+    CreateBrand,
     CreateItem,
     CreatePost,
     DocumentKind,
@@ -25,18 +27,20 @@ from .changes import (
     ReplaceItem,
     SetPostStatus,
     UpdateAgent,
+    UpdateBrand,
     UpdateItem,
     UpdatePost,
     Upload,
 )
 from .files import BundleError, BundleFile, essence
-from .format import Bundle, ItemSpec, PostSpec
+from .format import AgentSpec, BrandSpec, Bundle, ItemSpec, PostSpec
 from .state import AgentState, folder, read_state
 
 POST_FIELDS = ("key", "kind", "title", "sub", "caption", "hashtags", "channels", "category", "width", "height",
                "pages", "poster", "playable")  # fmt: skip
 PAGE_FIELDS = {"key", "media_type", "width", "height", "order"}
 ITEM_FIELDS = ("name", "kind", "folder", "order", "origin", "active")
+BRAND_FIELDS = ("name", "palette", "font_family")
 R = TypeVar("R", Post, AgentItem)
 DOCUMENT_KINDS: tuple[DocumentKind, ...] = ("wrap", "site", "suggestions")
 
@@ -84,20 +88,35 @@ def plan_against(state: AgentState, workspace_id: str, bundle: Bundle) -> Plan:
 
 def _agent(state: AgentState, workspace_id: str, bundle: Bundle) -> list[Change]:
     spec = bundle.agent
+    changes, brand_id = _brand(state, workspace_id, spec)
+    if state.agent is None:
+        # A brand the bundle carries is named by its slug: the key is the same whether this run creates it or not.
+        brand = f"slug:{spec.brand_slug}" if isinstance(spec.brand, BrandSpec) else brand_id
+        content = {"slug": spec.slug, "name": spec.name, "brand": brand}
+        return [*changes, CreateAgent(spec, brand_id, idempotency_key(workspace_id, spec.slug, "agent", content))]
+    wanted = {"name": spec.name, "brand_id": brand_id}
+    fields = {name: value for name, value in wanted.items() if value and value != getattr(state.agent, name)}
+    return [*changes, UpdateAgent(state.agent.id, spec.slug, fields)] if fields else changes
+
+
+def _brand(state: AgentState, workspace_id: str, spec: AgentSpec) -> tuple[list[Change], str]:
+    """The brand's changes, and the agent's brand id: the brand the bundle carries (``NEW_BRAND`` when the plan
+    creates it) or names, else the workspace's default ("" when there is none to know)."""
     if spec.brand is None:
-        brand = state.default_brand
-    else:
-        brand = next((brand for brand in state.brands if brand.slug == spec.brand), None)
+        return [], state.default_brand.id if state.default_brand else ""
+    brand = next((brand for brand in state.brands if brand.slug == spec.brand_slug), None)
+    if isinstance(spec.brand, str):
         if brand is None:
             known = ", ".join(brand.slug for brand in state.brands)
             raise BundleError(f"agent.json: brand: no brand {spec.brand} in workspace {workspace_id} (it has {known})")
-    brand_id = brand.id if brand else ""
-    if state.agent is None:
-        content = {"slug": spec.slug, "name": spec.name, "brand": brand_id}
-        return [CreateAgent(spec, brand_id, idempotency_key(workspace_id, spec.slug, "agent", content))]
-    wanted = {"name": spec.name, "brand_id": brand_id}
-    fields = {name: value for name, value in wanted.items() if value and value != getattr(state.agent, name)}
-    return [UpdateAgent(state.agent.id, spec.slug, fields)] if fields else []
+        return [], brand.id
+    wanted = spec.brand
+    if brand is None:
+        content = wanted.model_dump(by_alias=True, exclude_none=True)
+        return [CreateBrand(wanted, idempotency_key(workspace_id, wanted.slug, "brand", content))], NEW_BRAND
+    fields = {name: value for name in BRAND_FIELDS
+              if (value := getattr(wanted, name)) is not None and value != getattr(brand, name)}  # fmt: skip
+    return [UpdateBrand(brand.id, brand.slug, fields)] if fields else [], brand.id
 
 
 def _differs(file: BundleFile, stored: StoredObject | None) -> bool:

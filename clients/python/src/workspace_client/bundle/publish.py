@@ -1,5 +1,5 @@
-"""Carrying a plan out: the agent, its documents, the files (uploaded a few at a time), then the posts and items
-(written a few at a time). Files go first because the service publishes no post whose media it does not hold.
+"""Carrying a plan out: the brand, the agent, its documents, the files (uploaded a few at a time), then the posts and
+items (written a few at a time). Files go first because the service publishes no post whose media it does not hold.
 Creates and the check of what they answered: ``creates.py``.
 """
 
@@ -14,8 +14,10 @@ from typing import Any
 from ..errors import ClientError, NotFoundError
 from ..portal import Portal
 from .changes import (
+    NEW_BRAND,
     Change,
     CreateAgent,
+    CreateBrand,
     CreateItem,
     CreatePost,
     Plan,
@@ -23,6 +25,7 @@ from .changes import (
     ReplaceItem,
     SetPostStatus,
     UpdateAgent,
+    UpdateBrand,
     UpdateItem,
     UpdatePost,
     Upload,
@@ -60,7 +63,7 @@ def carry_out(portal: Portal, plan: Plan, *, progress: bool = True, on_change: O
     """Carry ``plan`` out; the agent's id (the one it created, if it did), e.g. for ``wait_for_index``."""
     run = _Run(portal, plan, on_change or (lambda change: None))
     for change in plan.changes:
-        if isinstance(change, CreateAgent | UpdateAgent | PutDocument):
+        if isinstance(change, CreateBrand | UpdateBrand | CreateAgent | UpdateAgent | PutDocument):
             run.one(change)
     uploads = {change.file.path: change for change in plan.changes if isinstance(change, Upload)}
     upload_files(portal, plan.workspace_id, run.folder, [change.file for change in uploads.values()],
@@ -116,9 +119,15 @@ class _Run:
     def _agent(self, change: Change) -> None:
         portal, ws, agent, creates = self.portal, self.ws, self.creates.agent_id, self.creates
         match change:
+            case CreateBrand(spec=spec, key=key):
+                creates.brand(spec, key)
+            case UpdateBrand(brand_id=brand_id, fields=fields):
+                portal.update_brand(ws, brand_id, **fields)
             case CreateAgent(spec=spec, brand_id=brand_id, key=key):
-                creates.agent(spec.name, spec.slug, brand_id, key)
+                creates.agent(spec.name, spec.slug, creates.brand_id if brand_id == NEW_BRAND else brand_id, key)
             case UpdateAgent(fields=fields):
+                if fields.get("brand_id") == NEW_BRAND:
+                    fields = fields | {"brand_id": creates.brand_id}
                 portal.update_agent(ws, agent, **fields)
             case PutDocument(kind="wrap", document=document):
                 portal.publish_wrap(ws, agent, document=document)

@@ -1,6 +1,6 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 35 routes (every method and path of authoring.md the service has, with the
+``ROUTES`` is each of the writer's 36 routes (every method and path of authoring.md the service has, with the
 three reads decisions.md adds) once, with a valid body; a ``World`` is the ids a route names (a workspace, its
 agent, post, item, brand, workflow and an object path), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
@@ -122,6 +122,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/agents/{agent}/conversations", managers_only=True),
     Route("GET", "/agents/{agent}/conversations/{thread}", managers_only=True, query=f"?client={VISITOR}"),
     Route("DELETE", "/agents/{agent}/conversations", query=f"?client={VISITOR}"),
+    Route("GET", "/agents/{agent}/usage", managers_only=True),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)

@@ -6,6 +6,7 @@ log, so the README's journey needs no curl. Each prints one line per thing, or w
     workspace-client keys list|mint|revoke --workspace ws_… [--name N --origin URL… --rate-limit N | KEY_ID]
     workspace-client agents list --workspace ws_…
     workspace-client audit --workspace ws_… [--limit N] [--all]
+    workspace-client usage --workspace ws_… --key KEY_ID | --agent AGENT_ID [--days N]
     workspace-client conversations export --workspace ws_… --agent prj_… [...]   (``cli_conversations``)
 """
 
@@ -65,6 +66,13 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     audit.add_argument("--limit", type=int, default=50, metavar="N", help="entries a page (1-200, default 50)")
     audit.add_argument("--all", action="store_true", help="every page, not only the newest")
 
+    usage = command(commands, "usage", _usage, parents=[in_workspace],
+                    help="a key's or an agent's usage per UTC day, oldest first (owners and admins)")  # fmt: skip
+    whose = usage.add_mutually_exclusive_group(required=True)
+    whose.add_argument("--key", metavar="KEY_ID", help="one key's requests, chat turns, credits and 429s")
+    whose.add_argument("--agent", metavar="AGENT_ID", help="one agent's, over every key")
+    usage.add_argument("--days", type=int, default=30, metavar="N", help="days ending today (1-90, default 30)")
+
     from . import cli_conversations
 
     cli_conversations.add_commands(commands, in_workspace, signed_in)
@@ -109,6 +117,7 @@ _COLUMNS = {
     "MintedApiKey": ("id", "name", "key"),
     "Agent": ("id", "slug", "name"),
     "AuditEntry": ("createdAt", "action", "target", "actorId", "requestId"),
+    "UsageDay": ("date", "requests", "chatTurns", "credits", "rateLimited"),
 }
 
 
@@ -148,3 +157,9 @@ def _audit(portal: Portal, args: argparse.Namespace) -> object:
         cursor = page.next_cursor
         if not args.all or cursor is None:
             return entries
+
+
+def _usage(portal: Portal, args: argparse.Namespace) -> object:
+    if args.key is not None:
+        return portal.key_usage(args.workspace, args.key, days=args.days).days
+    return portal.agent_usage(args.workspace, args.agent, days=args.days).days

@@ -13,7 +13,7 @@ package's containers (``make package-check``) never come from here: they start f
 
     python -m local.containers.fork_server <socket fd>
 
-The runner sends ``{argv, env, cwd}`` with the container's stdin and stdout over the socket; the answer is the
+The runner sends ``{argv, env, cwd}`` with the container's stdin, stdout and stderr over the socket; the answer is the
 container's pid with a pidfd of it, which the runner polls, waits on and signals (``ForkedProcess``).
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import json
 import os
 import select
@@ -108,7 +109,9 @@ class ForkServer:
         request = json.dumps({"argv": list(argv), "env": env, "cwd": cwd}).encode()
         try:
             with self._lock:
-                socket.send_fds(self._socket, [len(request).to_bytes(4, "big") + request], [to_child, its_out])
+                # Its stderr is the runner's as it is now (a first start points it at the demo's log for a while).
+                streams = [to_child, its_out, sys.stderr.fileno()]
+                socket.send_fds(self._socket, [len(request).to_bytes(4, "big") + request], streams)
                 answer, fds, _, _ = socket.recv_fds(self._socket, 64, 1)
             if not answer or not fds:
                 raise OSError("the fork server is gone")
@@ -133,8 +136,6 @@ class ForkServer:
 
 def warm() -> None:
     """Load what every container loads, in this process that the containers fork from."""
-    import importlib
-
     for module in PRELOAD:
         importlib.import_module(module)
     import botocore.loaders
@@ -149,7 +150,7 @@ def warm() -> None:
 
 
 def _receive(server: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
-    head, fds, _, _ = socket.recv_fds(server, 4, 2)
+    head, fds, _, _ = socket.recv_fds(server, 4, 3)
     if len(head) < 4:
         return None
     length, body = int.from_bytes(head, "big"), b""
@@ -161,20 +162,32 @@ def _receive(server: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
     return json.loads(body), fds
 
 
-def _become_container(server: socket.socket, request: dict[str, Any], stdin: int, stdout: int) -> None:
+def _become_container(server: socket.socket, request: dict[str, Any], streams: list[int]) -> None:
     """In the forked child: the container's own streams, folder and environment, then the worker's loop."""
     server.close()
-    os.dup2(stdin, 0)
-    os.dup2(stdout, 1)
-    os.close(stdin)
-    os.close(stdout)
+    for number, stream in enumerate(streams):  # stdin, stdout, stderr
+        os.dup2(stream, number)
+        os.close(stream)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    _start_as_an_interpreter_would()
     sys.argv = ["local.containers.worker", *request["argv"]]
     from local.containers import worker
 
     worker.main()
+
+
+def _start_as_an_interpreter_would() -> None:
+    """What a new interpreter does with the environment at its start: ``PYTHONPATH`` after the script's folder,
+    then ``sitecustomize`` (the tests install their IAM check in a container so, from their ``PYTHONPATH``)."""
+    sys.path[1:1] = [folder for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep) if folder]
+    sys.modules.pop("sitecustomize", None)
+    try:
+        importlib.import_module("sitecustomize")
+    except ModuleNotFoundError as missing:
+        if missing.name != "sitecustomize":
+            raise
 
 
 def serve(server: socket.socket) -> None:
@@ -191,17 +204,17 @@ def serve(server: socket.socket) -> None:
         received = _receive(server)
         if received is None:
             return
-        request, (stdin, stdout) = received
+        request, streams = received
         pid = os.fork()
         if pid == 0:
             code = 1
             try:
-                _become_container(server, request, stdin, stdout)
+                _become_container(server, request, streams)
                 code = 0
             finally:
                 os._exit(code)
-        os.close(stdin)
-        os.close(stdout)
+        for stream in streams:
+            os.close(stream)
         pidfd = os.pidfd_open(pid)
         try:
             socket.send_fds(server, [json.dumps({"pid": pid}).encode()], [pidfd])

@@ -150,6 +150,7 @@ class ContainerPool:
             if self._fork_server is None:
                 shared = set.intersection(*(set(spec.environment.items()) for spec in self._functions.values()))
                 env = self._env | dict(shared) | self._overrides
+                env.pop("PYTHONPATH", None)  # each container takes its own, with its sitecustomize (fork_server)
                 self._fork_server = ForkServer(self._python.runtime, env, str(ROOT))
             return self._fork_server
 

@@ -52,9 +52,9 @@ def mode(path: Path) -> int:
 @pytest.mark.parametrize(
     "command",
     [[], ["login"], ["publish"], ["export"], ["workspaces", "list"], ["keys", "mint"], ["agents", "list"], ["audit"],
-     ["members", "transfer"], ["invite"], ["invitations", "accept"]],
+     ["members", "transfer"], ["invite"], ["invitations", "accept"], ["usage"]],
     ids=["main", "login", "publish", "export", "workspaces", "keys-mint", "agents", "audit", "members-transfer",
-         "invite", "invitations-accept"],
+         "invite", "invitations-accept", "usage"],
 )  # fmt: skip
 def test_the_help_of_each_command_exits_0(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
@@ -68,7 +68,16 @@ def test_the_console_script_is_installed() -> None:
     assert done.returncode == 0 and "--dry-run" in done.stdout and "--workspace ID" in done.stdout
 
 
-@pytest.mark.parametrize("argv", [["publish", "bundle"], ["frobnicate"], ["export", "--workspace", "ws_1", "out"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["publish", "bundle"],
+        ["frobnicate"],
+        ["export", "--workspace", "ws_1", "out"],
+        ["usage", "--workspace", "ws_1"],
+        ["usage", "--workspace", "ws_1", "--key", "key_1", "--agent", "prj_1"],
+    ],
+)
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(argv)
@@ -225,6 +234,9 @@ def test_a_workspace_is_run_from_the_terminal_alone(
     assert "shown this once" in said[-1]
     assert run("keys", "list", *in_it).split("\t")[:3] == [minted["id"], "site", minted["prefix"]]
     assert run("agents", "list", *in_it) == ""  # a new workspace has none
+    days = run("usage", *in_it, "--key", minted["id"], "--days", "2").splitlines()
+    assert len(days) == 2 and all(line.split("\t")[1:] == ["0", "0", "0", "0"] for line in days)  # date first
+    assert len(json.loads(run("usage", *in_it, "--key", minted["id"], "--json"))) == 30
     assert run("keys", "revoke", *in_it, minted["id"]) == f"{minted['id']}\n"
     audit = json.loads(run("audit", *in_it, "--all", "--limit", "1", "--json"))
     assert [(e["action"], e["target"]) for e in audit] == [("key.revoke", f"key:{minted['id']}"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from core.platform.rate_limit_store import Added, Buckets
 
@@ -17,14 +17,37 @@ class FakeLimits:
     def read(self, subject: str) -> Buckets:
         return self.items.get(subject, Buckets())
 
-    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop: Iterable[int], expires_at: int) -> Added:
+    def add(
+        self,
+        subject: str,
+        bucket: int,
+        *,
+        cap: int,
+        seen: Buckets,
+        drop: Iterable[int],
+        expires_at: int,
+        usage: Iterable[str] = (),
+        drop_usage: Iterable[str] = (),
+    ) -> Added:
         self.calls.append((subject, bucket, cap))
         now = self.read(subject)
-        if now != seen and not (now.newest == seen.newest == bucket):
+        if (now.newest, now.counts) != (seen.newest, seen.counts) and not (now.newest == seen.newest == bucket):
             return Added(counted=False, item=now)
         if now.counts.get(bucket, 0) >= cap:
             return Added(counted=False, item=now)
         counts = {i: n for i, n in now.counts.items() if i not in set(drop)}
         counts[bucket] = counts.get(bucket, 0) + 1
-        self.items[subject] = Buckets(newest=bucket, counts=counts)
+        kept = {n: c for n, c in now.usage.items() if n not in set(drop_usage)}
+        self.items[subject] = Buckets(newest=bucket, counts=counts, usage=_plus_one(kept, usage))
         return Added(counted=True, item=self.items[subject])
+
+    def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None:
+        now = self.read(subject)
+        self.items[subject] = Buckets(newest=now.newest, counts=now.counts, usage=_plus_one(now.usage, usage))
+
+
+def _plus_one(usage: Mapping[str, int], names: Iterable[str]) -> dict[str, int]:
+    counted = dict(usage)
+    for name in names:
+        counted[name] = counted.get(name, 0) + 1
+    return counted

@@ -22,7 +22,7 @@ class FakeAuthenticator:
         self.error = error
         self.seen: list[Any] = []
 
-    def authenticate(self, headers: Any, *, origin: str | None = None) -> WorkspaceCaller:
+    def authenticate(self, headers: Any, *, origin: str | None = None, agent_id: str | None = None) -> WorkspaceCaller:
         self.seen.append(headers)
         if self.error:
             raise self.error

@@ -1,9 +1,9 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 41 routes (every method and path of authoring.md the service has, with the
-reads decisions.md adds, and the six member and invitation routes) once, with a valid body; a ``World`` is the ids
-a route names (a workspace, its agent, post, item, brand, workflow, an object path, a pending invitation and a
-member), so one route can be aimed at any mix of tenants' ids.
+``ROUTES`` is each of the writer's 42 routes (every method and path of authoring.md the service has, with the
+reads decisions.md adds, the six member and invitation routes and an agent's usage) once, with a valid body; a
+``World`` is the ids a route names (a workspace, its agent, post, item, brand, workflow, an object path, a pending
+invitation and a member), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
 the bucket) straight from the runner's moto, to prove an attack changed nothing; ``sign_upload`` asks for a
 presigned POST.
@@ -133,6 +133,7 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", "/members/{member}", lambda w: {"role": "admin"}),
     Route("DELETE", "/members/{member}"),
     Route("POST", "/transfer", lambda w: {"userId": w.member}, body_names=frozenset({"member"})),
+    Route("GET", "/agents/{agent}/usage", managers_only=True),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)

@@ -33,6 +33,7 @@ DEPENDS_ON = {
     "platform": set(),
     "posts": {"audit", "objects", "workspaces"},
     "purge": {"keys", "workspaces"},
+    "usage": set(),  # the access check and the key listing are handed to it by its provider
     "workflows": {"audit", "workspaces"},
     "workspaces": {"audit", "identity"},
 }

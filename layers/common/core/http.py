@@ -51,7 +51,8 @@ def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bo
         if signed_media and header(app, "Authorization") is None and media_signing.carries_signature(query):
             caller = authenticator.authenticate_signed(query, lambda: object_path(event.path), origin=origin)
         else:
-            caller = authenticator.authenticate(event.headers, origin=origin)
+            agent_id = (event.path_parameters or {}).get("agentId")  # an agent route's usage counts for its agent
+            caller = authenticator.authenticate(event.headers, origin=origin, agent_id=agent_id)
     except RefusedOrigin as refused:
         app.context.update(key_origins=refused.allowed)  # the refusal's CORS is the key's: no ACAO
         raise

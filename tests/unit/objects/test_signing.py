@@ -193,9 +193,23 @@ class _Recorder:
         self.calls.append("dynamodb:GetItem")
         return Buckets()
 
-    def add(self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop: Iterable[int], expires_at: int) -> Added:
+    def add(
+        self,
+        subject: str,
+        bucket: int,
+        *,
+        cap: int,
+        seen: Buckets,
+        drop: Iterable[int],
+        expires_at: int,
+        usage: Iterable[str] = (),
+        drop_usage: Iterable[str] = (),
+    ) -> Added:
         self.calls.append("dynamodb:UpdateItem")
         return Added(counted=True, item=seen)
+
+    def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None:
+        self.calls.append("dynamodb:UpdateItem")
 
 
 def _authenticator(recorder: _Recorder) -> KeyAuthenticator:

@@ -12,6 +12,7 @@ its id first: a member's line starts with the user's id, which ``members role|re
     workspace-client invite EMAIL --workspace ws_… [--role admin|member]
     workspace-client invitations list|revoke --workspace ws_… [INVITATION_ID]
     workspace-client invitations accept [LINK]   (the mailed link or its token; without it, read from stdin)
+    workspace-client usage --workspace ws_… --key KEY_ID | --agent AGENT_ID [--days N]
     workspace-client conversations export --workspace ws_… --agent prj_… [...]   (``cli_conversations``)
 """
 
@@ -74,6 +75,12 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     audit.add_argument("--all", action="store_true", help="every page, not only the newest")
 
     _membership_commands(commands, shared, in_workspace, command)
+    usage = command(commands, "usage", _usage, parents=[in_workspace],
+                    help="a key's or an agent's usage per UTC day, oldest first (owners and admins)")  # fmt: skip
+    whose = usage.add_mutually_exclusive_group(required=True)
+    whose.add_argument("--key", metavar="KEY_ID", help="one key's requests, chat turns, credits and 429s")
+    whose.add_argument("--agent", metavar="AGENT_ID", help="one agent's, over every key")
+    usage.add_argument("--days", type=int, default=30, metavar="N", help="days ending today (1-90, default 30)")
 
     from . import cli_conversations
 
@@ -160,6 +167,7 @@ _COLUMNS = {
     "AuditEntry": ("createdAt", "action", "target", "actorId", "requestId"),
     "Member": ("userId", "role", "email", "name", "createdAt"),
     "Invitation": ("id", "email", "role", "expiresAt", "invitedBy"),
+    "UsageDay": ("date", "requests", "chatTurns", "credits", "rateLimited"),
 }
 
 
@@ -253,3 +261,9 @@ def _read_line(prompt: str) -> str:
     if not line:
         raise ClientError("nothing was given on stdin")
     return line
+
+
+def _usage(portal: Portal, args: argparse.Namespace) -> object:
+    if args.key is not None:
+        return portal.key_usage(args.workspace, args.key, days=args.days).days
+    return portal.agent_usage(args.workspace, args.agent, days=args.days).days

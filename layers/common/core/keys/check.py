@@ -14,6 +14,7 @@ the request counts against that key's limit like any other.
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from core.keys import key_format as api_keys
 from core.keys.ports import ApiKeyLookup
 from core.keys.records import ApiKeyRecord
 from core.objects import signing as media_signing
-from core.platform import observability, origins, rate_limit
+from core.platform import observability, origins, rate_limit, usage_counters
 from core.platform.errors import DomainError, OriginNotAllowed, SignedUrlInvalid, Unauthorized
 from core.platform.ids import now_iso
 from core.platform.ports import RateCounters
@@ -32,6 +33,7 @@ from core.platform.rest.bearer import bearer_token
 logger = logging.getLogger(__name__)
 VAGUE_MESSAGE = "Invalid or missing API key"
 _ID_CACHE_SIZE = 4096
+_AGENT_ID = re.compile(r"^prj_[0-9A-Za-z]{1,40}$")  # anything else cannot be an agent: counted for the key only
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,10 @@ class KeyAuthenticator:
         self._signing_secret = signing_secret
         self._hash_of_id: OrderedDict[str, str] = OrderedDict()
 
-    def authenticate(self, headers: Mapping[str, str] | None, *, origin: str | None = None) -> WorkspaceCaller:
+    def authenticate(
+        self, headers: Mapping[str, str] | None, *, origin: str | None = None, agent_id: str | None = None
+    ) -> WorkspaceCaller:
+        """``agent_id``: the agent the route names (its path), counted in the key's usage for that agent."""
         raw = bearer_token(headers)
         # The checksum turns away typos, portal JWTs and scanners' noise without a lookup.
         if raw is None or not api_keys.is_well_formed(raw):
@@ -79,7 +84,7 @@ class KeyAuthenticator:
         if record is None or record.revoked_at is not None:
             observability.count("Unauthorized", reason="unknown" if record is None else "revoked")
             raise Unauthorized(VAGUE_MESSAGE)
-        return self._admit(record, origin)
+        return self._admit(record, origin, agent_id=agent_id)
 
     def authenticate_signed(
         self, query: Mapping[str, str] | None, path: Callable[[], str], *, origin: str | None = None
@@ -112,20 +117,24 @@ class KeyAuthenticator:
                 self._hash_of_id.popitem(last=False)
         return key_hash
 
-    def _admit(self, record: ApiKeyRecord, origin: str | None, *, signed_until: int | None = None) -> WorkspaceCaller:
+    def _admit(
+        self, record: ApiKeyRecord, origin: str | None, *, signed_until: int | None = None, agent_id: str | None = None
+    ) -> WorkspaceCaller:
         """The origin check (before the request is counted: a page on another site cannot spend the key's
         budget through its visitors' browsers), then the count against the key's limit."""
         allowed = tuple(record.allowed_origins) if record.allowed_origins is not None else None
         if allowed is not None and not origins.is_allowed(allowed, origin):
             raise RefusedOrigin(allowed)
-        rate = self._count_request(record.id, record.key_hash, record.rate_limit or self._default_rate_limit)
+        tags = ("", usage_counters.tag_of(agent_id)) if agent_id and _AGENT_ID.match(agent_id) else ("",)
+        rate = self._count_request(record.id, record.key_hash, record.rate_limit or self._default_rate_limit, tags)
         return WorkspaceCaller(
             workspace_id=record.workspace_id, api_key_id=record.id, rate=rate,
             allowed_origins=allowed, signed_until=signed_until,
         )  # fmt: skip
 
-    def _count_request(self, key_id: str, key_hash: str, limit: int) -> RateStatus:
-        status = self._limiter.take(f"key#{key_id}", limit)
+    def _count_request(self, key_id: str, key_hash: str, limit: int, tags: tuple[str, ...]) -> RateStatus:
+        # The key's usage (requests, and its agent's) is counted by the limiter's own write: no call of its own.
+        status = self._limiter.take(f"key#{key_id}", limit, tags=tags)
         if status.new_minute:  # the key's first request counted in this clock minute: lastUsedAt within a minute
             try:
                 self._keys.touch_last_used(key_hash, now_iso())

@@ -20,8 +20,18 @@ class RateCounters(Protocol):
 
     def read(self, subject: str) -> Buckets: ...
     def add(
-        self, subject: str, bucket: int, *, cap: int, seen: Buckets, drop: Iterable[int], expires_at: int
+        self,
+        subject: str,
+        bucket: int,
+        *,
+        cap: int,
+        seen: Buckets,
+        drop: Iterable[int],
+        expires_at: int,
+        usage: Iterable[str] = (),
+        drop_usage: Iterable[str] = (),
     ) -> Added: ...
+    def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None: ...
 
 
 class IdempotencyRecords(Protocol):

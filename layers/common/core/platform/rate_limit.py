@@ -18,6 +18,7 @@ second: see ``rate_shards`` and docs/decisions.md, "A hot key at scale".
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import threading
@@ -26,12 +27,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from core.platform import observability
+from core.platform import observability, usage_counters
 from core.platform.errors import RateLimited
 from core.platform.ports import RateCounters
 from core.platform.rate_limit_store import Buckets
 from core.platform.rate_shards import shard_count, shard_limits, shard_subject
 
+logger = logging.getLogger(__name__)
 WINDOW_SECONDS = 60
 BUCKETS = 60
 ATTEMPTS = 8  # each failed attempt means another request was counted meanwhile: contention, never a loop
@@ -74,6 +76,7 @@ class _Refusal:
     full: bool  # False: lost every attempt to contention (not known full)
     opens_at: float = 0.0  # clock time the subject next has room (when full)
     status: RateStatus | None = None
+    usage: Mapping[str, int] | None = None  # the usage counters the refusing read saw
 
 
 # The metric's name for each kind of subject (its prefix): bounded, never the subject itself (an id, a hash).
@@ -94,11 +97,13 @@ class SlidingWindowLimiter:
         self._full: OrderedDict[str, dict[int, float]] = OrderedDict()
         self._full_lock = threading.Lock()
 
-    def take(self, subject: str, limit: int, window: int = WINDOW_SECONDS) -> RateStatus:
+    def take(self, subject: str, limit: int, window: int = WINDOW_SECONDS, *, tags: tuple[str, ...] = ()) -> RateStatus:
         """Count one request of ``subject``; over ``limit``: ``RateLimited`` (429, ``Retry-After``, ``RateLimit-*``).
 
         ``window`` (seconds) must be a multiple of ``BUCKETS``. ``Retry-After`` is the least
-        whole number of seconds after which the same request would be counted.
+        whole number of seconds after which the same request would be counted. ``tags``: usage counters to count
+        the request in (``usage_counters.tag_of``: ``""`` the subject's own, ``"~<agentId>"`` its agent's), in the
+        counted write itself; a refusal counts in them with one more write, on the refused path only.
         """
         if window % BUCKETS:
             raise ValueError(f"window must be a multiple of {BUCKETS} seconds")
@@ -106,18 +111,35 @@ class SlidingWindowLimiter:
         current = self._clock() if self._clock else now()  # ``now`` looked up per call: tests move it
         shards = shard_count(limit, window)
         outcome = (
-            self._count(subject, limit, size, current)
+            self._count(subject, limit, size, current, tags)
             if shards == 1
-            else self._count_sharded(subject, shard_limits(limit, shards), size, current)
+            else self._count_sharded(subject, shard_limits(limit, shards), size, current, tags)
         )
         if isinstance(outcome, RateStatus):
             return outcome
         observability.count("Throttled", limiter=_limiter_of(subject))
+        if tags:
+            self._tally_refusal(subject, tags, current, outcome)
         if outcome.status is None:
             raise RateLimited(headers={"Retry-After": "1"})  # only under extreme contention; the next try will pass
         raise RateLimited(headers=outcome.status.headers() | {"Retry-After": str(outcome.status.reset_seconds)})
 
-    def _count_sharded(self, subject: str, shares: list[int], size: int, current: float) -> RateStatus | _Refusal:
+    def _tally_refusal(self, subject: str, tags: tuple[str, ...], current: float, refusal: _Refusal) -> None:
+        """The 429's count: one unconditional ADD to the subject's (shard 0's) item. Best-effort: the answer is
+        429 whatever happens here, and a refusal never waits on bookkeeping's failure."""
+        day = usage_counters.day_of(current)
+        present = refusal.usage if refusal.usage is not None else {}
+        try:
+            self._counters.tally(
+                subject, usage_counters.names(usage_counters.REFUSED, day, tags, present),
+                expires_at=int(current) + usage_counters.TTL_DAYS * usage_counters.DAY_SECONDS,
+            )  # fmt: skip
+        except Exception:
+            logger.warning("a 429 was not counted", extra={"limiter": _limiter_of(subject)})
+
+    def _count_sharded(
+        self, subject: str, shares: list[int], size: int, current: float, tags: tuple[str, ...] = ()
+    ) -> RateStatus | _Refusal:
         """Count in a random shard with room, probing the others (never those known full) before refusing:
         a request is refused only when every shard is full, so the key admits as much as one item would.
         The ``RateLimit-*`` figures of a counted request are its shard's, scaled to the whole limit."""
@@ -129,7 +151,7 @@ class SlidingWindowLimiter:
         _shuffle(order)
         contended = False
         for index in order:
-            outcome = self._count(shard_subject(subject, index), shares[index], size, current)
+            outcome = self._count(shard_subject(subject, index), shares[index], size, current, tags)
             if isinstance(outcome, RateStatus):
                 self._remember(subject, full)
                 return RateStatus(
@@ -154,9 +176,12 @@ class SlidingWindowLimiter:
             while len(self._full) > _FULL_CACHE_SUBJECTS:
                 self._full.popitem(last=False)
 
-    def _count(self, subject: str, limit: int, size: int, current: float) -> RateStatus | _Refusal:
+    def _count(
+        self, subject: str, limit: int, size: int, current: float, tags: tuple[str, ...] = ()
+    ) -> RateStatus | _Refusal:
         """One item's sliding window: one consistent read, then conditional writes until counted or full."""
         seen = self._counters.read(subject)
+        day = usage_counters.day_of(current)
         for _ in range(ATTEMPTS):
             # Never behind the newest bucket written: a container whose clock lags joins the others' timeline.
             bucket = max(int(current // size), seen.newest if seen.newest is not None else -1)
@@ -167,10 +192,15 @@ class SlidingWindowLimiter:
                 opens = bucket + _until_fewer(counts, oldest, used, limit)
                 wait = self._seconds_until(opens, size, current)
                 status = RateStatus(limit=limit, remaining=0, reset_seconds=wait, count=used)
-                return _Refusal(full=True, opens_at=float(opens * size), status=status)
+                return _Refusal(full=True, opens_at=float(opens * size), status=status, usage=seen.usage)
+            expires_at = (bucket + BUCKETS + 1) * size + 60
+            if tags:  # an item that counts usage keeps it for the days the API reads
+                expires_at = max(expires_at, int(current) + usage_counters.TTL_DAYS * usage_counters.DAY_SECONDS)
             added = self._counters.add(
                 subject, bucket, cap=limit - (used - counts.get(bucket, 0)), seen=seen,
-                drop=[i for i in seen.counts if i < oldest], expires_at=(bucket + BUCKETS + 1) * size + 60,
+                drop=[i for i in seen.counts if i < oldest], expires_at=expires_at,
+                usage=usage_counters.names(usage_counters.COUNTED, day, tags, seen.usage) if tags else (),
+                drop_usage=usage_counters.stale(seen.usage, day) if tags else (),
             )  # fmt: skip
             if added.counted:
                 return self._status(

@@ -1,6 +1,6 @@
 """Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
 anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
-are 404 like unknown ones. Table-driven over all 41 functions, so a route added without a row here fails the
+are 404 like unknown ones. Table-driven over all 43 functions, so a route added without a row here fails the
 completeness test."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tests.support.lambdas import stack
 from tests.support.members import invite, joined
 from tests.support.portal import Portal
 
-World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user, thread
+World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user, thread, key
 VISITOR = "visitor-of-the-table-0001"  # a chat visitor's ``client``
 
 
@@ -73,6 +73,8 @@ ROUTES: dict[str, Route] = {
     "PortalConversationsListFunction": Route(False, ("agent",), managers_only=True),
     "PortalConversationGetFunction": Route(False, ("agent", "thread"), managers_only=True, query={"client": VISITOR}),
     "PortalConversationsEraseFunction": Route(True, ("agent",), query={"client": VISITOR}),
+    "PortalKeyUsageFunction": Route(False, ("key",), managers_only=True),
+    "PortalAgentUsageFunction": Route(False, ("agent",), managers_only=True),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -104,6 +106,7 @@ def build_world(studio: Studio) -> World:
         "invitation": invite(studio, "invited@example.com")["id"],
         "user": joined(studio, "joined@example.com", "admin").who.user_id,
         "thread": "thr_table",
+        "key": studio.portal.mint_key(studio.who, studio.workspace_id)["id"],
     }
 
 
@@ -137,7 +140,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (41, 28, 9, 32)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (43, 28, 9, 34)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:

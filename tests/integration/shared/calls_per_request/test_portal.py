@@ -142,3 +142,27 @@ def test_stored_conversations(portal: Portal, owner: tuple[Session, str], record
         "Query:main": 1,  # everything the visitor stored with the agent (keys only)
         "TransactWriteItems:main": 1,  # their deletion and the audit entry
     })  # fmt: skip
+
+
+def test_usage_of_a_key_and_of_an_agent(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:
+    """A key's usage: the session, then the access check, the workspace's keys and the key's window items (its
+    usage counters) together: one round trip. An agent's: its counters are on every key's items, so the keys are
+    listed beside the check and read after it: two."""
+    who, workspace_id = owner
+    created = portal.call("PortalAgentCreateFunction", token=who.token, params={"workspaceId": workspace_id},
+                          body={"name": "Barista"})  # fmt: skip
+    agent_id, key_id = created.json()["agent"]["id"], portal.mint_key(who, workspace_id)["id"]
+    key_params = {"workspaceId": workspace_id, "keyId": key_id}
+    with recorder.record():
+        assert portal.call("PortalKeyUsageFunction", token=who.token, params=key_params).status == 200
+    assert Counter(str(c) for c in recorder.calls) == Counter(
+        {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1}
+    )
+    assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1})
+    agent_params = {"workspaceId": workspace_id, "agentId": agent_id}
+    with recorder.record():
+        assert portal.call("PortalAgentUsageFunction", token=who.token, params=agent_params).status == 200
+    assert Counter(str(c) for c in recorder.calls) == Counter(
+        {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1}
+    )
+    assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:keys": 1})

@@ -10,7 +10,7 @@ import pytest
 
 from core.platform import providers as platform_providers
 from core.platform.settings import get_settings
-from local.gateway.events import SAMPLE_WORKSPACE_ID
+from local.gateway.events import SAMPLE_API_KEY_ID, SAMPLE_WORKSPACE_ID
 from tests.integration.shared.calls_per_request.conftest import DRAFT_EVERY
 from tests.support.call_recorder import Recorder, assert_exact_queries
 from tests.support.lambdas import invoke, invoke_streamed, sample_event, with_request
@@ -119,3 +119,24 @@ def test_media_urls_sign_without_io(published: Any, recorder: Recorder, as_funct
         result = read_plane("BrainMediaUrlsFunction")
     assert result.status == 200, result.body
     assert recorder.beyond_key_check() == Counter()
+
+
+@pytest.mark.parametrize("function", ["BrainWhoAmIFunction", "BrainAgentFunction", "BrainFeedFunction"])
+def test_the_key_check_counts_usage_in_the_calls_it_made_before(
+    published: Any, recorder: Recorder, function: str, aws: Any
+) -> None:
+    """Usage (issue 28, item 4) costs no call: the key's GetItem, the window's GetItem and its one conditional
+    UpdateItem, as before; the request and its agent are counted by that UpdateItem."""
+    read_plane("BrainWhoAmIFunction")  # the key's first request of the minute (lastUsedAt) is not the one counted
+    with recorder.record():
+        assert read_plane(function).status == 200
+    assert Counter(str(c) for c in recorder.calls if c.table in ("keys", "rates")) == Counter(
+        {"GetItem:keys": 1, "GetItem:rates": 1, "UpdateItem:rates": 1}
+    )
+    window = aws.dynamodb.get_item(
+        TableName=get_settings().rate_limits_table, Key={"pk": {"S": f"key#{SAMPLE_API_KEY_ID}"}}
+    )["Item"]
+    counted = {name: int(av["N"]) for name, av in window.items() if name[:1] == "u"}
+    agent_counters = {n: c for n, c in counted.items() if "~" in n}
+    assert sum(c for n, c in counted.items() if "~" not in n) == 2
+    assert list(agent_counters.values()) == ([] if function == "BrainWhoAmIFunction" else [1])

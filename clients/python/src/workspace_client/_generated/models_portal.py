@@ -522,6 +522,18 @@ class UploadTicket(ApiModel):
     expires_at: str = Field(alias="expiresAt")
 
 
+class UsageDay(ApiModel):
+    date: str = Field(alias="date")
+    requests: int = Field(alias="requests")
+    chat_turns: int = Field(alias="chatTurns")
+    credits: int = Field(alias="credits")
+    rate_limited: int = Field(alias="rateLimited")
+
+
+class UsagePage(ApiModel):
+    days: list[UsageDay] = Field(alias="days")
+
+
 class Workflow(ApiModel):
     id: str = Field(alias="id")
     name: str = Field(alias="name")
@@ -675,6 +687,8 @@ ThreadTurns.model_rebuild()
 TokenResponse.model_rebuild()
 UploadRequest.model_rebuild()
 UploadTicket.model_rebuild()
+UsageDay.model_rebuild()
+UsagePage.model_rebuild()
 Workflow.model_rebuild()
 WorkflowCreate.model_rebuild()
 WorkflowEnvelope.model_rebuild()

@@ -56,6 +56,7 @@ from .models_portal import (
     TokenResponse,
     UploadRequest,
     UploadTicket,
+    UsagePage,
     WorkflowCreate,
     WorkflowEnvelope,
     WorkflowList,
@@ -85,6 +86,20 @@ class PortalOperations:
                 auth="bearer",
                 body=InvitationAccept(**present(token=token)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def agent_usage(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> UsagePage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/usage: An agent's usage per day, oldest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/usage",
+                response=UsagePage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"days": days},
             )
         )
 
@@ -519,6 +534,20 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
+
+    def key_usage(self, workspace_id: str, key_id: str, *, days: int | None = None) -> UsagePage:
+        """GET /api/workspaces/{workspaceId}/keys/{keyId}/usage: A key's usage per day, oldest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/keys/{keyId}/usage",
+                response=UsagePage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "keyId": key_id},
+                query={"days": days},
             )
         )
 
@@ -1137,6 +1166,20 @@ class AsyncPortalOperations:
             )
         )
 
+    async def agent_usage(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> UsagePage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/usage: An agent's usage per day, oldest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/usage",
+                response=UsagePage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"days": days},
+            )
+        )
+
     async def create_agent(
         self,
         workspace_id: str,
@@ -1572,6 +1615,20 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
+            )
+        )
+
+    async def key_usage(self, workspace_id: str, key_id: str, *, days: int | None = None) -> UsagePage:
+        """GET /api/workspaces/{workspaceId}/keys/{keyId}/usage: A key's usage per day, oldest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/keys/{keyId}/usage",
+                response=UsagePage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "keyId": key_id},
+                query={"days": days},
             )
         )
 

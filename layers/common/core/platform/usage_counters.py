@@ -1,0 +1,58 @@
+"""Usage counters a key's rate-limit window item carries beside its buckets (issue 28, item 4).
+
+The read plane writes one item per request: the key's sliding window (``rate_limit_store``). Counting usage in
+that same conditional UpdateItem costs no round trip, so a window item also holds, per UTC day (days since the
+epoch), ``u<day>`` (requests counted) and ``x<day>`` (429s answered), and the same per agent for agent routes
+(``u<day>~<agentId>``, ``x<day>~<agentId>``). Names of days older than ``KEEP_DAYS`` are removed by the write that
+finds them, and an item that counts usage lives ``TTL_DAYS`` after its last write. The reader is
+``core.usage``; docs/decisions.md, "Usage (issue 28, item 4)", has the trade-off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+DAY_SECONDS = 86_400
+KEEP_DAYS = 90  # what the API can ask for
+TTL_DAYS = 100  # the item outlives its last write by this much
+# Agent ids come from the path before the route checked the agent exists: a public browser key could otherwise
+# grow its window item with made-up ids. Past this many agents in a day, a request counts for the key only.
+MAX_AGENTS_A_DAY = 16
+COUNTED, REFUSED = "u", "x"
+_NAME = re.compile(r"^([ux])(\d{1,7})(?:~(.+))?$")
+
+
+def day_of(epoch_seconds: float) -> int:
+    return int(epoch_seconds // DAY_SECONDS)
+
+
+def tag_of(agent_id: str | None) -> str:
+    return f"~{agent_id}" if agent_id else ""
+
+
+def name(kind: str, day: int, tag: str = "") -> str:
+    return f"{kind}{day}{tag}"
+
+
+def parse(attribute: str) -> tuple[str, int, str | None] | None:
+    """``(kind, day, agentId or None)`` of a counter's name; None for any other attribute."""
+    found = _NAME.match(attribute)
+    return (found[1], int(found[2]), found[3]) if found else None
+
+
+def names(kind: str, day: int, tags: Sequence[str], present: Iterable[str]) -> list[str]:
+    """The counters one request adds to: the key's, and its agent's unless the day already has its fill of agents
+    (and not this one)."""
+    agents = {p[2] for a in present if (p := parse(a)) and p[0] == kind and p[1] == day and p[2]}
+    kept = [t for t in tags if not t or t[1:] in agents or len(agents) < MAX_AGENTS_A_DAY]
+    return [name(kind, day, t) for t in kept]
+
+
+def stale(present: Iterable[str], day: int) -> list[str]:
+    """Counters of days the API can no longer ask for (removed by the write that sees them)."""
+    return [a for a in present if (p := parse(a)) and p[1] <= day - KEEP_DAYS]
+
+
+def usage_of(item: Mapping[str, int]) -> dict[str, int]:
+    return {a: n for a, n in item.items() if parse(a)}

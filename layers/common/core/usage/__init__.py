@@ -1,0 +1,8 @@
+"""Usage: a key's or an agent's requests, chat turns, credits and 429s per UTC day (authoring.md, "Usage").
+
+- ``reader.py``: ``UsageReader`` — ``GET …/keys/{keyId}/usage`` and ``GET …/agents/{agentId}/usage``, one entry a
+  day, oldest first, zeros included
+- ``store.py``: ``UsageStore`` — the keys' rate-limit window items, where the read plane counts (the counters'
+  names: ``core.platform.usage_counters``, written by ``core.platform.rate_limit``)
+- ``models.py``: the wire models; ``providers.py``: ``reader()``
+"""

@@ -1,0 +1,45 @@
+"""Reads the usage counters the read plane's rate limiter keeps on each key's window items (one per shard)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from core.platform import together, usage_counters
+from core.platform.dynamo import from_av, translate_errors
+from core.platform.rate_shards import shard_count, shard_subject
+
+BATCH = 100  # BatchGetItem's most keys
+# The most shards a key's limit can take: the mint caps ``rateLimit`` at 100,000 a minute (docs/decisions.md,
+# "A hot key at scale"); a key seeded above it would count in shards this reader does not read.
+MAX_SHARDS = shard_count(100_000, 60)
+
+
+class UsageStore:
+    def __init__(self, client: Any, table: str):
+        self._db = client
+        self._table = table
+
+    def counters(self, key_ids: Iterable[str]) -> dict[str, int]:
+        """Every usage counter of these keys' window items, summed over keys and shards (BatchGetItems of at most
+        100 items, issued together: one round trip for up to 25 keys a batch)."""
+        subjects = [shard_subject(f"key#{key_id}", index) for key_id in key_ids for index in range(MAX_SHARDS)]
+        batches = [subjects[i : i + BATCH] for i in range(0, len(subjects), BATCH)]
+        found = together.run(*(lambda batch=batch: self._batch(batch) for batch in batches)) if batches else []
+        totals: dict[str, int] = {}
+        for future in found:
+            for item in future.result():
+                for name, av in item.items():
+                    if usage_counters.parse(name):
+                        totals[name] = totals.get(name, 0) + int(from_av(av))
+        return totals
+
+    def _batch(self, subjects: list[str]) -> list[dict[str, Any]]:
+        request: dict[str, Any] = {self._table: {"Keys": [{"pk": {"S": s}} for s in subjects]}}
+        items: list[dict[str, Any]] = []
+        while request:
+            with translate_errors("BatchGetItem"):
+                answer = self._db.batch_get_item(RequestItems=request)
+            items += answer.get("Responses", {}).get(self._table, [])
+            request = answer.get("UnprocessedKeys") or {}
+        return items

@@ -1,8 +1,12 @@
 """Run schemathesis (its CLI, as a user would) against a running local runner and read its JSON report.
 
 Each run is bounded: ``FUZZ_MAX_EXAMPLES`` cases per operation and phase, ``FUZZ_MAX_TIME`` seconds
-in all (short in ``make test``; ``make fuzz`` raises both). The seed is fixed unless ``FUZZ_SEED`` is
-set, so a failure found in CI is found again by the same command.
+in all. In ``make test`` the phases are the two that end by themselves (``examples``, ``coverage``: every
+operation, a fixed set of cases, about 2,500 for the signed-in portal), and the time bound only stops a stuck run:
+with hypothesis's ``fuzzing`` phase inside a 60 s bound, how many operations a run reached depended on how busy the
+machine was (41 of 48 on a loaded one, a failure that was not the service's). ``make fuzz`` adds ``fuzzing`` and
+``stateful`` and raises both bounds. The seed is fixed unless ``FUZZ_SEED`` is set, so a failure found in CI is
+found again by the same command.
 
 ``FUZZ_PHASES`` picks the phases. The stateless ones (examples, coverage, fuzzing) run with every path parameter
 fixed to a resource that exists (``fuzzing_ground``), so cases reach the handlers' logic instead of a 404; the
@@ -27,9 +31,9 @@ from tests.support.runner import LocalService, portal
 from tests.support.s3_post import JPEG
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "12"))
-MAX_TIME = int(os.environ.get("FUZZ_MAX_TIME", "60"))
+MAX_TIME = int(os.environ.get("FUZZ_MAX_TIME", "600"))  # a stuck run's end, not a budget (the phases end)
 SEED = os.environ.get("FUZZ_SEED", "20261123")
-PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage,fuzzing")
+PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage")
 STATELESS = ",".join(p for p in PHASES.split(",") if p and p != "stateful")
 STATEFUL = "stateful" in PHASES.split(",")
 # Every check schemathesis has, less the two that need a chain of requests (the stateful run has them:

@@ -26,8 +26,9 @@ NDJSON = "application/x-ndjson"
 def chat(agentId: str):
     request = parse_body(app, ChatRequest)
     seconds_left = app.lambda_context.get_remaining_time_in_millis() / 1000
+    caller = workspace_caller(app)
     turn = chat_providers.service().start(
-        workspace_caller(app).workspace_id, agentId, request, seconds_left=seconds_left
+        caller.workspace_id, agentId, request, seconds_left=seconds_left, key_id=caller.api_key_id
     )
     return stream_response(200, {"Cache-Control": "no-store"}, turn, content_type=NDJSON)
 

@@ -12,10 +12,13 @@ from typing import Any
 
 import pytest
 
-from core.credits.records import HoldRecord, Outcome
+from core.credits.ledger_items import usage_key
+from core.credits.records import HoldRecord, HoldUsage, Outcome
 from core.credits.service import CreditService
 from core.credits.store import LedgerStore
+from core.platform.dynamo import from_item
 from core.platform.errors import InsufficientCredits
+from core.platform.settings import get_settings
 from tests.integration.shared.test_ledger import ACCOUNT
 from tests.support.ledger_checks import assert_consistent
 
@@ -111,4 +114,28 @@ def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerStore,
     assert all(isinstance(r, InsufficientCredits) for r in results if not isinstance(r, str))
     expected = 30 + 2 * done.count("granted") - 2 * done.count("settle") - done.count("partial")
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": expected, "held": 0, "total": expected}
+    assert_consistent(aws.dynamodb, ACCOUNT)
+
+
+def test_racing_and_retried_settlements_count_each_turn_once_in_its_usage(
+    credits: CreditService, ledger: LedgerStore, aws: Any
+) -> None:
+    """Twenty turns of two keys and two agents, each settled by two threads at once, then once more (a sweeper):
+    the workspace's usage says per key and per agent exactly what the ledger charged, turn by turn."""
+    ledger.grant(ACCOUNT, 100, "topup", "t1", "Top-up")
+    usages = [HoldUsage(workspace_id="ws_race", key_id=f"key_{n % 2}", agent_id=f"agt_{n % 3 // 2}", day="2027-01-15")
+              for n in range(20)]  # fmt: skip
+    holds = [credits.hold(ACCOUNT, "llm", f"turn_{n}", 1 + n % 4, "Chat turn", usage=u) for n, u in enumerate(usages)]
+    race(lambda n: credits.settle(holds[n // 2]), count=40)
+    for hold in holds:  # the next sweep: a settlement that gave up on conflicts is finished here, the rest are done
+        credits.settle(hold)
+    charged = {e.ref_id: -e.amount_credits for e in ledger.entries(ACCOUNT, ref_type="llm", skip=0, take=100)}
+    assert len(charged) == 20
+    found = aws.dynamodb.get_item(TableName=get_settings().ledger_table, Key=usage_key("ws_race", "2027-01-15"))
+    usage = from_item(found["Item"])
+    for subject, of in (("key", lambda u: u.key_id), ("agent", lambda u: u.agent_id)):
+        for name in {of(u) for u in usages}:
+            turns = [f"turn_{n}" for n, u in enumerate(usages) if of(u) == name]
+            assert usage[f"turns:{subject}#{name}"] == len(turns)
+            assert usage[f"credits:{subject}#{name}"] == sum(charged[t] for t in turns)
     assert_consistent(aws.dynamodb, ACCOUNT)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from core.agents.ports import Agents
@@ -22,9 +23,10 @@ from core.chat.prompt import build_context, conversation, system_prompt
 from core.chat.retention import first_kept_day
 from core.chat.stream import ChatStream
 from core.credits.billing import Billing
+from core.credits.records import HoldUsage
 from core.knowledge.index import Passage
 from core.knowledge.retrieval import Retriever
-from core.platform import observability, together
+from core.platform import observability, rate_limit, together
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.rate_limit import SlidingWindowLimiter
@@ -63,8 +65,11 @@ class ChatService:
         self._max_tokens = max_tokens
         self._keepalive = keepalive_seconds
 
-    def start(self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float) -> ChatStream:
-        """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it).
+    def start(
+        self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float, key_id: str | None = None,
+    ) -> ChatStream:  # fmt: skip
+        """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it);
+        ``key_id``: the key that asked, whose usage (and the agent's) the turn's settlement counts.
 
         Two round trips before the stream: every read the turn needs (and the visitor's count) at once,
         then the hold. The answers are decided in the documented order whatever order the reads end in.
@@ -95,7 +100,11 @@ class ChatService:
         )  # fmt: skip
         model = self._model()  # built before the hold: nothing after the hold can fail and strand it
         turn_id = new_id("turn")
-        hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}")
+        # The usage's day is the read plane's clock's (the limiter's): the day this request counted on its key.
+        usage = HoldUsage(workspace_id=workspace.id, key_id=key_id, agent_id=agent.id,
+                          day=datetime.fromtimestamp(rate_limit.now(), UTC).strftime("%Y-%m-%d"))  # fmt: skip
+        hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}",
+                                  usage=usage)  # fmt: skip
         observability.count("ChatTurns")
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from core.credits.ports import Ledger
-from core.credits.records import HoldRecord, Outcome
+from core.credits.records import HoldRecord, HoldUsage, Outcome
 from core.platform import observability
 from core.platform.ids import iso
 from core.platform.kinds import RefType
@@ -43,12 +43,18 @@ class Billing:
         self._hold_seconds = hold_seconds
         self._clock = clock
 
-    def hold(self, account_id: str, ref_type: RefType, ref_id: str, amount: int, description: str) -> HoldRecord:
-        """Reserve ``amount`` for the work ``ref_id`` (``InsufficientCredits`` when available cannot cover it)."""
+    def hold(
+        self, account_id: str, ref_type: RefType, ref_id: str, amount: int, description: str, *,
+        usage: HoldUsage | None = None,
+    ) -> HoldRecord:  # fmt: skip
+        """Reserve ``amount`` for the work ``ref_id`` (``InsufficientCredits`` when available cannot cover it).
+
+        ``usage``: whose usage the work is; its settlement, whoever makes it, counts one turn and the charge there.
+        """
         now = self._clock()
         hold = HoldRecord(
             account_id=account_id, ref_id=ref_id, ref_type=ref_type, amount=amount, description=description,
-            created_at=_iso(now), expires_at=_iso(now + self._hold_seconds),
+            created_at=_iso(now), expires_at=_iso(now + self._hold_seconds), usage=usage,
         )  # fmt: skip
         self._ledger.reserve(hold)
         return hold

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import zlib
+from datetime import UTC, datetime
 from typing import Any
 
-from core.credits.records import HoldRecord, LedgerEntryRecord
+from core.credits.records import HoldRecord, HoldUsage, LedgerEntryRecord
+from core.platform import usage_counters
 from core.platform.dynamo import to_item
 
 HOLD_SHARDS = 8  # expiring holds are indexed across 8 partitions, so no single index key runs hot
 NEW = "attribute_not_exists(pk)"
+# A usage item's TTL attribute (epoch seconds). Not ``expiresAt``: that is the holds' index key, a string.
+USAGE_TTL = "ttl"
 
 
 def key(account_id: str, sk: str) -> dict[str, Any]:
@@ -31,6 +35,17 @@ def marker_sk(ref_type: str, ref_id: str) -> str:
 
 def entry_sk(entry: LedgerEntryRecord) -> str:
     return f"ENTRY#{entry.created_at}#{entry.id}"  # time first: a descending Query is newest first
+
+
+def usage_key(workspace_id: str, day: str) -> dict[str, Any]:
+    """A workspace's chat usage of one UTC day (YYYY-MM-DD), beside the accounts' partitions."""
+    return to_item({"pk": usage_counters.usage_partition(workspace_id), "sk": day})
+
+
+def usage_expiry(day: str) -> int:
+    """The epoch second a day's usage item is removed by TTL: ``TTL_DAYS`` after that day began."""
+    start = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+    return int(start) + usage_counters.TTL_DAYS * usage_counters.DAY_SECONDS
 
 
 def hold_shard(ref_id: str) -> str:
@@ -64,6 +79,28 @@ class LedgerItems:
             hold.attributes() | {"holdShard": hold_shard(hold.ref_id)}
         )
         return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
+
+    def count_usage(self, usage: HoldUsage, charge: int) -> dict[str, Any] | None:
+        """ADD one turn and its ``charge`` to the key's and the agent's counters of the workspace's day (creating
+        the day's item on first use); None when the hold names neither."""
+        subjects = [(s, i) for s, i in (("key", usage.key_id), ("agent", usage.agent_id)) if i]
+        if not subjects:
+            return None
+        names: dict[str, str] = {"#ttl": USAGE_TTL}
+        adds: list[str] = []
+        for n, (subject, subject_id) in enumerate(subjects):
+            names[f"#t{n}"] = usage_counters.chat_name(usage_counters.TURNS, subject, subject_id)
+            names[f"#c{n}"] = usage_counters.chat_name(usage_counters.CREDITS, subject, subject_id)
+            adds += [f"#t{n} :one", f"#c{n} :charge"]
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": usage_key(usage.workspace_id, usage.day),
+                "UpdateExpression": f"ADD {', '.join(adds)} SET #ttl = :ttl",
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": to_item({":one": 1, ":charge": charge, ":ttl": usage_expiry(usage.day)}),
+            }
+        }
 
     def delete_hold(self, hold: HoldRecord, *, undelivered: bool = False) -> dict[str, Any]:
         """Delete the hold as it was read; ``undelivered``: only if its work has delivered nothing since."""

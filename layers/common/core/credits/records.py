@@ -22,6 +22,17 @@ class BalanceRecord(Record):
         return self.entries if ref_type is None else self.entries_by_type.get(ref_type, 0)
 
 
+class HoldUsage(Record):
+    """Whose usage a hold's work is (``GET …/usage``): its settlement counts one turn and its charge there.
+
+    Carried on the hold, so whoever settles it (the turn itself or, later, the sweeper) counts the same day."""
+
+    workspace_id: str
+    day: str  # the UTC day the work started, YYYY-MM-DD (the read plane's clock: the day its request counted)
+    key_id: str | None = None
+    agent_id: str | None = None
+
+
 class HoldRecord(Record):
     """Credits reserved for work in progress, keyed by the work's reference id."""
 
@@ -34,6 +45,7 @@ class HoldRecord(Record):
     expires_at: str
     # Set once the work has delivered something: an expired hold that streamed is settled, not released.
     streamed: bool = False
+    usage: HoldUsage | None = None  # None: the work counts as no key's or agent's usage
 
 
 class LedgerEntryRecord(Record):

@@ -108,6 +108,7 @@ class LedgerStore:
 
     def settle(self, hold: HoldRecord, charge: int | None = None, description: str | None = None) -> Outcome:
         """Charge ``hold`` (all of it, or ``charge`` ≤ its amount) as one entry; the rest goes back to available.
+        A hold that carries ``usage`` also counts one turn and ``charge`` on its workspace's day (the same transaction).
 
         No read first: the transaction's condition (the hold still exists, with that amount) is the check.
         """
@@ -115,7 +116,7 @@ class LedgerStore:
         if not 0 < charge <= hold.amount:
             raise ValueError("a settlement charges between 1 and the held amount")
         entry = _entry(hold.account_id, -charge, hold.ref_type, hold.ref_id, description or hold.description)
-        codes = self._transact([
+        steps = [
             self._items.delete_hold(hold),
             self._items.put_marker(hold.account_id, hold.ref_type, hold.ref_id, outcome="settled", at=entry.created_at),
             self._items.put_entry(entry),
@@ -123,7 +124,10 @@ class LedgerStore:
                 hold.account_id, entry.created_at, available=hold.amount - charge, held=-hold.amount,
                 entry_type=hold.ref_type,
             ),
-        ])  # fmt: skip
+        ]  # fmt: skip
+        # The usage's count goes in the same transaction: counted exactly when the charge is, never twice.
+        counted = self._items.count_usage(hold.usage, charge) if hold.usage else None
+        codes = self._transact(steps + ([counted] if counted else []))
         return Outcome.APPLIED if codes is None else self._absent(hold)
 
     def release(self, hold: HoldRecord) -> Outcome:

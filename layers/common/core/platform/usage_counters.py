@@ -5,7 +5,8 @@ that same conditional UpdateItem costs no round trip, so a window item also hold
 epoch), ``u<day>`` (requests counted) and ``x<day>`` (429s answered), and the same per agent for agent routes
 (``u<day>~<agentId>``, ``x<day>~<agentId>``). Names of days older than ``KEEP_DAYS`` are removed by the write that
 finds them, and an item that counts usage lives ``TTL_DAYS`` after its last write. The reader is
-``core.usage``; docs/decisions.md, "Usage (issue 28, item 4)", has the trade-off.
+``core.usage``; docs/decisions.md, "Usage (issue 28, item 4)", has the trade-off. Chat turns and credits are not
+counted here but by each turn's settlement, on the workspace's usage items in the ledger table (names below).
 """
 
 from __future__ import annotations
@@ -56,3 +57,18 @@ def stale(present: Iterable[str], day: int) -> list[str]:
 
 def usage_of(item: Mapping[str, int]) -> dict[str, int]:
     return {a: n for a, n in item.items() if parse(a)}
+
+
+# Chat turns and their credits are counted by the turn's settlement (``core.credits``), on one ledger item per
+# workspace and UTC day: ``turns:key#<keyId>``, ``credits:key#<keyId>`` and the same for ``agent#<agentId>``.
+TURNS, CREDITS = "turns", "credits"
+
+
+def usage_partition(workspace_id: str) -> str:
+    """The ledger table's partition of a workspace's chat usage: one item a UTC day, ``sk`` the day (YYYY-MM-DD)."""
+    return f"USAGE#{workspace_id}"
+
+
+def chat_name(kind: str, subject: str, subject_id: str) -> str:
+    """``kind`` (``TURNS`` or ``CREDITS``) of ``subject`` (``key`` or ``agent``) ``subject_id``."""
+    return f"{kind}:{subject}#{subject_id}"

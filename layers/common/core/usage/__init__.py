@@ -2,7 +2,9 @@
 
 - ``reader.py``: ``UsageReader`` — ``GET …/keys/{keyId}/usage`` and ``GET …/agents/{agentId}/usage``, one entry a
   day, oldest first, zeros included
-- ``store.py``: ``UsageStore`` — the keys' rate-limit window items, where the read plane counts (the counters'
-  names: ``core.platform.usage_counters``, written by ``core.platform.rate_limit``)
+- ``store.py``: ``UsageStore`` — the keys' rate-limit window items, where the read plane counts requests and 429s
+  (written by ``core.platform.rate_limit``), and the workspace's usage items in the ledger table, where each chat
+  turn's settlement counts the turn and its credits (written by ``core.credits.store``); the counters' names:
+  ``core.platform.usage_counters``
 - ``models.py``: the wire models; ``providers.py``: ``reader()``
 """

@@ -28,4 +28,5 @@ def reader() -> UsageReader:
             return access.agent_writer(user_id, workspace_id, agent_id)
         return access.writer(user_id, workspace_id)
 
-    return UsageReader(UsageStore(aws.dynamodb(), get_settings().rate_limits_table), key_ids, check)
+    settings = get_settings()
+    return UsageReader(UsageStore(aws.dynamodb(), settings.rate_limits_table, settings.ledger_table), key_ids, check)

@@ -3,8 +3,9 @@
 The usage package knows nothing of roles or keys' records: the route's provider hands it the caller's access check
 (404 for a stranger, 403 for a member, 404 for another workspace's agent) and the workspace's key ids (its keys'
 listing, revoked keys included: their usage stays). A key's usage is one round trip after the session: the check,
-the workspace's keys (is this key one of them?) and the key's window items go out together. An agent's is two:
-its counters are on every key's window items, so the keys are listed (beside the check) before they are read.
+the workspace's keys (is this key one of them?), the key's window items (requests, 429s) and the workspace's usage
+items (chat turns, credits) go out together. An agent's is two: its requests are on every key's window items, so
+the keys are listed (beside the check and the usage items) before they are read.
 """
 
 from __future__ import annotations
@@ -31,33 +32,49 @@ class UsageReader:
         self._clock = clock
 
     def of_key(self, user_id: str, workspace_id: str, key_id: str, query: UsageQuery) -> UsagePage:
-        checked, keys, counters = together.run(
+        days = self._days(query.days)
+        checked, keys, counters, chat = together.run(
             lambda: self._check(user_id, workspace_id),
             lambda: self._key_ids(workspace_id),
             lambda: self._store.counters([key_id]),
+            lambda: self._store.chat(workspace_id, "key", key_id, _date(days[0]), _date(days[-1])),
         )
         checked.result()  # the check decides first: nothing read is used for a stranger
         if key_id not in keys.result():
             raise NotFound("API key not found")
-        return self._page(counters.result(), None, query.days)
+        return self._page(counters.result(), chat.result(), None, days)
 
     def of_agent(self, user_id: str, workspace_id: str, agent_id: str, query: UsageQuery) -> UsagePage:
-        _, keys = together.checked_then_read(lambda: self._check(user_id, workspace_id, agent_id=agent_id),
-                                             lambda: self._key_ids(workspace_id))  # fmt: skip
-        return self._page(self._store.counters(keys()), agent_id, query.days)
+        days = self._days(query.days)
+        checked, keys, chat = together.run(
+            lambda: self._check(user_id, workspace_id, agent_id=agent_id),
+            lambda: self._key_ids(workspace_id),
+            lambda: self._store.chat(workspace_id, "agent", agent_id, _date(days[0]), _date(days[-1])),
+        )
+        checked.result()
+        return self._page(self._store.counters(keys.result()), chat.result(), agent_id, days)
 
-    def _page(self, counters: Mapping[str, int], agent_id: str | None, days: int) -> UsagePage:
+    def _days(self, days: int) -> list[int]:
+        """The ``days`` days ending today (days since the epoch), oldest first."""
         today = usage_counters.day_of(self._clock() if self._clock else rate_limit.now())  # the limiter's clock
+        return list(range(today - days + 1, today + 1))
+
+    def _page(
+        self, counters: Mapping[str, int], chat: Mapping[str, tuple[int, int]], agent_id: str | None, days: list[int]
+    ) -> UsagePage:
         tag = usage_counters.tag_of(agent_id)
 
         def count(kind: str, day: int) -> int:
             return counters.get(usage_counters.name(kind, day, tag), 0)
 
-        return UsagePage(days=[
-            UsageDay(
-                date=datetime.fromtimestamp(day * usage_counters.DAY_SECONDS, UTC).strftime("%Y-%m-%d"),
-                requests=count(usage_counters.COUNTED, day), chat_turns=0, credits=0,
-                rate_limited=count(usage_counters.REFUSED, day),
-            )
-            for day in range(today - days + 1, today + 1)
-        ])  # fmt: skip
+        def entry(day: int) -> UsageDay:
+            date = _date(day)
+            turns, credits = chat.get(date, (0, 0))
+            return UsageDay(date=date, requests=count(usage_counters.COUNTED, day), chat_turns=turns, credits=credits,
+                            rate_limited=count(usage_counters.REFUSED, day))  # fmt: skip
+
+        return UsagePage(days=[entry(day) for day in days])
+
+
+def _date(day: int) -> str:
+    return datetime.fromtimestamp(day * usage_counters.DAY_SECONDS, UTC).strftime("%Y-%m-%d")

@@ -1,4 +1,6 @@
-"""Reads the usage counters the read plane's rate limiter keeps on each key's window items (one per shard)."""
+"""Reads the usage counters: the read plane's requests and 429s on each key's window items (one per shard, written
+by the rate limiter), and the chat turns and credits on the workspace's usage items in the ledger table (one per
+UTC day, written by each turn's settlement: ``core.credits``)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.platform import together, usage_counters
-from core.platform.dynamo import from_av, translate_errors
+from core.platform.dynamo import from_av, query_all, to_item, translate_errors
 from core.platform.rate_shards import shard_count, shard_subject
 
 BATCH = 100  # BatchGetItem's most keys
@@ -16,9 +18,27 @@ MAX_SHARDS = shard_count(100_000, 60)
 
 
 class UsageStore:
-    def __init__(self, client: Any, table: str):
+    def __init__(self, client: Any, table: str, ledger_table: str):
         self._db = client
         self._table = table
+        self._ledger_table = ledger_table
+
+    def chat(
+        self, workspace_id: str, subject: str, subject_id: str, first: str, last: str
+    ) -> dict[str, tuple[int, int]]:
+        """``{day: (turns, credits)}`` of one key or agent (``subject`` ``key`` or ``agent``) from day ``first`` to
+        ``last`` (YYYY-MM-DD): one Query of the workspace's usage partition, only this subject's counters."""
+        turns = usage_counters.chat_name(usage_counters.TURNS, subject, subject_id)
+        spent = usage_counters.chat_name(usage_counters.CREDITS, subject, subject_id)
+        values = {":pk": usage_counters.usage_partition(workspace_id), ":first": first, ":last": last}
+        found = query_all(self._db, {
+            "TableName": self._ledger_table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
+            "ProjectionExpression": "sk, #turns, #credits",
+            "ExpressionAttributeNames": {"#turns": turns, "#credits": spent},
+            "ExpressionAttributeValues": to_item(values),
+        })  # fmt: skip
+        return {item["sk"]: (int(item.get(turns, 0)), int(item.get(spent, 0))) for item in found}
 
     def counters(self, key_ids: Iterable[str]) -> dict[str, int]:
         """Every usage counter of these keys' window items, summed over keys and shards (BatchGetItems of at most

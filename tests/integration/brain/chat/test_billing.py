@@ -40,9 +40,9 @@ def test_the_workspace_owner_pays_one_llm_entry_per_turn(funded, aws) -> None:
     assert entry["accountId"] == funded.ws.owner_id and RFC3339_MS.match(entry["createdAt"])
     assert balance(aws, funded.ws.owner_id) == (9, 0)
     assert marker(aws, funded.ws.owner_id, turn_id) == "settled"
-    # Only the owner's account exists in the ledger: not the key, not the visitor.
+    # Only the owner's account exists in the ledger: not the key, not the visitor (beside the workspace's usage).
     scanned = aws.dynamodb.scan(TableName=get_settings().ledger_table)["Items"]
-    assert {item["pk"]["S"] for item in scanned} == {f"ACCT#{funded.ws.owner_id}"}
+    assert {item["pk"]["S"] for item in scanned} == {f"ACCT#{funded.ws.owner_id}", f"USAGE#{funded.ws.id}"}
     assert_consistent(aws.dynamodb, funded.ws.owner_id)
 
 

@@ -145,9 +145,10 @@ def test_stored_conversations(portal: Portal, owner: tuple[Session, str], record
 
 
 def test_usage_of_a_key_and_of_an_agent(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:
-    """A key's usage: the session, then the access check, the workspace's keys and the key's window items (its
-    usage counters) together: one round trip. An agent's: its counters are on every key's items, so the keys are
-    listed beside the check and read after it: two."""
+    """A key's usage: the session, then the access check, the workspace's keys, the key's window items (requests and
+    429s) and the workspace's usage items (chat turns and credits) together: one round trip. An agent's: its
+    requests are on every key's items, so the keys are listed beside the check and the usage items, and read after
+    it: two."""
     who, workspace_id = owner
     created = portal.call("PortalAgentCreateFunction", token=who.token, params={"workspaceId": workspace_id},
                           body={"name": "Barista"})  # fmt: skip
@@ -156,13 +157,15 @@ def test_usage_of_a_key_and_of_an_agent(portal: Portal, owner: tuple[Session, st
     with recorder.record():
         assert portal.call("PortalKeyUsageFunction", token=who.token, params=key_params).status == 200
     assert Counter(str(c) for c in recorder.calls) == Counter(
-        {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1}
+        {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1, "Query:ledger": 1}
     )
-    assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1})
+    assert recorder.issued_together() == Counter(
+        {"BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1, "Query:ledger": 1}
+    )
     agent_params = {"workspaceId": workspace_id, "agentId": agent_id}
     with recorder.record():
         assert portal.call("PortalAgentUsageFunction", token=who.token, params=agent_params).status == 200
     assert Counter(str(c) for c in recorder.calls) == Counter(
-        {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1}
+        {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1, "Query:ledger": 1}
     )
-    assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:keys": 1})
+    assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:keys": 1, "Query:ledger": 1})

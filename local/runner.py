@@ -20,9 +20,9 @@ from local.aws.state.restore import restore
 from local.aws.state.store import StateStore
 from local.containers import package
 from local.containers.pool import ContainerPool, PoolLimits
+from local.demo.quiet import say, stderr_to
 from local.gateway.api import ApiGateway
 from local.gateway.http_server import drain_together, serve
-from local.quiet import say, stderr_to
 from local.triggers.queues import QueuePoller
 from local.triggers.schedules import Scheduler
 from stack.template import Stack, load
@@ -188,7 +188,8 @@ def start(
 
     # Demo data: seeded into an empty state only, so a restart shows the same ids and keys. Its agents are published
     # through the portal that now answers, signed in with the outbox's mail, as a user publishes a bundle.
-    # Its thousands of request logs go to a file: a person reads a line per bundle, then the summary (local/quiet.py).
+    # Its thousands of request logs go to a file: a person reads a line per bundle, then the summary
+    # (local/demo/quiet.py).
     def seed() -> list[dict[str, Any]]:
         from local.demo import load_demo
 

@@ -167,7 +167,7 @@ class ContainerPool:
     def retire(self) -> int:
         """Let no container started so far take another request: the idle ones stop now, the busy ones when their
         request is done. The runner calls it once the demo is published, so that containers started after it write
-        to its own stderr, not to the demo's log file (``local.quiet``). The number stopped now."""
+        to its own stderr, not to the demo's log file (``local.demo.quiet``). The number stopped now."""
         with self._cond:
             idle = [container for containers in self._idle.values() for container in containers]
             for containers in self._idle.values():

@@ -16,6 +16,7 @@ from typing import Any
 from core.keys.store import ApiKeyStore
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_delete, batch_get, query_all, to_item
+from core.platform.usage_counters import usage_partition
 from core.purge.store import ObjectVersionStore, PurgeStore
 
 from .operator import Footprint
@@ -43,6 +44,7 @@ def clean_up(target: Target, footprint: Footprint) -> list[str]:
         if agent:  # the agent's partitions, even if the workspace item listing it is already gone
             attempt("agent records", lambda: records.delete_agent_records(agent, always))
         attempt("keys", lambda: _delete_keys(target, ws))
+        attempt("chat usage", lambda: batch_delete(db, target.ledger_table, _usage_keys(target, ws)))
         if slug:
             attempt("slug claim", lambda: _delete_slug_claim(target, slug, ws))
     attempt(
@@ -91,6 +93,11 @@ def _ledger_keys(target: Target, user_id: str) -> list[dict[str, Any]]:
     return _partition_keys(target.dynamodb, target.ledger_table, f"ACCT#{user_id}")
 
 
+def _usage_keys(target: Target, workspace_id: str) -> list[dict[str, Any]]:
+    """The workspace's chat usage (one ledger item a day its turns were settled; no purge removes them)."""
+    return _partition_keys(target.dynamodb, target.ledger_table, usage_partition(workspace_id))
+
+
 def _user_keys(footprint: Footprint) -> list[dict[str, str]]:
     found = [keys.user(footprint.user_id or ""), keys.email_claim(footprint.email)]
     if footprint.session_id:
@@ -120,6 +127,8 @@ def leftovers(target: Target, footprint: Footprint) -> list[str]:
             agent = footprint.agent_id
             partitions += [keys.posts_partition(agent), keys.feed_filters_partition(agent), keys.items_partition(agent)]
         left += [f"{main}: partition {pk}" for pk in partitions if _partition_keys(db, main, pk)]
+        if _usage_keys(target, ws):
+            left.append(f"chat usage {usage_partition(ws)}")
         if ApiKeyStore(db, target.api_keys_table).list_for_workspace(ws):
             left.append(f"keys of {ws}")
         if ObjectVersionStore(target.s3, target.bucket).any_under(f"workspaces/{ws}/"):

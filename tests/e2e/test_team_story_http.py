@@ -68,7 +68,7 @@ def test_a_team_runs_a_workspace_and_the_audit_log_tells_it(service: LocalServic
     )
     member = join(service, workspace, "member.team@example.org")
     member_id = ok(portal(service, "GET", "/api/user/account", member))["id"]
-    roles = {m["userId"]: m["role"] for m in ok(portal(service, "GET", f"{base}/members", member))["members"]}
+    roles = {m["userId"]: m["role"] for m in ok(portal(service, "GET", f"{base}/members", member))}
     assert (roles[owner_id], roles[admin_id], roles[member_id]) == ("owner", "admin", "member")
 
     for visitor in VISITORS:

@@ -76,9 +76,20 @@ def text_rules(min_length: int, max_length: int, *, pattern: str | None = None, 
     return (length, _at_most(max_length))
 
 
+def _no_controls_as_sent(value: object) -> object:
+    """Control characters anywhere in the name as sent: trimming would take a tab or a form feed at either end away
+    before ``_clean_name`` looks, and the document's pattern refuses them wherever they are."""
+    if isinstance(value, str):
+        for char in value:
+            if unicodedata.category(char) in _REFUSED_IN_NAMES:
+                raise ValueError(f"must not contain control characters (found U+{ord(char):04X})")
+    return value
+
+
 def name_rules(max_length: int) -> Rules:
     """A human-readable name: trimmed, 1..max_length characters, no control characters, not blank-looking."""
-    return (*text_rules(1, max_length, documented=NAME_PATTERN), AfterValidator(_clean_name))
+    rules = (*text_rules(1, max_length, documented=NAME_PATTERN), BeforeValidator(_no_controls_as_sent))
+    return (*rules, AfterValidator(_clean_name))
 
 
 def _visible_prompt(value: str) -> str:

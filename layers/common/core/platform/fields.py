@@ -39,9 +39,7 @@ def has_visible_text(value: str) -> bool:
 
 
 def _clean_name(value: str) -> str:
-    for char in value:
-        if unicodedata.category(char) in _REFUSED_IN_NAMES:
-            raise ValueError(f"must not contain control characters (found U+{ord(char):04X})")
+    """After trimming; control characters were refused in the name as sent (``_no_controls_as_sent``)."""
     if not has_visible_text(value):
         raise ValueError("must contain a visible character")
     # NFC: the same name typed on two keyboards (é precomposed or e + U+0301) is stored as one string.
@@ -77,8 +75,8 @@ def text_rules(min_length: int, max_length: int, *, pattern: str | None = None, 
 
 
 def _no_controls_as_sent(value: object) -> object:
-    """Control characters anywhere in the name as sent: trimming would take a tab or a form feed at either end away
-    before ``_clean_name`` looks, and the document's pattern refuses them wherever they are."""
+    """Control characters anywhere in the name as sent: checked after trimming, a tab or a form feed at either end
+    was taken away first, while the document's pattern refuses them wherever they are."""
     if isinstance(value, str):
         for char in value:
             if unicodedata.category(char) in _REFUSED_IN_NAMES:

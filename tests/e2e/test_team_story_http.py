@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.support.runner import LocalService, invitation_link, portal, sign_in, started_service
+from tests.support.attack import invitation_token
+from tests.support.runner import LocalService, portal, sign_in, started_service
 
 pytestmark = pytest.mark.e2e
 
@@ -35,8 +35,8 @@ def ok(reply: Any, status: int = 200) -> Any:
 def join(service: LocalService, workspace: str, email: str) -> str:
     """``email`` signs in and accepts the invitation mailed to it; their portal JWT."""
     _, jwt = sign_in(service, email)
-    token = parse_qs(urlsplit(invitation_link(service, email)).query)["token"][0]
-    assert ok(portal(service, "POST", "/api/invitations/accept", jwt, {"token": token}))["workspace"]["id"] == workspace
+    accepted = portal(service, "POST", "/api/invitations/accept", jwt, {"token": invitation_token(service, email)})
+    assert ok(accepted)["workspace"]["id"] == workspace
     return jwt
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from core.platform import providers as platform_providers
 from tests.support.lambdas import stack
+from tests.support.moto_state import with_template_resources
 
 # Every log line the run writes is scanned for secrets; the run fails if one holds any (tests/support/log_scan.py).
 # Every AWS call a handler makes is judged against its own IAM policy; the test fails on a denied one
@@ -89,7 +90,8 @@ class Aws:
 @pytest.fixture
 def aws() -> Iterator[Aws]:
     """moto, with every table and bucket of template.yaml created in it (DynamoDB as the runner has it: atomic requests,
-    item-level transaction rollback, reads answered with json.dumps)."""
+    item-level transaction rollback, reads answered with json.dumps). Created once per test process, then restored
+    from a copy for each test (tests/support/moto_state.py)."""
     from moto import mock_aws
 
     from local.aws.emulator import create_resources, make_dynamodb_reads_fast, make_moto_dynamodb_as_in_the_runner
@@ -100,6 +102,8 @@ def aws() -> Iterator[Aws]:
         import boto3
 
         clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
-        create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
+        with_template_resources(
+            lambda: create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
+        )
         platform_providers.reset()
         yield clients

@@ -116,7 +116,7 @@ def knowledge_settled(service: LocalService, seconds: float = 120) -> None:
         assert time.monotonic() < deadline, "the knowledge worker did not finish its work"
         counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
         quiet = quiet + 1 if not any(int(counts[name]) for name in names) else 0
-        time.sleep(0.25)
+        time.sleep(0.05)
 
 
 def sign_in(service: LocalService, email: str) -> tuple[str, str]:

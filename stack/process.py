@@ -6,6 +6,7 @@ Free ports, its own state directory, the shared media cache; waits for ``demo.js
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -133,12 +134,19 @@ def running(
 
 def moto_client(state_dir: Path, name: str) -> Any:
     """A boto3 client of a running runner's moto server (``runner.json``), to look at what the service stored."""
+    runner = json.loads((state_dir / "runner.json").read_text())
+    return _moto_client(runner["awsEndpoint"], runner["region"], name)
+
+
+@functools.lru_cache(maxsize=64)
+def _moto_client(endpoint: str, region: str, name: str) -> Any:
+    """One client per moto server and service (clients are thread-safe): the suites look at stored state thousands
+    of times, and making a client costs more than most of those looks."""
     import boto3
 
-    runner = json.loads((state_dir / "runner.json").read_text())
     # boto3-stubs type client() once per literal service name; this takes any name, and answers Any (as
     # core.platform.aws).
     return boto3.client(  # type: ignore[call-overload]
-        name, endpoint_url=runner["awsEndpoint"], region_name=runner["region"],
+        name, endpoint_url=endpoint, region_name=region,
         aws_access_key_id="local", aws_secret_access_key="local",  # noqa: S106 - moto takes any
     )  # fmt: skip

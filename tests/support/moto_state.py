@@ -35,8 +35,8 @@ def _fresh_locks() -> Iterator[None]:
     try:
         yield
     finally:
-        for kind in (*_LOCKS, threading.Condition):
-            dispatch.pop(kind, None)
+        for copied in (*_LOCKS, threading.Condition):
+            dispatch.pop(copied, None)
 
 
 def _backends() -> dict[tuple[str, str, str], Any]:
@@ -44,7 +44,7 @@ def _backends() -> dict[tuple[str, str, str], Any]:
     from moto.core.base_backend import BackendDict
 
     found = {}
-    for backends in BackendDict._instances:
+    for backends in BackendDict._instances:  # type: ignore[misc]  # moto's own list of the backends in use
         if backends.service_name in SERVICES:
             for account, regions in backends.items():
                 for region, backend in regions.items():
@@ -65,5 +65,5 @@ def with_template_resources(create: Callable[[], None]) -> None:
 
     with _fresh_locks():
         for (service, account, region), (stand_in, state) in _created.items():
-            backend = get_backend(service)[account][region]  # type: ignore[index]  # moto's own, new and empty
+            backend = get_backend(service)[account][region]  # type: ignore[call-overload]  # moto's own, new and empty
             backend.__dict__ = copy.deepcopy(state, {id(stand_in): backend})

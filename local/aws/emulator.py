@@ -12,6 +12,7 @@ from secrets import token_urlsafe
 from typing import Any
 
 from local.aws.item_rollback import make_transactions_roll_back_items
+from local.stopping import STOP_POLL
 from stack.template import Stack
 
 # The subset of AWS::DynamoDB::Table properties that CreateTable understands.
@@ -162,7 +163,7 @@ class MotoServer:
         app = DomainDispatcherApplication(create_backend_app)
         self.app = middleware(app) if middleware else app
         self._server = make_server(host, port, self.app, threaded=True, request_handler=MotoRequestHandler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="moto", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs=STOP_POLL, name="moto", daemon=True)
 
     @property
     def endpoint(self) -> str:

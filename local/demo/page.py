@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from local.stopping import STOP_POLL
 from stack.template import ROOT
 
 logger = logging.getLogger("local.page")
@@ -123,5 +124,5 @@ def serve_page(
         csp = content_security_policy(brain_url)
 
     server.RequestHandlerClass = Handler
-    threading.Thread(target=server.serve_forever, name="http-page", daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs=STOP_POLL, name="http-page", daemon=True).start()
     return server, url

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from local.containers.streaming import InvocationFailed, StreamedResponse
 from local.gateway.refusals import Refused, TooLarge, head_size, read_body, refusal
+from local.stopping import STOP_POLL
 from stack.api_gateway import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def serve(gateway: ApiGateway, host: str, port: int) -> GatewayServer:
         api = gateway
 
     server = GatewayServer((host, port), Handler)
-    threading.Thread(target=server.serve_forever, name=f"http-{gateway.name}", daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs=STOP_POLL, name=f"http-{gateway.name}", daemon=True).start()
     return server
 
 

@@ -52,6 +52,8 @@ class QueuePoller:
         self._sqs = sqs
         self._region = stack.region
         self._stop = threading.Event()
+        # One per queue, held while a batch is delivered: closing waits for a delivery under way, not for a long poll.
+        self._delivering = {source[1]: threading.Lock() for source in self._sources}
         self._threads = [
             threading.Thread(target=self._poll, args=source, name=f"sqs-{source[0]}", daemon=True)
             for source in self._sources
@@ -71,7 +73,10 @@ class QueuePoller:
                 while messages and len(messages) < batch_size and (left := closes - time.monotonic()) > 0:
                     messages += self._receive(queue_url, batch_size - len(messages), wait=min(1, int(left) or 1))
                 if messages:
-                    self._deliver(function, queue_url, messages)
+                    with self._delivering[queue_url]:
+                        if self._stop.is_set():  # received while closing: left to reappear, as on a restart
+                            return
+                        self._deliver(function, queue_url, messages)
             except Exception:
                 if not self._stop.is_set():
                     logger.exception("polling %s failed", queue_url)
@@ -111,6 +116,10 @@ class QueuePoller:
         return True
 
     def close(self) -> None:
+        """Stop polling: a delivery under way finishes (its messages deleted), a batch received from now on is not
+        delivered (it reappears after its visibility timeout, as SQS would give it again). A poller waiting in its
+        long poll (up to a second) is not waited for: it ends when that poll returns, or with the process."""
         self._stop.set()
-        for thread in self._threads:
-            thread.join(timeout=3)
+        for delivering in self._delivering.values():
+            with delivering:
+                pass

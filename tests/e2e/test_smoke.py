@@ -34,8 +34,7 @@ def stored(service: LocalService) -> dict[str, Any]:
     dynamodb, s3 = service.aws("dynamodb"), service.aws("s3")
     state: dict[str, Any] = {}
     for table in dynamodb.list_tables()["TableNames"]:
-        items = [item for page in dynamodb.get_paginator("scan").paginate(TableName=table) for item in page["Items"]]
-        state[table] = sorted(json.dumps(item, sort_keys=True) for item in items)
+        state[table] = sorted(json.dumps(item, sort_keys=True) for item in service.table_items(table))
     for bucket in s3.list_buckets()["Buckets"]:
         pages = s3.get_paginator("list_object_versions").paginate(Bucket=bucket["Name"])
         found = [

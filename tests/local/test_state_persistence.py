@@ -176,8 +176,6 @@ def test_a_killed_runner_keeps_every_answered_write(runner: Runner) -> None:
 
 def _stored_turns(service: LocalService) -> list[dict[str, Any]]:
     """The stored conversations' items (turns and their threads: the agents' ``#CONVERSATIONS`` partitions)."""
-    dynamodb = service.aws("dynamodb")
     table = stack().functions()["BrainChatFunction"].environment["MAIN_TABLE"]
-    pages = dynamodb.get_paginator("scan").paginate(TableName=table)
-    items = [i for page in pages for i in page["Items"] if i["pk"]["S"].endswith("#CONVERSATIONS")]
+    items = [i for i in service.table_items(table) if i["pk"]["S"].endswith("#CONVERSATIONS")]
     return sorted(items, key=lambda i: (i["pk"]["S"], i["sk"]["S"]))

@@ -77,6 +77,32 @@ class LocalService:
         """A boto3 client of this runner's moto, to look at what the service stored."""
         return moto_client(self.state_dir, name)
 
+    def table_items(self, table: str) -> list[dict[str, Any]]:
+        """Every item of ``table`` as DynamoDB's JSON has it (``{"pk": {"S": …}}``; a binary value in base64).
+
+        The suites compare whole tables before and after thousands of times. botocore's parsing of a Scan of the
+        demo's 3,000 items took 0.4 s of CPU, json.loads of the same answer a few milliseconds: so this asks the
+        runner's moto with DynamoDB's JSON protocol itself, paging as the API does.
+        """
+        about = json.loads((self.state_dir / "runner.json").read_text())
+        headers = {
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": "DynamoDB_20120810.Scan",
+            # moto's server reads the service and the region from the credential scope (it checks no signature).
+            "Authorization": f"AWS4-HMAC-SHA256 Credential=local/20260101/{about['region']}/dynamodb/aws4_request, "
+            "SignedHeaders=host, Signature=0",
+        }
+        items: list[dict[str, Any]] = []
+        request: dict[str, Any] = {"TableName": table}
+        while True:
+            sent = urllib.request.Request(about["awsEndpoint"], data=json.dumps(request).encode(), headers=headers)
+            with urllib.request.urlopen(sent, timeout=60) as res:
+                page = json.loads(res.read())
+            items += page["Items"]
+            if "LastEvaluatedKey" not in page:
+                return items
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
     def brain_get(self, path: str, key: str | None, **headers: str) -> Reply:
         auth = {"Authorization": f"Bearer {key}"} if key else {}
         return self.request("GET", self.brain + path, headers=auth | headers)

@@ -196,9 +196,7 @@ def stored(service: LocalService) -> Stored:
     items' index states and its own objects in the background: not a change an attack made)."""
     knowledge_settled(service)
     table, bucket = names(service)
-    items: dict[tuple[str, str], dict[str, Any]] = {}
-    for page in service.aws("dynamodb").get_paginator("scan").paginate(TableName=table):
-        items |= {(item["pk"]["S"], item["sk"]["S"]): item for item in page["Items"]}
+    items = {(item["pk"]["S"], item["sk"]["S"]): item for item in service.table_items(table)}
     versions, markers = set(), set()
     for page in service.aws("s3").get_paginator("list_object_versions").paginate(Bucket=bucket):
         versions |= {(v["Key"], v["VersionId"], v["ETag"], v["Size"]) for v in page.get("Versions", [])}

@@ -181,6 +181,11 @@ class Meter:
     def _evaluated(self, params: dict[str, Any], parsed: dict[str, Any]) -> list[dict[str, Any]]:
         """The items the Query read before its filter: the same page again, with a filter that keeps everything."""
         probe = {k: v for k, v in params.items() if k not in ("ProjectionExpression", "Select")}
+        if "ProjectionExpression" in params and "ExpressionAttributeNames" in probe:  # DynamoDB refuses unused names
+            used = " ".join(str(probe.get(k, "")) for k in ("KeyConditionExpression", "FilterExpression"))
+            kept = {name: value for name, value in probe["ExpressionAttributeNames"].items() if name in used}
+            probe = {k: v for k, v in probe.items() if k != "ExpressionAttributeNames"}
+            probe |= {"ExpressionAttributeNames": kept} if kept else {}
         if "FilterExpression" in probe:
             probe["FilterExpression"] = f"({probe['FilterExpression']}) OR attribute_not_exists(#cost_probe)"
             probe["ExpressionAttributeNames"] = probe.get("ExpressionAttributeNames", {}) | {"#cost_probe": "_cost"}

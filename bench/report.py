@@ -55,6 +55,8 @@ BENCHES = (
     Bench("publish_bundle.py", ("--reads", "20"), 420),
     Bench("knowledge.py", ("--runs", "3", "--turns", "30", "--memory-mb", "20", "100"), 300),
     Bench("knowledge_recall.py", (), 60),
+    Bench("package_cold_start.py", ("--runs", "3"), 180),
+    Bench("stored_conversations.py", ("--turns-per-thread", "20", "--runs", "3"), 600),
 )
 
 

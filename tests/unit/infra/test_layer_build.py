@@ -8,6 +8,7 @@ file's ELF header must name the aarch64 machine, and every installed wheel must 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -80,13 +81,28 @@ def test_every_wheel_in_the_arm64_layer_is_pure_or_aarch64(arm64_layer: Path) ->
 
 def test_the_layer_holds_the_shared_code_and_the_streaming_bootstrap(arm64_layer: Path) -> None:
     assert (arm64_layer / "core" / "http.py").is_file()
-    assert not list((arm64_layer / "core").rglob("__pycache__"))
     bootstrap = arm64_layer / "stream-bootstrap"  # AWS_LAMBDA_EXEC_WRAPPER=/opt/python/stream-bootstrap
     assert bootstrap.is_file() and os.access(bootstrap, os.X_OK)
     requirements = [line for line in (LAYER / "requirements.txt").read_text().splitlines() if "==" in line]
     pinned = {line.split("==")[0].strip().lower().replace("-", "_") for line in requirements}
     installed = {name.split("-")[0].lower() for name in wheel_tags(arm64_layer)}
     assert pinned <= installed
+
+
+def test_every_module_has_bytecode_that_needs_no_source_timestamp(arm64_layer: Path) -> None:
+    """/opt is read-only on Lambda: a module without bytecode is compiled again by every cold start. Each one has a
+    hash-based, unchecked .pyc of this Python (flags 0b01, PEP 552), so no source-tree .pyc (timestamp-based) and no
+    timestamp the zip loses decide whether it is used."""
+    sources = sorted(arm64_layer.rglob("*.py"))
+    assert len(sources) > 1000  # boto3, botocore, pydantic, powertools and core
+    missing, checked = [], []
+    for source in sources:
+        compiled = Path(importlib.util.cache_from_source(str(source)))
+        if not compiled.is_file():
+            missing.append(str(source.relative_to(arm64_layer)))
+        elif compiled.read_bytes()[:8] != importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little"):
+            checked.append(str(compiled.relative_to(arm64_layer)))
+    assert missing == [] and checked == [], (missing[:5], checked[:5])
 
 
 def test_the_check_catches_a_binary_built_for_another_cpu() -> None:

@@ -28,6 +28,8 @@ _created: dict[tuple[str, str, str], tuple[object, dict[str, Any]]] = {}
 def _fresh_locks() -> Iterator[None]:
     """moto's objects hold locks and conditions (SQS's queues), which ``copy.deepcopy`` cannot copy: a copy gets new,
     unheld ones (a condition built anew on the copy of its lock: its ``acquire`` is a method of that lock)."""
+    # copy's own table of copiers, only while copying: copyreg (the public hook) would make locks picklable for the
+    # whole process, and __deepcopy__ cannot be set on the locks' built-in types.
     dispatch: dict[type, Callable[[Any, dict[int, Any]], Any]] = copy._deepcopy_dispatch  # type: ignore[attr-defined]
     for kind in _LOCKS:
         dispatch[kind] = lambda lock, memo: type(lock)()

@@ -13,7 +13,6 @@ first answer's AWS call; the two kinds alternate, and the figure is the CPU time
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import statistics
@@ -29,7 +28,7 @@ from bench.benchkit import ROOT, command, finish, parser, table  # noqa: E402
 TITLE = "The deployed package's cold path: the layer's bytecode"
 FUNCTIONS = ("BrainFeedFunction", "BrainChatFunction", "PortalPostCreateFunction")
 PROBE = """
-import os, sys, time
+import sys, time
 started = time.process_time()
 sys.path[:0] = [sys.argv[1], sys.argv[2]]
 import handler
@@ -79,7 +78,6 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         f"DynamoDB client, the handler imported: median of {opts.runs}, the two layers alternating. The function's "
         "own folder (its handler) is the same in both.",
     ])  # fmt: skip
-    print(json.dumps({"rows": rows}), file=sys.stderr)
     return finish(opts, TITLE, command("package_cold_start.py", sys.argv[1:] if argv is None else argv), markdown)
 
 

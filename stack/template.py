@@ -52,6 +52,7 @@ def load(path: Path = TEMPLATE) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=8)
 def _parsed(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
+    """The file parsed; ``mtime_ns`` and ``size`` are only the cache's key (an edited file is parsed again)."""
     return yaml.load(path.read_text(), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from local.aws.state.restore import fake_auth
 from stack.process import moto_client, running
 from stack.template import Stack, load
 from tests.support import iam_plugin, log_scan
@@ -88,9 +89,7 @@ class LocalService:
         headers = {
             "Content-Type": "application/x-amz-json-1.0",
             "X-Amz-Target": "DynamoDB_20120810.Scan",
-            # moto's server reads the service and the region from the credential scope (it checks no signature).
-            "Authorization": f"AWS4-HMAC-SHA256 Credential=local/20260101/{about['region']}/dynamodb/aws4_request, "
-            "SignedHeaders=host, Signature=0",
+            "Authorization": fake_auth("dynamodb", about["region"]),
         }
         items: list[dict[str, Any]] = []
         request: dict[str, Any] = {"TableName": table}

@@ -1,7 +1,8 @@
-"""Fixtures of the fault suite: one moto per test module (cases keep apart by fresh ids), the injector, params.
+"""Fixtures of the fault suite: one moto per test module, the injector, params.
 
-A moto per test would cost more than most cases; each case arranges its own workspace, user
-or account with new ids, so a shared moto is as good as a fresh one and the suite stays fast.
+Each test puts back in the module's moto the template's resources as they were made, and each case its
+scenario's arrangement as it was first made (``tests/support/fault_harness.py``): a test never sees another's
+writes, and a scenario's state is arranged once per module.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import Aws
-from tests.support.fault_harness import World, cases, lambda_moto
+from tests.support.fault_harness import Arrangements, World, cases, lambda_moto
+from tests.support.moto_state import taken
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,11 +39,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="module")
-def shared_aws() -> Iterator[Aws]:
+def shared_aws() -> Iterator[tuple[Aws, Arrangements]]:
     with lambda_moto() as (_, clients):
-        yield clients
+        yield clients, Arrangements(taken())
 
 
 @pytest.fixture
-def world(shared_aws: Aws, lambda_environment: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> World:
-    return World(shared_aws, monkeypatch, tmp_path)
+def world(
+    shared_aws: tuple[Aws, Arrangements], lambda_environment: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> World:
+    clients, arrangements = shared_aws
+    return World(clients, monkeypatch, tmp_path, arrangements)

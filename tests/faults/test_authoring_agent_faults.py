@@ -28,7 +28,6 @@ from tests.faults.test_authoring_faults import (
     Answer,
     Desk,
     audited,
-    emptied,  # noqa: F401 - its autouse fixture, for this module too
     observed,
     open_desk,
     refused,

@@ -17,8 +17,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
-
 from core.audit.store import AuditStore
 from core.identity import portal_jwt
 from core.identity.records import SessionRecord
@@ -26,7 +24,6 @@ from core.identity.store import UserStore
 from core.platform import idempotency_store as idempotency_records
 from core.platform import main_table
 from core.platform import providers as platform_providers
-from core.platform.dynamo import batch_delete, from_item
 from core.platform.ids import new_id, now_iso, sha256_hex
 from core.platform.settings import get_settings
 from core.posts.records import PostRecord
@@ -234,22 +231,6 @@ SCENARIOS = [
     PostScenario("post-move", POSTS.format("Update"), "post.update", 200, "published", MOVE),
     PostScenario("post-delete", POSTS.format("Delete"), "post.delete", 200, "published"),
 ]
-
-
-@pytest.fixture(autouse=True)
-def emptied(world: World) -> Any:
-    """The main table and the bucket emptied after each case: moto sorts a whole table for every Query and lists a
-    whole bucket for every listing, so a pair shared by a few hundred cases would slow each one down as they grow
-    (cases keep apart by fresh ids; nothing is lost)."""
-    yield
-    db, s3, table, bucket = world.aws.dynamodb, world.aws.s3, get_settings().main_table, get_settings().content_bucket
-    pages = db.get_paginator("scan").paginate(TableName=table, ProjectionExpression="pk, sk")
-    batch_delete(db, table, [from_item(item) for page in pages for item in page.get("Items", [])])
-    for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket):
-        versions = [{"Key": v["Key"], "VersionId": v["VersionId"]}
-                    for v in page.get("Versions", []) + page.get("DeleteMarkers", [])]  # fmt: skip
-        if versions:
-            s3.delete_objects(Bucket=bucket, Delete={"Objects": versions, "Quiet": True})
 
 
 def test_clean_run(world: World, scenario: Any) -> None:

@@ -89,7 +89,7 @@ def sweep_past_expiry(world: World) -> None:
 class ChatScenario:
     name: str
 
-    def arrange(self, world: World) -> Turn:
+    def prepare(self, world: World) -> None:
         for name, value in stack().functions()[CHAT].environment.items():
             if name != "AWS_LAMBDA_EXEC_WRAPPER":
                 world.monkeypatch.setenv(name, value)
@@ -97,6 +97,8 @@ class ChatScenario:
         world.monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
         world.monkeypatch.setattr(rate_limit, "now", lambda: FROZEN)
         platform_providers.reset()
+
+    def arrange(self, world: World) -> Turn:
         seed = Seeder(world.aws.dynamodb)
         workspace = seed.workspace(seed.user(f"{new_id('o').lower()}@example.com", plan="pro"), "Shop")
         stored = workspace.model_copy(update={"store_conversations": True})  # the transcript is a transaction more

@@ -45,8 +45,10 @@ def erase_entries(world: World, workspace_id: str) -> list[Any]:
 class EraseScenario:
     name: str = "erase"
 
-    def arrange(self, world: World) -> Erasing:
+    def prepare(self, world: World) -> None:
         world.monkeypatch.setattr(erasure, "BATCH", 2)
+
+    def arrange(self, world: World) -> Erasing:
         owner = signed_in(world, world.portal.seed_user(f"{new_id('o').lower()}@example.com", plan="pro"))
         user = world.portal.users.get(owner.user_id)
         assert user is not None  # just seeded

@@ -18,7 +18,6 @@ stale (``core.items.writer.index_view``), and saving again after the fault clear
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -32,23 +31,17 @@ from core.knowledge.index import build
 from core.knowledge.write_store import knowledge_prefix
 from core.platform.ids import new_id, now_iso
 from core.platform.settings import get_settings
-from local.aws.emulator import make_dynamodb_reads_fast
-from tests.conftest import Aws
-from tests.support.fault_harness import World, probe, run_case, run_clean
+from tests.support.fault_harness import World, arranged, probe, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
 from tests.support.knowledge import (
     Indexed,
-    Snapshot,
     Stuck,
     current_index,
     deliver,
-    empty,
     index_objects,
     item_states,
     message,
-    restore,
     run_worker,
-    snapshot,
     stick,
     store,
 )
@@ -79,17 +72,6 @@ class Shelf:
     replaced_read: str  # the replaced item's ``index.updatedAt`` once its second edition was read
 
 
-@pytest.fixture(autouse=True)
-def emptied(shared_aws: Aws) -> Iterator[None]:
-    """The module's moto emptied after each case: moto copies every object version of the bucket at each
-    ListObjectVersions, so a bucket that kept some eighty cases' objects would make each rebuild slower than the
-    last (and a fresh moto per case costs more than this). Reads answered as the runner's moto and the integration
-    suites' answer them (the same documents, without moto's model walk)."""
-    make_dynamodb_reads_fast()
-    yield
-    empty(shared_aws)
-
-
 def worker(workspace_id: str, agent_id: str) -> list[str]:
     """One delivery of the agent's message to the (one warm) worker container; the ids it reported failed."""
     return run_worker([message(workspace_id, agent_id)], handler_module("KnowledgeIndexFunction"))
@@ -98,19 +80,6 @@ def worker(workspace_id: str, agent_id: str) -> list[str]:
 def put(world: World, workspace_id: str, path: str, body: bytes, content_type: str = TEXT) -> None:
     world.aws.s3.put_object(Bucket=get_settings().content_bucket, Key=f"workspaces/{workspace_id}/{path}",
                             Body=body, ContentType=content_type)  # fmt: skip
-
-
-_arranged: list[tuple[Shelf, Snapshot]] = []
-
-
-def shelve(world: World) -> Shelf:
-    """The arranged state, made once per process and written back for each case after (moto is emptied between
-    cases: the ids may repeat): a case's time is then mostly its own rebuilds'."""
-    if not _arranged:
-        _arranged.append((arrange_shelf(world), snapshot(world.aws)))
-    else:
-        restore(world.aws, _arranged[0][1])
-    return _arranged[0][0]
 
 
 def arrange_shelf(world: World) -> Shelf:
@@ -174,7 +143,7 @@ class RebuildScenario:
     name: str
 
     def arrange(self, world: World) -> Shelf:
-        return shelve(world)
+        return arrange_shelf(world)
 
     def act(self, world: World, shelf: Shelf) -> list[str]:
         return worker(shelf.workspace_id, shelf.agent_id)
@@ -254,7 +223,7 @@ def dead_letter_url(world: World) -> str:
 def test_a_fault_that_never_clears_ends_in_the_dead_letter_queue_and_the_item_shows_failed(
     world: World, stuck: Stuck
 ) -> None:
-    shelf = shelve(world)
+    shelf = arranged(world, SCENARIOS[0])
     queue, dead = get_settings().knowledge_queue_url, dead_letter_url(world)
     for url in (queue, dead):
         take_messages(world.aws.sqs, url)  # what other tests left

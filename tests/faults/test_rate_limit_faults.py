@@ -38,8 +38,10 @@ class RateLimitScenario:
     name: str
     used: int  # requests already let through in this minute
 
-    def arrange(self, world: World) -> Limited:
+    def prepare(self, world: World) -> None:
         world.monkeypatch.setattr(rate_limit, "now", lambda: FROZEN)
+
+    def arrange(self, world: World) -> Limited:
         seed = Seeder(world.aws.dynamodb)
         workspace = seed.workspace(seed.user(f"{new_id('o').lower()}@example.com", plan="pro"))
         key = seed.api_key(workspace.id, rate_limit=LIMIT)

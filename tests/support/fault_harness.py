@@ -1,14 +1,20 @@
 """The fault suite's machinery: one scenario per operation, probed once cleanly, then failed at every call.
 
-A scenario arranges a fresh state (new ids, so cases never see each other's data), acts (the
-operation under test, with the injector armed) and verifies (the client's answer, then a
-recovery as a client or SQS would retry, then the invariants). ``probe`` runs the act once,
-cleanly, at collection time in a moto of its own, so the parametrised ids name each position
-and the call made there (``07-dynamodb.TransactWriteItems-throughput``).
+A scenario prepares what a case needs outside AWS (``prepare``: environment, clocks; optional), arranges its
+state in AWS, acts (the operation under test, with the injector armed) and verifies (the client's answer, then a
+recovery as a client or SQS would retry, then the invariants). ``probe`` runs the act once, cleanly, at
+collection time in a moto of its own, so the parametrised ids name each position and the call made there
+(``07-dynamodb.TransactWriteItems-throughput``).
+
+Every test of a module starts from the template's resources and nothing else (``Arrangements.fresh``), and a
+scenario's arrangement is made once per module: its first case arranges through the API, and the moto state and
+the arranged value are kept, then put back as they were for each later case (``arranged``). Arranging (users,
+workspaces, agents, posts, objects, sessions) was about half of a case's time.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 import threading
@@ -22,9 +28,11 @@ import pytest
 
 from core.platform import providers as platform_providers
 from core.platform import together
+from core.platform.secrets import SECRETS, CachedSecret
 from tests.conftest import Aws, function_environment
 from tests.support.fault_injection import Call, Fault, Injector, Plan, attach_to_core_clients, faults_for
 from tests.support.lambdas import HttpResult, StreamedResult, stack
+from tests.support.moto_state import Backends, put_back, taken
 from tests.support.portal import Portal
 
 ACT_SECONDS = 30  # an operation that has not answered by then is a hang
@@ -37,12 +45,34 @@ def environment() -> dict[str, str]:
 
 
 @dataclass
+class Arrangements:
+    """A module's moto as the template's resources left it, and each scenario's arranged state (moto's, and the
+    value its ``arrange`` returned), to be put back for the scenario's next case."""
+
+    fresh: Backends
+    made: dict[str, Made] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Made:
+    """A scenario's arrangement: moto's state, the value ``arrange`` returned, and the secrets it read (cached in
+    the container, so its act reads them no more)."""
+
+    backends: Backends
+    value: Any
+    secrets: tuple[CachedSecret, ...]
+
+
+@dataclass
 class World:
-    """The shared moto, this test's monkeypatch and scratch directory, and the injector on core's clients."""
+    """The module's moto, this test's monkeypatch and scratch directory, and the injector on core's clients.
+    ``arrangements``: the module's (each test then starts from the template's resources alone); None in ``probe``'s
+    moto of its own."""
 
     aws: Aws
     monkeypatch: pytest.MonkeyPatch
     tmp: Path
+    arrangements: Arrangements | None = None
     injector: Injector = field(default_factory=Injector)
 
     def __post_init__(self) -> None:
@@ -51,6 +81,8 @@ class World:
         attach_to_core_clients(self.injector, self.monkeypatch)
         # Reads a request issues together run one after another here, so each AWS call keeps its position.
         self.monkeypatch.setattr(together, "run", together.in_order)
+        if self.arrangements is not None:
+            put_back(self.arrangements.fresh)
         platform_providers.reset()
 
     @property
@@ -61,7 +93,12 @@ class World:
 class Scenario(Protocol):
     name: str
 
-    def arrange(self, world: World) -> Any: ...
+    # Optional: ``prepare(world)``, what each case sets outside AWS (environment, patched clocks), before its
+    # arrangement is made or put back.
+
+    def arrange(self, world: World) -> Any:
+        """The state the act starts from, made in AWS; the same for every case (so it is made once per module)."""
+        ...
 
     def act(self, world: World, state: Any) -> Any: ...
 
@@ -81,13 +118,16 @@ class Case:
 
 
 def open_moto() -> tuple[Any, Aws]:
-    """A started ``mock_aws`` with every table, bucket, secret and queue of template.yaml (stop it when done)."""
+    """A started ``mock_aws`` with every table, bucket, secret and queue of template.yaml (stop it when done); reads
+    answered as the runner's moto and the ``aws`` fixture's answer them (the same documents, without moto's model
+    walk)."""
     import boto3
     from moto import mock_aws
 
-    from local.aws.emulator import create_resources, make_moto_dynamodb_as_in_the_runner
+    from local.aws.emulator import create_resources, make_dynamodb_reads_fast, make_moto_dynamodb_as_in_the_runner
 
     make_moto_dynamodb_as_in_the_runner()
+    make_dynamodb_reads_fast()
     mock = mock_aws()
     mock.start()
     clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
@@ -119,7 +159,7 @@ def probe(scenario: Scenario) -> list[Call]:
     if scenario.name not in _probed:
         with lambda_moto() as (monkeypatch, clients), tempfile.TemporaryDirectory() as tmp:
             world = World(clients, monkeypatch, Path(tmp))
-            state = scenario.arrange(world)
+            state = arranged(world, scenario)
             with world.injector.armed() as calls:
                 scenario.act(world, state)
             _probed[scenario.name] = list(calls)
@@ -160,9 +200,28 @@ def bounded[T](work: Callable[[], T], seconds: float = ACT_SECONDS) -> T:
     return outcome["value"]
 
 
+def arranged(world: World, scenario: Scenario) -> Any:
+    """The scenario prepared, and its arrangement: made the first time in the module, put back after."""
+    prepare = getattr(scenario, "prepare", None)
+    if prepare is not None:
+        prepare(world)
+    kept = world.arrangements
+    if kept is None:
+        return scenario.arrange(world)
+    made = kept.made.get(scenario.name)
+    if made is not None:
+        put_back(made.backends)
+        for secret in made.secrets:
+            secret()  # read as the arrangement read it, before the injector is armed
+        return copy.deepcopy(made.value)
+    value = scenario.arrange(world)
+    kept.made[scenario.name] = Made(taken(), copy.deepcopy(value), tuple(s for s in SECRETS if s.cached))
+    return value
+
+
 def run_case(world: World, case: Case) -> None:
     scenario = case.scenario
-    state = scenario.arrange(world)
+    state = arranged(world, scenario)
     with world.injector.armed(Plan(case.position, case.fault)) as calls:
         result = bounded(lambda: scenario.act(world, state))
     assert world.injector.fired, f"no call at position {case.position}: {[c.label for c in calls]}"
@@ -172,7 +231,7 @@ def run_case(world: World, case: Case) -> None:
 
 def run_clean(world: World, scenario: Scenario) -> None:
     """The baseline: unfaulted, the operation makes exactly the probed calls and passes its own checks."""
-    state = scenario.arrange(world)
+    state = arranged(world, scenario)
     with world.injector.armed() as calls:
         result = bounded(lambda: scenario.act(world, state))
     assert calls == probe(scenario)

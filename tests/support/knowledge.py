@@ -90,52 +90,6 @@ def index_objects(aws: Any, workspace_id: str, agent_id: str) -> list[str]:
     return sorted(v["Key"] for page in pages for v in page.get("Versions", []))
 
 
-def empty(aws: Any) -> None:
-    """Every item of the main table and every object version of the content bucket removed (a moto shared by a
-    module's cases, between them)."""
-    settings = get_settings()
-    pages = aws.dynamodb.get_paginator("scan").paginate(TableName=settings.main_table, ProjectionExpression="pk, sk")
-    keys = [item for page in pages for item in page["Items"]]
-    for at in range(0, len(keys), 25):
-        requests = [{"DeleteRequest": {"Key": key}} for key in keys[at : at + 25]]
-        assert not aws.dynamodb.batch_write_item(RequestItems={settings.main_table: requests})["UnprocessedItems"]
-    for page in aws.s3.get_paginator("list_object_versions").paginate(Bucket=settings.content_bucket):
-        listed = [*page.get("Versions", []), *page.get("DeleteMarkers", [])]
-        if listed:
-            doomed = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in listed]
-            aws.s3.delete_objects(Bucket=settings.content_bucket, Delete={"Objects": doomed, "Quiet": True})
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The main table's items and the content bucket's current objects, as ``empty`` would remove them."""
-
-    items: tuple[dict[str, Any], ...]
-    objects: tuple[tuple[str, bytes, str], ...]  # key, body, content type
-
-
-def snapshot(aws: Any) -> Snapshot:
-    settings = get_settings()
-    pages = aws.dynamodb.get_paginator("scan").paginate(TableName=settings.main_table, ConsistentRead=True)
-    items = tuple(item for page in pages for item in page["Items"])
-    objects = []
-    for page in aws.s3.get_paginator("list_objects_v2").paginate(Bucket=settings.content_bucket):
-        for listed in page.get("Contents", []):
-            found = aws.s3.get_object(Bucket=settings.content_bucket, Key=listed["Key"])
-            objects.append((listed["Key"], found["Body"].read(), found.get("ContentType", "")))
-    return Snapshot(items, tuple(objects))
-
-
-def restore(aws: Any, taken: Snapshot) -> None:
-    """``taken`` written back into an emptied moto: the same items, the same objects (so the same ETags)."""
-    settings = get_settings()
-    for at in range(0, len(taken.items), 25):
-        requests = [{"PutRequest": {"Item": item}} for item in taken.items[at : at + 25]]
-        assert not aws.dynamodb.batch_write_item(RequestItems={settings.main_table: requests})["UnprocessedItems"]
-    for key, body, content_type in taken.objects:
-        aws.s3.put_object(Bucket=settings.content_bucket, Key=key, Body=body, ContentType=content_type)
-
-
 # --- the worker as SQS runs it
 
 

@@ -51,7 +51,7 @@ def signed_in(demo: dict[str, Any]) -> Any:
     from tests.support.portal import Portal
 
     session = boto3.Session()  # clients of their own: no meter hooks on them
-    aws = Aws(*(session.client(name) for name in ("dynamodb", "s3", "secretsmanager", "sqs")))
+    aws = Aws(session)
     with tempfile.TemporaryDirectory() as outbox, captured_output():
         os.environ |= {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": outbox}
         platform_providers.reset()

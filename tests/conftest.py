@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import botocore.loaders
@@ -79,12 +78,33 @@ def as_function(monkeypatch: pytest.MonkeyPatch):
     return apply
 
 
-@dataclass
 class Aws:
-    dynamodb: Any
-    s3: Any
-    secrets: Any
-    sqs: Any
+    """Clients of the services template.yaml uses, each made on first use (most tests use one or two, and a client
+    costs a few milliseconds); from ``session``, or boto3's default session."""
+
+    def __init__(self, session: Any = None) -> None:
+        self._session = session
+
+    def _client(self, service: str) -> Any:
+        import boto3
+
+        return (self._session or boto3).client(service)
+
+    @functools.cached_property
+    def dynamodb(self) -> Any:
+        return self._client("dynamodb")
+
+    @functools.cached_property
+    def s3(self) -> Any:
+        return self._client("s3")
+
+    @functools.cached_property
+    def secrets(self) -> Any:
+        return self._client("secretsmanager")
+
+    @functools.cached_property
+    def sqs(self) -> Any:
+        return self._client("sqs")
 
 
 @pytest.fixture
@@ -102,9 +122,7 @@ def aws() -> Iterator[Aws]:
     # builds each service's client class and endpoint rules once, and a test's first clients cost 17 ms each on a
     # new session, 3.5 ms on a kept one (cProfile of tests/integration/portal: 44 of its 296 s made clients).
     with mock_aws(config={"core": {"reset_boto3_session": False}}):
-        import boto3
-
-        clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
+        clients = Aws()
         with_template_resources(
             lambda: create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
         )

@@ -121,7 +121,6 @@ def open_moto() -> tuple[Any, Aws]:
     """A started ``mock_aws`` with every table, bucket, secret and queue of template.yaml (stop it when done); reads
     answered as the runner's moto and the ``aws`` fixture's answer them (the same documents, without moto's model
     walk)."""
-    import boto3
     from moto import mock_aws
 
     from local.aws.emulator import create_resources, make_dynamodb_reads_fast, make_moto_dynamodb_as_in_the_runner
@@ -130,7 +129,7 @@ def open_moto() -> tuple[Any, Aws]:
     make_dynamodb_reads_fast()
     mock = mock_aws()
     mock.start()
-    clients = Aws(boto3.client("dynamodb"), boto3.client("s3"), boto3.client("secretsmanager"), boto3.client("sqs"))
+    clients = Aws()
     create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)
     return mock, clients
 

@@ -74,7 +74,7 @@ serve: $(VENV)/.installed
 	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
 # The checks before the suite share nothing (each installs its own virtualenv), so they run side by side: on a
-# fresh clone 80 s instead of 130. The LocalStack deploy check and the package check run beside the suite: the
+# fresh clone 76 s (132 s of CPU). The LocalStack deploy check and the package check run beside the suite: the
 # first mostly waits on SAM's and CloudFormation's polls, the second is a runner and a smoke (about a minute of
 # CPU); their output is printed after the suite's. Any of the three failing fails.
 test:

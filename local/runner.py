@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -153,6 +154,10 @@ def start(
     route_object_events(stack, s3, clients["sqs"], clients["events"])
     store.begin(*capture.current())
     capture.recording = True
+    # The restored state (the demo's thousands of items) lives as long as the runner: kept out of the collector's
+    # sight, which otherwise walked all of it at every full collection while requests were served.
+    gc.collect()
+    gc.freeze()
     logger.info("state: %s (generation %d, %s)", store.directory, store.generation, "empty" if saved.empty else "kept")
 
     # Functions and the two APIs.

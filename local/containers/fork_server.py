@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import importlib
 import json
 import os
@@ -147,6 +148,10 @@ def warm() -> None:
     session = botocore.session.get_session()
     for service in SERVICES:
         session.create_client(service, region_name="us-east-1")  # with what credentials the environment has, or none
+    # What every container inherits is never collected by any of them (the gc module's advice for a forking server:
+    # no collection walks it, and no write to its objects' headers copies their pages).
+    gc.collect()
+    gc.freeze()
 
 
 def _receive(server: socket.socket) -> tuple[dict[str, Any], list[int]] | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutError
 
 from core.platform import aws
 from core.platform.settings import get_settings
-from tests.support.fault_harness import World
+from tests.support.fault_harness import World, arranged
 from tests.support.fault_injection import CONDITIONAL, S3_SLOWDOWN, THROUGHPUT, Call, Plan, _timeouts
 
 KEY = {"pk": {"S": "INJECTOR#test"}, "sk": {"S": "INJECTOR"}}
@@ -59,3 +61,41 @@ def test_timeouts_and_s3_errors(world: World) -> None:
     with world.injector.armed(Plan(0, S3_SLOWDOWN)), pytest.raises(ClientError) as raised:
         aws.s3().head_bucket(Bucket=get_settings().content_bucket)
     assert raised.value.response["ResponseMetadata"]["HTTPStatusCode"] == 503
+
+
+# --- the harness's arrangements (tests/support/fault_harness.py, ``arranged``)
+
+
+class Counting:
+    """A scenario whose arrangement is one counter item and its arranged value a list: how often it was made."""
+
+    name = "counting"
+    made = 0
+
+    def arrange(self, world: World) -> list[int]:
+        Counting.made += 1
+        aws.dynamodb().update_item(**counter_update(condition=False))
+        return [Counting.made]
+
+
+def hits(world: World) -> int | None:
+    found = world.aws.dynamodb.get_item(TableName=get_settings().main_table, Key=KEY).get("Item")
+    return int(found["hits"]["N"]) if found else None
+
+
+def test_an_arrangement_is_made_once_and_each_case_gets_it_as_it_was_made(
+    world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A case's writes and changes to its value reach neither the kept arrangement nor the next case; a test of the
+    module starts from the template's resources alone."""
+    scenario, before = Counting(), Counting.made
+    case = world
+    for n in range(3):
+        if n:
+            case = World(world.aws, monkeypatch, tmp_path / str(n), world.arrangements)
+            assert hits(case) is None  # a new test starts from the template's resources
+        value = arranged(case, scenario)
+        assert (value, hits(case)) == ([before + 1], 1), n
+        aws.dynamodb().update_item(**counter_update(condition=False))  # the case writes
+        value.append(99)  # and changes what it was given
+    assert Counting.made - before == 1

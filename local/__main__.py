@@ -110,6 +110,7 @@ def main() -> None:
     signum = stop.wait()
     print(f"stopping ({signum.name}): finishing the requests in flight", flush=True)
     runner.close()
+    stop.ignore_from_now()  # stopped: a signal now would only make the exit status a death by signal
 
 
 if __name__ == "__main__":

@@ -54,6 +54,14 @@ class StopSignals:
         for signum in self._signums:
             signal.signal(signum, _noted)
 
+    def ignore_from_now(self) -> None:
+        """For a process whose stop is done: every later SIGINT and SIGTERM ignored. Python's finalization puts the
+        default action back on a signal that has a Python handler (``_noted``), and a signal arriving then would end a
+        process that had stopped cleanly with -2 or -15 (seen: a storm still under way as a quick stop ended); it
+        leaves an ignored one ignored."""
+        for signum in self._signums:
+            signal.signal(signum, signal.SIG_IGN)
+
     def wait(self) -> signal.Signals:
         """Block until SIGINT or SIGTERM arrives (or has arrived); which one."""
         while True:

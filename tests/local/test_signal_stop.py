@@ -9,6 +9,7 @@ real runner, kept busy by clients, stormed a few times: each stop ends, with sta
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -70,6 +71,18 @@ def _clients(demo: dict, count: int) -> Iterator[list[int]]:
             thread.join(timeout=35)
 
 
+def _exited(pid: int) -> threading.Event:
+    """Set once ``pid`` has exited, left unreaped (a zombie still takes signals, and its pid cannot be reused)."""
+    gone = threading.Event()
+
+    def watch() -> None:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        gone.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return gone
+
+
 @pytest.mark.e2e
 def test_a_busy_runner_stops_on_every_signal_storm(tmp_path: Path) -> None:
     rng = random.Random()  # noqa: S311 - random moments, not secrets (a race is not replayed by a seed)
@@ -86,8 +99,9 @@ def test_a_busy_runner_stops_on_every_signal_storm(tmp_path: Path) -> None:
                     time.sleep(0.1)
                 time.sleep(rng.uniform(0, 1))  # a random moment of its busy life
                 started = time.monotonic()
-                # Short: finalization puts SIG_DFL back, and a signal then would kill it with a status of -15.
-                sent = storm(runner.pid, threading.Event(), rng.uniform(0.01, 0.3), rng)
+                # The storm lasts until the runner has exited: signals keep coming through its stop and its
+                # interpreter's finalization (which would put SIG_DFL back on a signal with a Python handler).
+                sent = storm(runner.pid, _exited(runner.pid), RUNNER_STOP_WITHIN, rng)
                 status = runner.process.wait(timeout=RUNNER_STOP_WITHIN)
         except subprocess.TimeoutExpired:
             runner.stop(signal.SIGUSR1, timeout=1)  # its threads' stacks into its log, then killed

@@ -90,7 +90,9 @@ class World:
         return Portal(self.aws, self.tmp / "outbox")
 
 
-class Scenario(Protocol):
+class Arranged(Protocol):
+    """What ``arranged`` needs of a scenario."""
+
     name: str
 
     # Optional: ``prepare(world)``, what each case sets outside AWS (environment, patched clocks), before its
@@ -100,6 +102,8 @@ class Scenario(Protocol):
         """The state the act starts from, made in AWS; the same for every case (so it is made once per module)."""
         ...
 
+
+class Scenario(Arranged, Protocol):
     def act(self, world: World, state: Any) -> Any: ...
 
     def verify(self, world: World, state: Any, result: Any, fault: Fault | None) -> None: ...
@@ -199,7 +203,7 @@ def bounded[T](work: Callable[[], T], seconds: float = ACT_SECONDS) -> T:
     return outcome["value"]
 
 
-def arranged(world: World, scenario: Scenario) -> Any:
+def arranged(world: World, scenario: Arranged) -> Any:
     """The scenario prepared, and its arrangement: made the first time in the module, put back after."""
     prepare = getattr(scenario, "prepare", None)
     if prepare is not None:

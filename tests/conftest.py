@@ -131,8 +131,8 @@ def aws() -> Iterator[Aws]:
     make_moto_dynamodb_as_in_the_runner()
     make_dynamodb_reads_fast()  # as the runner's moto answers reads: the same documents, without the model walk
     # boto3's default session kept from one test to the next (moto would start each test on a new one): a session
-    # builds each service's client class and endpoint rules once, and a test's first clients cost 17 ms each on a
-    # new session, 3.5 ms on a kept one (cProfile of tests/integration/portal: 44 of its 296 s made clients).
+    # builds each service's client class and endpoint rules once (cProfile of tests/integration/portal put 44 of its
+    # 296 profiled seconds in making clients; unprofiled, tests/integration/brain's CPU changed within noise).
     with mock_aws(config={"core": {"reset_boto3_session": False}}):
         clients = Aws()
         with_template_resources(

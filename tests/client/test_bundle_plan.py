@@ -49,7 +49,7 @@ def held(bundle: Bundle) -> AgentState:
 
 
 # How the service read an item's document (authoring.md, "Knowledge"): no part of a plan, on every item it lists.
-INDEXED = {"status": "indexed", "passages": 1, "error": None, "updatedAt": NOW}
+INDEXED = {"status": "indexed", "passages": 1, "error": None, "updatedAt": NOW, "etag": None}
 
 
 def item(n: int, spec: ItemSpec, file: BundleFile) -> AgentItem:

@@ -256,10 +256,11 @@ def test_the_documents_are_waited_for_and_a_file_replaced_in_place_is_read_again
     carry_out(owner.portal, plan, progress=False)
     again = wait_for_index(owner.portal, plan, agent_id, timeout=90, progress=False)
     assert [(document.path, document.status) for document in again.documents] == [("notes/faq.md", "indexed")]
-    uploaded = read_state(owner.portal, owner.workspace, SLUG).objects["notes/faq.md"].updated_at
+    uploaded_object = read_state(owner.portal, owner.workspace, SLUG).objects["notes/faq.md"]
+    uploaded = uploaded_object.updated_at
     after = next(index_of(item) for item in owner.portal.list_items(owner.workspace, agent_id).items
                  if item.r2_key.endswith("/notes/faq.md"))  # fmt: skip
-    assert after is not None
+    assert after is not None and after.etag == uploaded_object.etag != before.etag  # the new file's state, not the old
     read_at, uploaded_at, first_read_at = instant(after.updated_at), instant(uploaded), instant(before.updated_at)
     assert read_at and uploaded_at and first_read_at
     # Read again after the upload, by the service's clock. S3 dates an object to the second, so an upload in the

@@ -9,11 +9,10 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 import pytest
-from pydantic import Field
 from workspace_client import Portal
 from workspace_client import cli as cli_module
 from workspace_client._generated.models_portal import AgentItem
@@ -54,8 +53,15 @@ def jwt() -> str:
     return f"{part({'alg': 'HS256'})}.{part({'exp': int(time.time()) + 3600})}.signature"
 
 
-def index(status: str, passages: int = 0, error: str | None = None, at: str = "2026-03-01T10:00:00.000Z"):
-    return {"status": status, "passages": passages, "error": error, "updatedAt": at}
+def index(
+    status: str,
+    passages: int = 0,
+    error: str | None = None,
+    at: str = "2026-03-01T10:00:00.000Z",
+    etag: str | None = None,
+) -> dict[str, Any]:
+    """An item's ``index``; an ``etag`` of None: pending, or (judged by time) a service older than the field."""
+    return {"status": status, "passages": passages, "error": error, "updatedAt": at, "etag": etag}
 
 
 def item(name: str, file: str, kind: str = "document", idx: dict[str, Any] | None = None, active: bool = True):
@@ -175,7 +181,7 @@ def test_the_wait_ends_when_none_is_pending_with_one_listing_per_poll(bundle_dir
     assert report.summary() == "documents: 1 indexed (12 passages), 1 failed"
 
 
-def test_a_reuploaded_file_waits_until_its_index_is_not_older_than_the_object(bundle_dir: Path) -> None:
+def test_a_service_without_index_etags_has_a_reuploaded_file_judged_by_time(bundle_dir: Path) -> None:
     plan = plan_of(bundle_dir, uploaded("notes/faq.md"))
     before, after = "2026-03-01T10:00:04.999Z", "2026-03-01T10:00:06.250+00:00"
     fake = FakePortal([
@@ -186,6 +192,21 @@ def test_a_reuploaded_file_waits_until_its_index_is_not_older_than_the_object(bu
     report = wait_for_index(fake.portal(), plan, AGENT, progress=False, sleep=clock.sleep, clock=clock)
     assert [(doc.name, doc.status, doc.passages) for doc in report.documents] == [("FAQ", "indexed", 4)]
     assert fake.count(OBJECTS_PATH) == 1 and fake.count(ITEMS_PATH) == 2 and clock.sleeps == [0.5]
+
+
+def test_a_file_uploaded_in_the_second_of_the_previous_read_waits_for_its_own_etag(bundle_dir: Path) -> None:
+    """S3 dates an object to the second: an upload at 10:00:05.400 lists as 10:00:05.000, before a read of the
+    previous file at 10:00:05.098. Only the ETag the service read tells the two files apart."""
+    plan = plan_of(bundle_dir, uploaded("notes/faq.md"))
+    previous = index("indexed", 3, at="2026-03-01T10:00:05.098Z", etag='"d"')  # not older than UPLOADED_AT
+    fake = FakePortal([
+        [item("FAQ", "notes/faq.md", "text", previous)],
+        [item("FAQ", "notes/faq.md", "text", index("indexed", 4, at="2026-03-01T10:00:05.700Z", etag='"e"'))],
+    ])  # fmt: skip
+    clock = Clock()
+    report = wait_for_index(fake.portal(), plan, AGENT, progress=False, sleep=clock.sleep, clock=clock)
+    assert [(doc.name, doc.status, doc.passages) for doc in report.documents] == [("FAQ", "indexed", 4)]
+    assert fake.count(ITEMS_PATH) == 2 and clock.sleeps == [0.5]  # the previous file's state was not taken
 
 
 def test_what_is_still_pending_at_the_bound_is_reported_pending(bundle_dir: Path) -> None:
@@ -215,26 +236,17 @@ def test_a_service_that_reports_no_index_is_not_waited_for(capsys: pytest.Captur
     assert not report.reported and report_index(report) == 0 and capsys.readouterr() == ("", "")
 
 
-class GeneratedIndex(ApiModel):
-    """What the generator will make of the server's ``index`` once the OpenAPI document has it."""
-
-    status: Literal["pending", "indexed", "skipped", "failed"] = Field(alias="status")
-    passages: int = Field(alias="passages")
-    error: str | None = Field(alias="error")
-    updated_at: str = Field(alias="updatedAt")
-
-
-class GeneratedItem(ApiModel):
-    """An item whose model has ``index`` (the rest of its fields kept as extras)."""
-
-    index: GeneratedIndex = Field(alias="index")
+class OlderItem(ApiModel):
+    """An item as a client generated before ``index`` existed reads it: every field kept as an extra."""
 
 
 def test_the_index_reads_the_same_as_a_generated_field_or_as_an_extra() -> None:
-    wire = item("Prices", "docs/prices.csv", idx=index("failed", error="Damaged: save it again and upload it."))
-    expected = IndexState("failed", 0, "Damaged: save it again and upload it.", "2026-03-01T10:00:00.000Z")
-    assert index_of(AgentItem.model_validate(wire)) == expected  # today: kept as an extra field
-    assert index_of(GeneratedItem.model_validate(wire)) == expected  # after the models are generated again
+    wire = item(
+        "Prices", "docs/prices.csv", idx=index("failed", error="Damaged: save it again and upload it.", etag='"p"')
+    )
+    expected = IndexState("failed", 0, "Damaged: save it again and upload it.", "2026-03-01T10:00:00.000Z", '"p"')
+    assert index_of(AgentItem.model_validate(wire)) == expected  # the generated field
+    assert index_of(OlderItem.model_validate(wire)) == expected  # an extra field
 
 
 # --- the command line: main() with the plan and its carrying out stubbed, the waiting against the fake portal

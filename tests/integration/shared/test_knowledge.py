@@ -8,6 +8,7 @@ SQS event source would. The runner's own HTTP test (tests/e2e) takes the same pa
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,11 @@ def index(portal: Portal) -> int:
     return handled
 
 
+def etag_of(body: bytes) -> str:
+    """S3's ETag of an object put in one part, quoted as the objects listing and an item's ``index`` give it."""
+    return f'"{hashlib.md5(body, usedforsecurity=False).hexdigest()}"'
+
+
 def shelve(studio: Studio, agent_id: str, files: dict[str, tuple[str, bytes, str]]) -> dict[str, dict[str, Any]]:
     """Upload each file under the agent's folder and make it an item: name -> (path, bytes, type)."""
     made = {}
@@ -87,9 +93,10 @@ def library(portal: Portal, aws: Any) -> Library:
 
 def test_each_document_is_indexed_and_its_item_says_so(library: Library) -> None:
     listed = library.listed()
-    for name in FILES:
+    for name, (_, body, _) in FILES.items():
         state = listed[name]["index"]
         assert state["status"] == "indexed" and state["passages"] >= 1 and state["error"] is None, (name, state)
+        assert state["etag"] == etag_of(body)  # of the file it read: a publisher tells a replaced file by it
 
 
 @pytest.mark.parametrize(("prompt", "fact", "source"), [
@@ -123,12 +130,15 @@ def test_a_deactivated_or_deleted_item_is_no_longer_used(library: Library) -> No
 
 def test_a_file_replaced_through_an_upload_is_read_again(library: Library) -> None:
     """No API call: S3's event alone (EventBridge, the template's rule) queues the agent."""
-    before = library.listed()["Opening hours"]["index"]["updatedAt"]
-    library.studio.put_object(f"projects/{library.agent_id}/notes/hours.txt", b"Every day 6:00-22:00\n", "text/plain")
+    before = library.listed()["Opening hours"]["index"]
+    replaced = b"Every day 6:00-22:00\n"
+    library.studio.put_object(f"projects/{library.agent_id}/notes/hours.txt", replaced, "text/plain")
     assert index(library.studio.portal) == 1
     reply, _ = library.ask("What are your opening hours?")
     assert "6:00-22:00" in reply and "8:00-16:00" not in reply
-    assert library.listed()["Opening hours"]["index"]["updatedAt"] > before
+    after = library.listed()["Opening hours"]["index"]
+    assert after["updatedAt"] > before["updatedAt"]  # the item tells a waiting publisher its new file was read
+    assert (before["etag"], after["etag"]) == (etag_of(FILES["Opening hours"][1]), etag_of(replaced))
 
 
 def test_nothing_of_another_agent_or_workspace_reaches_an_answer(library: Library, portal: Portal) -> None:

@@ -18,6 +18,7 @@ class IndexState(Record):
     passages: int = 0
     error: str | None = None
     updated_at: str
+    etag: str | None = None  # S3's ETag (quoted) of the file the state was decided for; None while pending
 
 
 class ItemRecord(Record):

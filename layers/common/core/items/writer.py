@@ -32,7 +32,7 @@ STALE = "Indexing did not finish: save the item again to retry"
 def index_view(record: ItemRecord, now: float) -> ItemIndex:
     state = record.index or IndexState(updated_at=record.updated_at)  # an item older than knowledge: never read
     if state.status == "pending" and now - datetime.fromisoformat(state.updated_at).timestamp() > STALE_PENDING_SECONDS:
-        return ItemIndex(status="failed", passages=0, error=STALE, updated_at=state.updated_at)
+        return ItemIndex(status="failed", passages=0, error=STALE, updated_at=state.updated_at, etag=None)
     return ItemIndex.from_record(state)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from pydantic import Field
+
 from core.items.models import Item
 from core.items.records import IndexStatus
 from core.objects.fields import ObjectKey
@@ -24,6 +26,10 @@ class ItemIndex(ApiModel):
     passages: int
     error: str | None  # why it failed, in words a person can act on; null otherwise
     updated_at: str
+    etag: str | None = Field(
+        description="S3's ETag, quoted as the objects listing gives it, of the file this state was decided for; null "
+        "while pending or where the item has no file. A file replaced at the same path is read once this is its ETag."
+    )
 
 
 class AgentItem(Item):

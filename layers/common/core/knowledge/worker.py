@@ -89,12 +89,13 @@ class KnowledgeWorker:
                 error = (
                     f"Over the plan's knowledge limit of {budget:,} characters per agent: remove or shorten documents"
                 )
+            etag = f'"{tags[item.r2_key]}"' if item.r2_key in tags else None  # what a publisher compares
             if error is not None:
-                state = IndexState(status="failed", error=error, updated_at=now_iso())
+                state = IndexState(status="failed", error=error, updated_at=now_iso(), etag=etag)
             elif not passages:
-                state = IndexState(status="skipped", updated_at=now_iso())
+                state = IndexState(status="skipped", updated_at=now_iso(), etag=etag)
             else:
-                state = IndexState(status="indexed", passages=len(passages), updated_at=now_iso())
+                state = IndexState(status="indexed", passages=len(passages), updated_at=now_iso(), etag=etag)
                 used += size
                 documents.append((Source(item.name, item_id=item.id, r2_key=item.r2_key), passages))
             states[item.id] = (item, state, fresh)
@@ -178,7 +179,12 @@ class KnowledgeWorker:
 def _differs(stored: IndexState | None, state: IndexState) -> bool:
     if stored is None:
         return True
-    return (stored.status, stored.passages, stored.error) != (state.status, state.passages, state.error)
+    return (stored.status, stored.passages, stored.error, stored.etag) != (
+        state.status,
+        state.passages,
+        state.error,
+        state.etag,
+    )
 
 
 def _post_documents(posts: list[PostRecord]) -> Iterator[tuple[Source, list[tuple[str, str]]]]:

@@ -49,7 +49,7 @@ def test_every_field_of_an_item_with_type_and_size_from_the_object(studio: Studi
         "size": len(MARKDOWN), "folder": "", "order": 0, "updatedAt": item["updatedAt"], "origin": "upload",
         "active": True,
         # Every write leaves its item to the knowledge worker (tests/integration/shared/test_knowledge.py)
-        "index": {"status": "pending", "passages": 0, "error": None, "updatedAt": item["updatedAt"]},
+        "index": {"status": "pending", "passages": 0, "error": None, "updatedAt": item["updatedAt"], "etag": None},
     }  # fmt: skip
     assert item["id"].startswith("item_")
     full = studio.item(agent["id"], "Card", folder="menus", order=3, origin="import", active=False)

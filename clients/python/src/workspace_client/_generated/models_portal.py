@@ -273,6 +273,7 @@ class ItemIndex(ApiModel):
     passages: int = Field(alias="passages")
     error: str | None = Field(alias="error")
     updated_at: str = Field(alias="updatedAt")
+    etag: str | None = Field(alias="etag")
 
 
 class ItemList(ApiModel):

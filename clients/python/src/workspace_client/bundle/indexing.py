@@ -4,10 +4,12 @@ The service reads every active item whose object is a document and reports how o
 ``{status, passages, error, updatedAt}``, ``status`` one of ``pending``, ``indexed``, ``skipped`` (nothing readable)
 or ``failed`` (``error`` says why, in words a person can act on). Watched here: the bundle's active items that are
 not media (image, video, audio: never read) which the publish created, replaced or updated, or whose file it
-uploaded. One is done when it is no longer ``pending`` and, if its file was uploaded, its ``index.updatedAt`` is not
-older than the object's ``updatedAt`` in the object listing (both the service's clock): a file replaced at the same
-path leaves the item as it was, so its old status would otherwise pass for the new file's; the service reads the new
-file on S3's notification and then sets a new ``index.updatedAt``.
+uploaded. One is done when it is no longer ``pending`` and, if its file was uploaded, its ``index.etag`` is the
+object's ``etag`` in the object listing: a file replaced at the same path leaves the item as it was, so its old status
+would otherwise pass for the new file's; the service reads the new file on S3's notification and then records the
+ETag it read. Timestamps cannot tell the two files apart: S3 dates an object to the second, so a file uploaded in
+the second of the previous read lists as older than that read. A service that reports no ``index.etag`` (older than
+it) is judged by time: ``index.updatedAt`` not older than the object's ``updatedAt``, both on the service's clock.
 
 One items listing per poll (not one call per item), the first at once, then after 0.5 s, growing by half up to 5 s
 between polls, until every watched item is done or ``timeout`` seconds have passed. A service that reports no
@@ -49,12 +51,21 @@ class Watched:
 
 @dataclass(frozen=True)
 class IndexState:
-    """An item's ``index`` as the management plane reports it."""
+    """An item's ``index`` as the management plane reports it (``etag``: of the file it was decided for, quoted)."""
 
     status: str
     passages: int
     error: str | None
     updated_at: str | None
+    etag: str | None = None
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    """An uploaded file as the object listing shows it: S3's ``LastModified`` (to the second) and quoted ETag."""
+
+    at: datetime | None
+    etag: str
 
 
 @dataclass(frozen=True)
@@ -131,12 +142,13 @@ def index_of(item: BaseModel) -> IndexState | None:
         value = value.model_dump(by_alias=True)
     if not isinstance(value, Mapping) or not isinstance(value.get("status"), str):
         return None
-    passages, error, updated = value.get("passages"), value.get("error"), value.get("updatedAt")
+    passages, error, updated, etag = (value.get(field) for field in ("passages", "error", "updatedAt", "etag"))
     return IndexState(
         value["status"],
         passages if isinstance(passages, int) else 0,
         error if isinstance(error, str) and error else None,
         updated if isinstance(updated, str) and updated else None,
+        etag if isinstance(etag, str) and etag else None,
     )
 
 
@@ -151,9 +163,15 @@ def instant(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def settle(
-    watch: Watched, items: list[AgentItem], key: str, uploaded_at: datetime | None
-) -> tuple[DocumentIndex, bool]:
+def read_after(state: IndexState, uploaded: Uploaded) -> bool:
+    """Whether ``state`` is of the uploaded file: its ETag, or (a service that reports none) not older than it."""
+    if state.etag is not None:
+        return state.etag == uploaded.etag
+    indexed_at = instant(state.updated_at)
+    return uploaded.at is None or (indexed_at is not None and indexed_at >= uploaded.at)
+
+
+def settle(watch: Watched, items: list[AgentItem], key: str, uploaded: Uploaded | None) -> tuple[DocumentIndex, bool]:
     """Where ``watch`` stands among the listed ``items`` (``key``: its object's key), and whether it is done."""
     item = next((item for item in items if item.active and item.r2_key == key), None)
     if item is None:
@@ -164,25 +182,21 @@ def settle(
     document = DocumentIndex(item.name, watch.path, item.id, state.status, state.passages, state.error)
     if state.status == PENDING:
         return document, False
-    if uploaded_at is not None:
-        indexed_at = instant(state.updated_at)
-        if indexed_at is None or indexed_at < uploaded_at:  # the status is the previous file's: not read yet
-            return DocumentIndex(item.name, watch.path, item.id, PENDING), False
+    if uploaded is not None and not read_after(state, uploaded):  # the status is the previous file's: not read yet
+        return DocumentIndex(item.name, watch.path, item.id, PENDING), False
     return document, True
 
 
-def uploaded_times(portal: Portal, workspace_id: str, agent_id: str, watch: list[Watched]) -> dict[str, datetime]:
-    """Each uploaded file's object ``updatedAt`` (S3's LastModified), from one listing of the agent's folder."""
+def uploaded_files(portal: Portal, workspace_id: str, agent_id: str, watch: list[Watched]) -> dict[str, Uploaded]:
+    """Each uploaded file as the object listing shows it, from one listing of the agent's folder."""
     if not any(entry.uploaded for entry in watch):
         return {}
     objects = all_objects(portal, workspace_id, agent_id)
-    times = {}
-    for entry in watch:
-        stored = objects.get(entry.path)
-        when = instant(stored.updated_at) if entry.uploaded and stored is not None else None
-        if when is not None:
-            times[entry.path] = when
-    return times
+    return {
+        entry.path: Uploaded(instant(stored.updated_at), stored.etag)
+        for entry in watch
+        if entry.uploaded and (stored := objects.get(entry.path)) is not None
+    }
 
 
 def wait_for_index(
@@ -202,12 +216,12 @@ def wait_for_index(
     if not watch:
         return IndexReport(())
     started = clock()
-    uploaded_at = uploaded_times(portal, plan.workspace_id, agent_id, watch)
+    uploaded = uploaded_files(portal, plan.workspace_id, agent_id, watch)
     prefix, deadline, delay = folder(agent_id), started + timeout, FIRST_DELAY
     with tqdm(total=len(watch), desc="index", unit="doc", disable=None if progress else True, leave=True) as bar:
         while True:
             items = portal.list_items(plan.workspace_id, agent_id).items
-            states = [settle(entry, items, prefix + entry.path, uploaded_at.get(entry.path)) for entry in watch]
+            states = [settle(entry, items, prefix + entry.path, uploaded.get(entry.path)) for entry in watch]
             done = sum(finished for _, finished in states)
             bar.update(done - bar.n)
             remaining = deadline - clock()

@@ -237,7 +237,10 @@ def test_invite_and_accept_honour_idempotency_keys(studio: Studio) -> None:
     assert [e.action for e in studio.audit()].count("member.join") == 1
 
 
-def test_concurrent_invitations_of_one_address_leave_one_pending_with_one_live_token(studio: Studio) -> None:
+def test_concurrent_invitations_of_one_address_leave_one_pending_with_one_live_token(
+    studio: Studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    generous(monkeypatch, per_address=10)  # six mails to one address: over the default of five an hour
     body = {"email": "race@example.com", "role": "member"}
     with ThreadPoolExecutor(6) as pool:
         answers = list(pool.map(lambda _: studio.call_in_container(INVITE, body=body), range(6)))
@@ -270,3 +273,50 @@ def test_concurrent_accepts_make_one_member(studio: Studio) -> None:
     assert member_ids(studio) == {studio.who.user_id: "owner", who.user_id: "admin"}
     assert studio.portal.workspace_record(studio.workspace_id).member_count == 2
     assert [e.action for e in studio.audit()].count("member.join") == 1
+
+
+def generous(monkeypatch: pytest.MonkeyPatch, **limits: int) -> None:
+    """Invitation mail limits set for a test (``per_workspace``, ``per_address``), the providers made afresh."""
+    from core.platform import providers as platform_providers
+
+    for name, value in limits.items():
+        monkeypatch.setenv(f"INVITATIONS_{name.upper()}", str(value))
+    platform_providers.reset()
+
+
+def test_invitation_mail_to_one_address_is_throttled_and_says_so(studio: Studio) -> None:
+    """Five mails an hour to one address (renewals included); the sixth is a 429 with Retry-After, and it stores and
+    mails nothing: the link mailed last still works."""
+    for _ in range(5):
+        invite(studio, "flooded@example.com")
+    token = link_token(studio.portal, "flooded@example.com")
+    refused = studio.call(INVITE, body={"email": "Flooded@example.com", "role": "member"})
+    assert_error(refused, 429, "RATE_LIMITED")
+    assert 0 < int(refused.header("Retry-After")) <= 3600 + 60  # a count is remembered up to one bucket (60 s) longer
+    assert "5 invitations in 60 minutes" in refused.json()["error"]
+    assert len(studio.portal.mails("flooded@example.com")) == 5
+    assert link_token(studio.portal, "flooded@example.com") == token
+    who = studio.portal.sign_in("flooded@example.com")
+    assert accept(studio.portal, who, token).status == 200  # the refused renewal killed no link
+    # The address's limit holds across workspaces: another workspace's owner cannot mail it either.
+    other = Studio.open(studio.portal, email="other-owner@example.com")
+    assert_error(other.call(INVITE, body={"email": "flooded@example.com", "role": "member"}), 429, "RATE_LIMITED")
+
+
+def test_invitation_mail_of_one_workspace_is_throttled(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    generous(monkeypatch, per_workspace=3)
+    for n in range(3):
+        invite(studio, f"person{n}@example.com")
+    assert_error(studio.call(INVITE, body={"email": "person3@example.com", "role": "member"}), 429, "RATE_LIMITED")
+    assert not studio.portal.mails("person3@example.com")
+    assert len(studio.ok(INVITATIONS)["invitations"]) == 3  # nothing stored for the refused one
+    other = Studio.open(studio.portal, email="second-owner@example.com")
+    assert invite(other, "person3@example.com")["email"] == "person3@example.com"  # another workspace's own budget
+
+
+def test_the_invitation_throttle_keeps_no_address_in_the_rate_table(studio: Studio) -> None:
+    invite(studio, "Private.Invitee@Example.com")
+    rows = studio.portal.aws.dynamodb.scan(TableName=get_settings().rate_limits_table)["Items"]
+    subjects = sorted(row["pk"]["S"].split("#")[0] for row in rows if row["pk"]["S"].startswith("invite-"))
+    assert subjects == ["invite-to", "invite-ws"]
+    assert "private.invitee" not in repr(rows).lower() and "example.com" not in repr(rows).lower()

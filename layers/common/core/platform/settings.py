@@ -103,6 +103,11 @@ class Settings(BaseModel):
     magic_link_per_address: int = Field(5, alias="MAGIC_LINK_PER_ADDRESS", ge=1)
     magic_link_per_ip: int = Field(30, alias="MAGIC_LINK_PER_IP", ge=1)
     magic_link_limit_minutes: int = Field(15, alias="MAGIC_LINK_LIMIT_MINUTES", ge=1)
+    # Invitation mail sent at most this often in any rolling INVITATION_LIMIT_MINUTES, per workspace and per invited
+    # address (across workspaces); past that, 429 RATE_LIMITED and nothing stored (docs/decisions.md).
+    invitations_per_workspace: int = Field(50, alias="INVITATIONS_PER_WORKSPACE", ge=1)
+    invitations_per_address: int = Field(5, alias="INVITATIONS_PER_ADDRESS", ge=1)
+    invitation_limit_minutes: int = Field(60, alias="INVITATION_LIMIT_MINUTES", ge=1)
     portal_app_url: str = Field("http://localhost:5173", alias="PORTAL_APP_URL")
     # Secure cookies everywhere but plain-http local runs.
     cookie_secure: bool = Field(True, alias="COOKIE_SECURE")

@@ -6,6 +6,11 @@ A token is ``secrets.token_urlsafe(32)``, mailed in a link to the portal app (``
 links open it) and stored only as its SHA-256; it works once, for seven days. An unknown, used, revoked, renewed or
 expired token, and one presented by another address, are the same 404. Inviting an address again renews its one
 invitation (a new token, the old one dead); inviting a member is 409.
+
+Invitation mail is throttled, as sign-in mail is, so that nobody can use the service to flood an inbox: per
+workspace, and per invited address across every workspace (``InvitationLimits``). Over either, the answer is 429
+``RATE_LIMITED`` with ``Retry-After`` and nothing is stored or mailed; saying so reveals nothing, since the inviter
+named the address (docs/decisions.md, "Invitation mail is throttled").
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 
@@ -21,8 +27,9 @@ from core.identity.mail import Mailer, Message
 from core.identity.mail_limits import EMAIL
 from core.platform import together
 from core.platform.envelopes import Empty
-from core.platform.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from core.platform.errors import Conflict, Forbidden, NotFound, RateLimited, ValidationFailed
 from core.platform.ids import iso, new_id, now_iso, sha256_hex
+from core.platform.rate_limit import SlidingWindowLimiter
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceSummary
 from core.workspaces.ports import Invitations
@@ -40,6 +47,43 @@ VALID_SECONDS = 7 * 86400
 GONE = "Invitation not found"
 
 
+@dataclass(frozen=True)
+class InvitationLimits:
+    """Invitation mails allowed in any rolling ``window_seconds``: per workspace, and per address (all workspaces)."""
+
+    per_workspace: int
+    per_address: int
+    window_seconds: int
+
+
+@dataclass(frozen=True)
+class InvitationMailThrottle:
+    limiter: SlidingWindowLimiter
+    limits: InvitationLimits
+
+    def count(self, workspace_id: str, email: str) -> None:
+        """Count one invitation mail; over a limit: ``RateLimited``. The workspace first, so a workspace flooding one
+        address spends its own allowance before the address's; the address is keyed by its hash only."""
+        limits, minutes = self.limits, self.limits.window_seconds // 60
+        try:
+            self.limiter.take(f"invite-ws#{workspace_id}", limits.per_workspace, limits.window_seconds)
+        except RateLimited as refused:
+            raise RateLimited(
+                f"This workspace has sent {limits.per_workspace} invitations in {minutes} minutes, "
+                "its limit: try again after Retry-After seconds",
+                headers=refused.headers,
+            ) from None
+        try:
+            self.limiter.take(f"invite-to#{sha256_hex('invitation|' + email)}", limits.per_address,
+                              limits.window_seconds)  # fmt: skip
+        except RateLimited as refused:
+            raise RateLimited(
+                f"That address has been sent {limits.per_address} invitations in {minutes} minutes, "
+                "its limit: try again after Retry-After seconds",
+                headers=refused.headers,
+            ) from None
+
+
 def to_invitation(record: InvitationRecord) -> Invitation:
     return Invitation.from_record(record, expires_at=iso(datetime.fromtimestamp(record.expires_at, UTC)))
 
@@ -47,9 +91,10 @@ def to_invitation(record: InvitationRecord) -> Invitation:
 class InvitationService:
     def __init__(
         self, access: AuthoringAccess, store: Invitations, writes: Writes, mailer: Callable[[], Mailer], *,
-        app_url: str,
+        app_url: str, throttle: InvitationMailThrottle | None = None,
     ):  # fmt: skip
         self._access = access
+        self._throttle = throttle
         self._store = store
         self._writes = writes
         self._mailer = mailer
@@ -68,6 +113,9 @@ class InvitationService:
             raise ValidationFailed("email: must be an e-mail address")
 
         def work(write: Write) -> InvitationEnvelope:
+            if self._throttle is not None:  # before anything is stored: a refusal leaves the pending link working
+                self._throttle.count(workspace_id, email)
+
             def attempt() -> tuple[InvitationEnvelope, str]:
                 found = invitee()
                 if found.user_id is not None and self._store.is_member(workspace_id, found.user_id):

@@ -75,9 +75,17 @@ def invitations() -> InvitationService:
     """Invitations: made, listed, revoked, accepted; their mail goes as sign-in's does (outbox locally, SES)."""
     from core.audit import providers as audit
     from core.identity import providers as identity
+    from core.platform.rate_limit import SlidingWindowLimiter
+    from core.platform.rate_limit_store import RateLimitStore
     from core.workspaces.invitation_store import InvitationStore
-    from core.workspaces.invitations import InvitationService
+    from core.workspaces.invitations import InvitationLimits, InvitationMailThrottle, InvitationService
 
     settings = get_settings()
     store = InvitationStore(aws.dynamodb(), settings.main_table)
-    return InvitationService(access(), store, audit.writes(), identity.mailer, app_url=settings.portal_app_url)
+    limits = InvitationLimits(
+        settings.invitations_per_workspace, settings.invitations_per_address, settings.invitation_limit_minutes * 60
+    )
+    throttle = InvitationMailThrottle(SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
+                                      limits)  # fmt: skip
+    return InvitationService(access(), store, audit.writes(), identity.mailer, app_url=settings.portal_app_url,
+                             throttle=throttle)  # fmt: skip

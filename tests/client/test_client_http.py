@@ -21,7 +21,7 @@ import pytest
 from workspace_client import AsyncBrain, AuthError, Brain, ChatEvent, NotFoundError, Portal, ValidationError
 
 from tests.support import log_scan
-from tests.support.runner import GENEROUS_SIGN_IN, LocalService, started_service
+from tests.support.runner import GENEROUS_MAIL, LocalService, started_service
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +31,7 @@ PROMPT = "Which events are coming up, and what did you launch recently?"
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalService]:
-    settings = GENEROUS_SIGN_IN | {"R2_MAX_RESPONSE_BYTES": str(R2_CAP)}
+    settings = GENEROUS_MAIL | {"R2_MAX_RESPONSE_BYTES": str(R2_CAP)}
     yield from started_service(tmp_path_factory.mktemp("client-state"), sign_in_limits=settings)
 
 

@@ -25,7 +25,7 @@ from stack.process import RunnerProcess
 from stack.process_tree import descendants, wait_until_gone
 from tests.support.lambdas import stack
 from tests.support.load import ops, shoot
-from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
+from tests.support.runner import GENEROUS_MAIL, LocalService, portal, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ class Runner:
         self.process: RunnerProcess | None = None
 
     def start(self, *, fresh: bool = False, demo: bool = True) -> LocalService:
-        self.process = RunnerProcess(self.state_dir, function_env=GENEROUS_SIGN_IN, fresh=fresh, demo=demo)
+        self.process = RunnerProcess(self.state_dir, function_env=GENEROUS_MAIL, fresh=fresh, demo=demo)
         return LocalService(self.process.start(), self.state_dir)
 
     def stop(self, signum: int) -> int | None:

@@ -20,7 +20,7 @@ from workspace_client import Portal
 
 from stack.process import RunnerProcess
 from tests.support import log_scan
-from tests.support.runner import GENEROUS_SIGN_IN, LocalService
+from tests.support.runner import GENEROUS_MAIL, LocalService
 
 JPEG, PNG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", b"\x89PNG\r\n\x1a\n"
 MP4 = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
@@ -34,7 +34,7 @@ WARM_CONTAINERS = {"LOCAL_MAX_CONTAINERS": "64"}
 
 def started_service_without_demo(state_dir: Path) -> Iterator[LocalService]:
     """``python -m local --no-demo`` in ``state_dir`` while the caller's fixture lasts (no users, no workspaces)."""
-    runner = RunnerProcess(state_dir, function_env=GENEROUS_SIGN_IN, env=WARM_CONTAINERS)
+    runner = RunnerProcess(state_dir, function_env=GENEROUS_MAIL, env=WARM_CONTAINERS)
     runner.command.append("--no-demo")
     try:
         yield LocalService(runner.start(), state_dir)

@@ -108,9 +108,11 @@ class LocalService:
 
 
 # Every test signs in from 127.0.0.1, so a runner shared by many tests would spend the per-source
-# sign-in mail budget (30 in 15 minutes) and then silently send no mail. Test runners get a larger
-# one; the throttle's own tests pass ``sign_in_limits={}`` to run with the deployed defaults.
-GENEROUS_SIGN_IN = {"MAGIC_LINK_PER_IP": "10000", "MAGIC_LINK_PER_ADDRESS": "1000"}
+# sign-in mail budget (30 in 15 minutes) and then silently send no mail; tests inviting the same addresses into
+# their workspaces would spend the invitation budgets (5 an hour per address). Test runners get larger ones; the
+# throttles' own tests pass ``sign_in_limits={}`` to run with the deployed defaults.
+GENEROUS_MAIL = {"MAGIC_LINK_PER_IP": "10000", "MAGIC_LINK_PER_ADDRESS": "1000",
+                 "INVITATIONS_PER_WORKSPACE": "10000", "INVITATIONS_PER_ADDRESS": "1000"}  # fmt: skip
 
 
 def started_service(
@@ -118,7 +120,7 @@ def started_service(
 ) -> Iterator[LocalService]:
     """A runner of its own in ``state_dir`` (with the demo data) while the caller's fixture lasts; ``function_env``
     sets settings of every function over the template's (``--function-env``)."""
-    limits = GENEROUS_SIGN_IN if sign_in_limits is None else sign_in_limits
+    limits = GENEROUS_MAIL if sign_in_limits is None else sign_in_limits
     # Each function's calls are judged against its own policy in its worker (tests/support/iam_plugin.py).
     judged = iam_plugin.runner_environment(state_dir / "iam-check")
     starter = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]  # the test whose setup started this runner

@@ -47,9 +47,9 @@ def prepared_runner(model_delay_ms: int) -> Iterator[Prepared]:
     """
     from stack.process import RunnerProcess
     from tests.support.load import ops
-    from tests.support.runner import GENEROUS_SIGN_IN, LocalService, portal, sign_in
+    from tests.support.runner import GENEROUS_MAIL, LocalService, portal, sign_in
 
-    env = GENEROUS_SIGN_IN | {"OFFLINE_MODEL_DELAY_MS": str(model_delay_ms)}
+    env = GENEROUS_MAIL | {"OFFLINE_MODEL_DELAY_MS": str(model_delay_ms)}
     runner = RunnerProcess(Path(tempfile.mkdtemp(prefix="bench-runner-")), function_env=env, fresh=True)
     try:
         service = LocalService(runner.start(), runner.state_dir)

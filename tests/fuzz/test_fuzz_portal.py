@@ -7,8 +7,9 @@ is given a second one to delete. It leaves out the two operations that end what 
 its workspace); the anonymous run covers them like every other operation.
 
 With ``FUZZ_PHASES`` holding ``stateful`` (``make fuzz``), a third run chains requests along the document's links
-(create → get → patch → delete of agents, posts, items, brands, workflows, with the ids the service answered) and
-checks, besides the rest, that what was created can be read and what was deleted cannot.
+(create → get → patch → delete of agents, posts, items, brands, workflows; invitations made and revoked; keys minted,
+their usage read and revoked; an agent's conversations and usage; with the ids the service answered) and checks,
+besides the rest, that what was created can be read and what was deleted cannot.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def test_portal_resources_chain_along_the_links(
         "portal-stateful", service.portal, tmp_path,
         headers={"Authorization": f"Bearer {signed_in['jwt']}"},
         parameters={"path.workspaceId": signed_in["workspace"]}, operation_parameters=operations,
-        include_path_regex=r"^/api/workspaces/\{workspaceId\}/(agents|brands|workflows|keys)",
+        include_path_regex=r"^/api/workspaces/\{workspaceId\}/(agents|brands|workflows|keys|invitations|members|audit)",
         phases="stateful", excluded_checks=STATEFUL_EXCLUDED_CHECKS,
         infer_links=False,  # the document's links, the ones its clients are told about
     )  # fmt: skip
@@ -117,3 +118,8 @@ def test_portal_resources_chain_along_the_links(
     paths = [agent, f"{agent}/posts/{{postId}}", f"{agent}/items/{{itemId}}", f"{workspace}/brands/{{brandId}}",
              f"{workspace}/workflows/{{workflowId}}"]  # fmt: skip
     assert reached & {f"{method} {path}" for method in ("PATCH", "DELETE") for path in paths}, sorted(reached)
+    # And the operations of teams and usage along theirs: an invitation revoked, a key's usage read or the key
+    # revoked, an agent's conversations or usage read, each with an id the service answered.
+    along = {f"DELETE {workspace}/invitations/{{invitationId}}", f"GET {workspace}/keys/{{keyId}}/usage",
+             f"DELETE {workspace}/keys/{{keyId}}", f"GET {agent}/usage", f"GET {agent}/conversations"}  # fmt: skip
+    assert reached & along, sorted(reached)

@@ -12,14 +12,22 @@ from typing import Any
 import pytest
 
 _DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "openapi" / "portal.json"
-# create → (get) → patch → delete; a post's publish and unpublish between
+# create → (get) → patch → delete; a post's publish and unpublish between; what reads an agent's or a key's use
 CHAINS = {
     "agent": ("create_agent", "get_agent", "update_agent", "delete_agent"),
     "post": ("create_post", "update_post", "publish_post", "unpublish_post", "update_post", "delete_post"),
     "item": ("create_item", "update_item", "update_item", "delete_item"),
     "brand": ("create_brand", "update_brand", "update_brand", "delete_brand"),
     "workflow": ("create_workflow", "update_workflow", "update_workflow", "delete_workflow"),
+    "invitation": ("create_invitation", "revoke_invitation"),
+    "key": ("mint_key", "revoke_key"),
 }
+# Reads of what a resource did, each reached from the resource's creation (the answer's id fills the path).
+READS = {
+    "agent": ("list_conversations", "erase_conversations", "agent_usage"),
+    "key": ("key_usage",),
+}
+CREATED_BY = {"agent": "create_agent", "key": "mint_key"}
 
 
 def _operations() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -40,6 +48,13 @@ def test_each_step_links_to_the_next(resource: str) -> None:
         link = _links(operations[source][1]).get(target)
         assert link is not None, f"{source} does not link to {target}"
         assert link["parameters"][f"{resource}Id"] == f"$response.body#/{resource}/id"
+
+
+@pytest.mark.parametrize(("resource", "target"), [(r, t) for r, targets in sorted(READS.items()) for t in targets])
+def test_what_a_resource_did_is_linked_from_its_creation(resource: str, target: str) -> None:
+    link = _links(_operations()[CREATED_BY[resource]][1]).get(target)
+    assert link is not None, f"{CREATED_BY[resource]} does not link to {target}"
+    assert link["parameters"][f"{resource}Id"] == f"$response.body#/{resource}/id"
 
 
 def test_every_link_fills_its_targets_path_from_the_source() -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from typing import Any
 
 import pytest
 
-from core.platform import main_table
+from core.platform import main_table, usage_counters
+from core.platform.rate_shards import shard_subject
 from core.platform.settings import get_settings
 from tests.support.lambdas import handler_module
 from tests.support.portal import Portal, Session, WorkerContext, sqs_event, take_purge_messages
@@ -103,6 +105,45 @@ def test_purge_deletes_everything_of_the_workspace_and_nothing_else(portal: Port
     assert_intact(portal, owner, kept)
     again = portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": doomed["id"]})
     assert again.status == 404
+
+
+def usage_rows(portal: Portal, workspace_id: str, key_ids: list[str]) -> list[dict[str, Any]]:
+    """The workspace's usage days (ledger table) and its keys' window items (rate-limits table, every shard)."""
+    settings = get_settings()
+    query = {"TableName": settings.ledger_table, "KeyConditionExpression": "pk = :pk",
+             "ExpressionAttributeValues": {":pk": {"S": f"USAGE#{workspace_id}"}}}  # fmt: skip
+    windows = portal.aws.dynamodb.scan(TableName=settings.rate_limits_table)["Items"]
+    mine = [w for w in windows if any(w["pk"]["S"].startswith(f"key#{key_id}") for key_id in key_ids)]
+    return portal.aws.dynamodb.query(**query)["Items"] + mine
+
+
+def test_a_deleted_workspaces_usage_goes_with_it_and_anothers_stays(portal: Portal, doomed_and_kept: Any) -> None:
+    """A key's requests and an agent's chat turns are counted on the key's window items and the workspace's usage
+    days; after the purge none of the deleted workspace's is left, and the kept one's is all there."""
+    _, doomed, kept = doomed_and_kept
+    keys = {ws["id"]: [r["id"]["S"] for r in key_rows(portal, ws["id"])] for ws in (doomed, kept)}
+    for ws in (doomed, kept):
+        for key_id in keys[ws["id"]]:
+            seed_usage(portal, ws["id"], key_id, ws["agentId"])
+        assert len(usage_rows(portal, ws["id"], keys[ws["id"]])) == 2 + 2 * len(keys[ws["id"]])
+    assert run_worker(take_purge_messages(portal.aws.sqs)) == {"batchItemFailures": []}
+    assert usage_rows(portal, doomed["id"], keys[doomed["id"]]) == []
+    assert len(usage_rows(portal, kept["id"], keys[kept["id"]])) == 2 + 2 * len(keys[kept["id"]])
+
+
+def seed_usage(portal: Portal, workspace_id: str, key_id: str, agent_id: str) -> None:
+    """Two days of a key's requests (its window item and a second shard's) and of the workspace's chat usage."""
+    settings, today = get_settings(), usage_counters.day_of(time.time())
+    counted = {usage_counters.name(usage_counters.COUNTED, day, tag): {"N": "3"}
+               for day in (today - 1, today) for tag in ("", usage_counters.tag_of(agent_id))}  # fmt: skip
+    for shard in range(2):
+        subject = shard_subject(f"key#{key_id}", shard)
+        portal.aws.dynamodb.put_item(TableName=settings.rate_limits_table, Item={"pk": {"S": subject}} | counted)
+    for day in ("2026-11-26", "2026-11-27"):
+        portal.aws.dynamodb.put_item(TableName=settings.ledger_table, Item={
+            "pk": {"S": usage_counters.usage_partition(workspace_id)}, "sk": {"S": day},
+            usage_counters.chat_name(usage_counters.TURNS, "key", key_id): {"N": "2"},
+        })  # fmt: skip
 
 
 def test_a_pass_short_of_time_requeues_and_a_later_pass_finishes(

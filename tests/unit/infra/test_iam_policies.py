@@ -343,7 +343,13 @@ def test_the_purge_worker_deletes_a_workspaces_records_and_versions_and_nothing_
     assert can(purge, "sqs", "DeleteMessage", QueueUrl=QUEUE_URL, ReceiptHandle="r")  # Lambda's poller, by its role
     assert not can(purge, "dynamodb", "DeleteItem", TableName=MAIN, Key={})
     assert not can(purge, "dynamodb", "TransactWriteItems", TransactItems=[_write("Delete", MAIN)])
-    assert not can(purge, "dynamodb", "BatchWriteItem", RequestItems={LEDGER: [{}]})
+    # The ledger and the rate-limits table: under a condition on the leading keys, the workspace's usage days and its
+    # keys' window items only, never an account's ledger (conditions are kept, not judged: checked as written).
+    usage = {s.condition for s in real_policies()[purge] if any(r.endswith(f"table/{LEDGER}") for r in s.resources)}
+    windows = {s.condition for s in real_policies()[purge] if any(r.endswith(f"table/{RATES}") for r in s.resources)}
+    assert usage == {'{"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["USAGE#*"]}}'}
+    assert windows == {'{"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["key#*"]}}'}
+    assert not can(purge, "dynamodb", "DeleteItem", TableName=LEDGER, Key={})
     assert not can(purge, "s3", "DeleteObjects", Bucket=BUCKET, Delete={"Objects": [{"Key": "elsewhere/a"}]})
     assert not can(purge, "s3", "GetObject", Bucket=BUCKET, Key=prefix + "projects/a")
 

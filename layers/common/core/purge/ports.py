@@ -5,13 +5,20 @@ them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 # Only for the type checker: importing the models here would load them into every function that
 # imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     pass
+
+
+class UsageRecords(Protocol):
+    """A workspace's usage counters outside its own partitions (``UsageStore``): the ledger table's usage days and
+    its keys' window items in the rate-limits table."""
+
+    def delete_workspace_usage(self, workspace_id: str, key_ids: Iterable[str]) -> int: ...
 
 
 class ObjectVersions(Protocol):

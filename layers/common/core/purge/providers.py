@@ -30,6 +30,7 @@ def service() -> PurgeService:
     from core.keys.store import ApiKeyStore
     from core.purge.service import PurgeService
     from core.purge.store import ObjectVersionStore, PurgeStore
+    from core.usage.store import UsageStore
     from core.workspaces.store import WorkspaceStore
 
     settings = get_settings()
@@ -38,5 +39,6 @@ def service() -> PurgeService:
         PurgeStore(aws.dynamodb(), settings.main_table),
         ApiKeyStore(aws.dynamodb(), settings.api_keys_table),
         ObjectVersionStore(aws.s3(), settings.content_bucket),
+        UsageStore(aws.dynamodb(), settings.rate_limits_table, settings.ledger_table),
         settle_seconds=settings.purge_settle_seconds,
     )

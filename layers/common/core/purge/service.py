@@ -21,7 +21,7 @@ from datetime import datetime
 
 from core.keys.ports import ApiKeys
 from core.platform import observability
-from core.purge.ports import ObjectVersions
+from core.purge.ports import ObjectVersions, UsageRecords
 from core.workspaces.ports import WorkspaceRecords, Workspaces
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,7 @@ class PurgeService:
         records: WorkspaceRecords,
         keys: ApiKeys,
         objects: ObjectVersions,
+        usage: UsageRecords,
         *,
         settle_seconds: int = 0,
         clock: Callable[[], float] = time.time,
@@ -63,6 +64,7 @@ class PurgeService:
         # The bucket is versioned: deleting current objects would keep every old version and leave
         # delete markers, so the purge works on versions.
         self._objects = objects
+        self._usage = usage
 
     def purge(self, workspace_id: str, remaining_ms: Callable[[], int]) -> PurgeResult:
         tombstone = self._workspaces.tombstone(workspace_id)
@@ -78,6 +80,8 @@ class PurgeService:
             return PurgeResult(workspace_id, objects, 0, finished=False)
         records = self._records.delete_workspace_records(workspace_id, keep_going=time_left)
         keys = self._keys.list_for_workspace(workspace_id)
+        # Usage before the keys: their window items are found by the keys' ids, which go with the keys.
+        records += self._usage.delete_workspace_usage(workspace_id, [k.id for k in keys])
         self._keys.delete_many([k.key_hash for k in keys])
         if not time_left() or self._objects.any_under(f"workspaces/{workspace_id}/"):
             return PurgeResult(workspace_id, objects, records + len(keys), finished=False)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.platform import together, usage_counters
-from core.platform.dynamo import from_av, query_all, to_item, translate_errors
+from core.platform.dynamo import batch_delete, from_av, query_all, to_item, translate_errors
 from core.platform.rate_shards import shard_count, shard_subject
 
 BATCH = 100  # BatchGetItem's most keys
@@ -53,6 +53,19 @@ class UsageStore:
                     if usage_counters.parse(name):
                         totals[name] = totals.get(name, 0) + int(from_av(av))
         return totals
+
+    def delete_workspace_usage(self, workspace_id: str, key_ids: Iterable[str]) -> int:
+        """A deleted workspace's usage, for its purge: its days in the ledger table (one Query, keys only) and its
+        keys' window items, every shard a key can have (deleting an absent item is no error, so a pass that stopped
+        short is finished by the next). How many usage days it deleted."""
+        days = query_all(self._db, {
+            "TableName": self._ledger_table, "KeyConditionExpression": "pk = :pk", "ProjectionExpression": "pk, sk",
+            "ExpressionAttributeValues": to_item({":pk": usage_counters.usage_partition(workspace_id)}),
+        })  # fmt: skip
+        windows = [{"pk": shard_subject(f"key#{key_id}", index)} for key_id in key_ids for index in range(MAX_SHARDS)]
+        batch_delete(self._db, self._table, windows)
+        batch_delete(self._db, self._ledger_table, [{"pk": day["pk"], "sk": day["sk"]} for day in days])
+        return len(days)
 
     def _batch(self, subjects: list[str]) -> list[dict[str, Any]]:
         request: dict[str, Any] = {self._table: {"Keys": [{"pk": {"S": s}} for s in subjects]}}

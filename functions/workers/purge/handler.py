@@ -1,5 +1,6 @@
 """SQS worker: purge deleted workspaces (objects under their prefix, then their records) and deleted agents
-(their folder's objects, stored conversations, posts and items).
+(their folder's objects, stored conversations, posts and items); and re-stamp a workspace's stored turns after its
+retention changed (``"job": "restamp"``, ``core.chat.restamp``).
 
 A pass that ran out of time queues a fresh message and the next pass resumes where
 it stopped. A pass that failed is reported in ``batchItemFailures`` (Powertools'
@@ -15,8 +16,10 @@ import logging
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+from core.chat import providers as chat
 from core.platform import observability
 from core.purge import providers as purge
+from core.purge.queue import RESTAMP
 
 logger = logging.getLogger("purge")
 # A batch whose every record failed is reported like any other (each message retried on its own), not raised.
@@ -27,7 +30,14 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
     try:
         message = json.loads(record.body)
         workspace_id, agent_id = message["workspaceId"], message.get("agentId")
-        remaining, service = lambda_context.get_remaining_time_in_millis, purge.service()
+        remaining = lambda_context.get_remaining_time_in_millis
+        if message.get("job") == RESTAMP:
+            restamped = chat.restamper().restamp(workspace_id, remaining)
+            logger.info("restamp pass", extra=restamped.__dict__)
+            if not restamped.finished:
+                purge.enqueue_restamp(workspace_id, delay_seconds=0)
+            return
+        service = purge.service()
         if agent_id:
             result = service.purge_agent(workspace_id, agent_id, remaining)
         else:

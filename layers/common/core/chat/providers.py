@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
     from core.chat.conversations import ConversationReader
     from core.chat.erasure import ConversationEraser
     from core.chat.model import ChatModel
+    from core.chat.restamp import RetentionStamper
     from core.chat.service import ChatService
 
 
@@ -50,6 +51,30 @@ def service() -> ChatService:
         max_tokens=settings.chat_max_tokens,
         keepalive_seconds=settings.chat_keepalive_seconds,
     )
+
+
+@per_container
+def restamper() -> RetentionStamper:
+    """Stored turns re-stamped after a retention change (the workspace worker's; ``core.chat.restamp``)."""
+    from core.agents.write_store import AgentStore
+    from core.chat.restamp import RetentionStamper
+    from core.chat.thread_store import ThreadStore
+    from core.workspaces.store import WorkspaceStore
+
+    settings = get_settings()
+    workspaces, agents = (
+        WorkspaceStore(aws.dynamodb(), settings.main_table),
+        AgentStore(aws.dynamodb(), settings.main_table),
+    )
+
+    def retention_of(workspace_id: str) -> tuple[bool, int | None]:
+        found = workspaces.get(workspace_id)
+        return found is not None, found.conversation_retention_days if found is not None else None
+
+    def agents_of(workspace_id: str) -> list[str]:
+        return [agent.id for agent in agents.list(workspace_id)]
+
+    return RetentionStamper(retention_of, agents_of, ThreadStore(aws.dynamodb(), settings.main_table))
 
 
 @per_container

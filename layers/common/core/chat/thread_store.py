@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.platform import main_table as keys
-from core.platform.dynamo import query_all, to_item
+from core.platform.dynamo import query_all, to_item, translate_errors
 from core.platform.transactions import Also, Transaction
 
 
@@ -55,6 +55,31 @@ class ThreadStore:
         for key in item_keys:
             tx.delete({"pk": key["pk"], "sk": key["sk"]})
         tx.carry(also).commit_or_raise(self._db)
+
+    def stamps(self, agent_id: str) -> list[dict[str, Any]]:
+        """Every stored turn and thread item of the agent, keys and what its TTL follows (a turn's ``createdAt``, a
+        thread's ``lastAt``) and the TTL itself: one Query, every page."""
+        return self._range(agent_id, "VISITOR#", projection="pk, sk, createdAt, lastAt, expiresAt")
+
+    def stamp(self, key: dict[str, Any], expires_at: int | None, *, last_at: str | None) -> bool:
+        """Set (``None``: remove) the item's TTL, if it is still there and, for a thread (``last_at``), no turn has
+        moved it since it was read (that turn's write set the TTL the settings now give). False if it was not set."""
+        condition, values = "attribute_exists(pk)", dict[str, Any]()
+        if last_at is not None:
+            condition, values = f"{condition} AND lastAt = :last", {":last": last_at}
+        expression = "REMOVE expiresAt"
+        if expires_at is not None:
+            expression, values = "SET expiresAt = :expiry", values | {":expiry": expires_at}
+        request: dict[str, Any] = {"TableName": self._table, "Key": to_item({"pk": key["pk"], "sk": key["sk"]}),
+                                   "UpdateExpression": expression, "ConditionExpression": condition}  # fmt: skip
+        if values:
+            request["ExpressionAttributeValues"] = to_item(values)
+        with translate_errors("UpdateItem"):
+            try:
+                self._db.update_item(**request)
+            except self._db.exceptions.ConditionalCheckFailedException:
+                return False
+        return True
 
     def _range(self, agent_id: str, prefix: str, projection: str | None = None) -> list[dict[str, Any]]:
         request: dict[str, Any] = {

@@ -130,6 +130,9 @@ class Settings(BaseModel):
     # A deleted workspace's or agent's tombstone (and its last purge pass) waits this long after the deletion, so an
     # upload signed just before it that lands later is purged too: the upload URL's lifetime and a minute.
     purge_settle_seconds: int = Field(960, alias="PURGE_SETTLE_SECONDS", ge=0)
+    # A retention change re-stamps the stored turns once the chat turns in flight have landed: a turn reads the
+    # workspace when it starts and is stored when it ends, up to the chat function's 120 s timeout later.
+    restamp_delay_seconds: int = Field(180, alias="RESTAMP_DELAY_SECONDS", ge=0, le=900)
 
     # --- chat
     chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")

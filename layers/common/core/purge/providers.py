@@ -25,6 +25,13 @@ def enqueue(workspace_id: str, agent_id: str | None = None, *, delay_seconds: in
     queue().send(workspace_id, agent_id, delay_seconds=delay_seconds)
 
 
+def enqueue_restamp(workspace_id: str, *, delay_seconds: int | None = None) -> None:
+    """Queue the re-stamping of a workspace's stored turns (its retention changed: ``core.chat.restamp``), by
+    default once the chat turns in flight have landed (``settings.restamp_delay_seconds``)."""
+    delay = get_settings().restamp_delay_seconds if delay_seconds is None else delay_seconds
+    queue().send_restamp(workspace_id, delay_seconds=delay)
+
+
 @per_container
 def service() -> PurgeService:
     from core.keys.store import ApiKeyStore

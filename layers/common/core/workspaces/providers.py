@@ -52,11 +52,12 @@ def access() -> AuthoringAccess:
 @per_container
 def writer() -> WorkspaceSettingsService:
     from core.audit import providers as audit
+    from core.purge import providers as purge
     from core.workspaces.write_store import WorkspaceSettingsStore
     from core.workspaces.writer import WorkspaceSettingsService
 
     store = WorkspaceSettingsStore(aws.dynamodb(), get_settings().main_table)
-    return WorkspaceSettingsService(access(), service(), store, audit.writes())
+    return WorkspaceSettingsService(access(), service(), store, audit.writes(), retention_changed=purge.enqueue_restamp)
 
 
 @per_container

@@ -3,6 +3,8 @@ config, and its default brand and workflow (each must be this workspace's). The 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform.ids import now_iso
 from core.platform.write_fields import changes
@@ -17,8 +19,9 @@ from core.workspaces.writer_models import WorkspaceUpdate
 class WorkspaceSettingsService:
     def __init__(
         self, access: AuthoringAccess, workspaces: WorkspaceService, settings: WorkspaceSettingsStore,
-        writes: Writes,
+        writes: Writes, *, retention_changed: Callable[[str], None] = lambda workspace_id: None,
     ):  # fmt: skip
+        self._retention_changed = retention_changed  # queues the re-stamping of the stored turns (core.chat.restamp)
         self._access = access
         self._workspaces = workspaces
         self._settings = settings
@@ -39,6 +42,8 @@ class WorkspaceSettingsService:
                 # An attribute cleared (``conversationRetentionDays: null``) is absent from ``after``: None removes it.
                 changed = {name: after.get(name) for name in before | after if after.get(name) != before.get(name)}
                 changed.pop("version")
+                if "conversationRetentionDays" in changed:  # queued first: a pass after a failed write changes nothing
+                    self._retention_changed(workspace_id)
                 self._settings.update(
                     workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", self._answer(new)),
                     default_brand_was=old.default_brand_id if "defaultBrandId" in changed else None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -21,8 +21,9 @@ from core.workspaces.store import WorkspaceStore
 from tests.support.authoring import Studio
 from tests.support.chat import chat, streamed
 from tests.support.conversations import OTHER_VISITOR, VISITOR, days_ago, is_turn, partition, store_turn
+from tests.support.lambdas import handler_module
 from tests.support.ledger_checks import ledger_repository
-from tests.support.portal import Portal, assert_error
+from tests.support.portal import Portal, WorkerContext, assert_error, sqs_event, take_purge_messages
 from tests.support.seed import Seeder
 
 LIST, GET, ERASE = (
@@ -265,6 +266,66 @@ def test_retention_hides_and_expires_turns_past_it(studio: Studio, agent: str) -
     turn_at(studio, agent, "thr_new", "2026-03-02T00:00:00.000Z")
     thread_row = partition(studio.portal.aws.dynamodb, agent)[f"VISITOR#{VISITOR}#THREAD#thr_new"]
     assert "expiresAt" not in thread_row
+
+
+def restamp(studio: Studio) -> list[dict[str, Any]]:
+    """Hand the purge queue's messages to its worker (re-stamping runs there); the messages it was given."""
+    messages = take_purge_messages(studio.portal.aws.sqs)
+    assert handler_module("WorkspacePurgeFunction").lambda_handler(sqs_event(messages), WorkerContext()) == {
+        "batchItemFailures": []
+    }
+    return [json.loads(m["Body"]) for m in messages]
+
+
+def ttls(studio: Studio, agent: str) -> dict[str, int | None]:
+    return {sk: row.get("expiresAt") for sk, row in partition(studio.portal.aws.dynamodb, agent).items()}
+
+
+def day_start(day: str, plus: int) -> int:
+    start = datetime.fromisoformat(day).replace(tzinfo=UTC) + timedelta(days=plus)
+    return int(start.timestamp())
+
+
+def test_a_retention_change_restamps_every_stored_turn_and_thread(
+    studio: Studio, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turns stored before retention was set carry no TTL, and a changed retention leaves the TTLs of the old one:
+    a change queues a pass of the workspace worker that sets each TTL the setting gives (a turn's from its day, a
+    thread's from its last turn's), removes them when it is cleared, and a write that changes nothing queues none."""
+    from core.platform import providers as platform_providers
+
+    monkeypatch.setenv("RESTAMP_DELAY_SECONDS", "0")  # deployed: after the chat turns in flight (180 s)
+    platform_providers.reset()
+    first, last = "2026-03-01T10:00:00.000Z", "2026-03-05T23:00:00.000Z"
+    turn_at(studio, agent, "thr_a", first)
+    turn_at(studio, agent, "thr_a", last)
+    turn_at(studio, agent, "thr_b", first, client=OTHER_VISITOR, retention_days=7)  # stored under an older setting
+    thread_a, thread_b = f"VISITOR#{VISITOR}#THREAD#thr_a", f"VISITOR#{OTHER_VISITOR}#THREAD#thr_b"
+
+    stored = partition(studio.portal.aws.dynamodb, agent)
+    # A turn is kept through its day + days, a thread through its last turn's (core.chat.retention).
+    day_of = {sk: (row["lastAt"] if "lastAt" in row else row["createdAt"])[:10] for sk, row in stored.items()}
+
+    def wanted(days: int) -> dict[str, int | None]:
+        return {sk: day_start(day, days + 1) for sk, day in day_of.items()}
+
+    assert ttls(studio, agent)[thread_a] is None and ttls(studio, agent)[thread_b] == day_start(first[:10], 8)
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": 30})
+    assert restamp(studio) == [{"workspaceId": studio.workspace_id, "job": "restamp"}]
+    assert ttls(studio, agent) == wanted(30)  # set where there was none, moved where the old setting's was
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": 3650})  # lengthened: later
+    restamp(studio)
+    assert ttls(studio, agent) == wanted(3650)
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"name": "Renamed"})  # retention unchanged: nothing queued
+    assert take_purge_messages(studio.portal.aws.sqs) == []
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": None})  # cleared: kept for good
+    restamp(studio)
+    assert set(ttls(studio, agent).values()) == {None}
+    assert restamp(studio) == []  # nothing queued again
 
 
 @pytest.mark.parametrize("days", [0, 3651, -1, "30", 1.5, True])

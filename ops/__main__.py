@@ -4,6 +4,7 @@
     make ops ARGS="grant --email ava@example.com --credits 500 --ref-id invoice-42"
     make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
     make smoke [STACK=workspace-service-prod]        # python -m ops [--stack ...] smoke: docs/smoke.md
+    make ops ARGS="[--stack NAME] import-turns [--workspace ID]"   # turns older versions stored in S3, into the table
 
 A grant is a ``topup`` ledger entry (or ``--type refund|adjustment``) and happens at most
 once per ``--ref-id`` (default: a new id), so re-running a command after a timeout never
@@ -28,6 +29,7 @@ LOCAL_STATE = Path(__file__).resolve().parent.parent / ".local"
 
 
 def _local(state_dir: Path) -> tuple[Any, dict[str, str]]:
+    """A session on the local runner's moto and the names of its tables and bucket."""
     import boto3
 
     from stack.template import Stack, load
@@ -39,8 +41,9 @@ def _local(state_dir: Path) -> tuple[Any, dict[str, str]]:
         aws_secret_access_key="local",  # noqa: S106 - moto takes any
     )
     stack = Stack(load())
-    tables = {"main": stack.physical_name("MainTable"), "ledger": stack.physical_name("LedgerTable")}
-    return session.client("dynamodb", endpoint_url=runner["awsEndpoint"]), tables
+    names = {"main": stack.physical_name("MainTable"), "ledger": stack.physical_name("LedgerTable"),
+             "bucket": stack.physical_name("ContentBucket"), "endpoint": runner["awsEndpoint"]}  # fmt: skip
+    return session, names
 
 
 def _deployed(stack: str) -> tuple[Any, dict[str, str]]:
@@ -48,7 +51,9 @@ def _deployed(stack: str) -> tuple[Any, dict[str, str]]:
 
     described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
     outputs = {o["OutputKey"]: o["OutputValue"] for o in described.get("Outputs", [])}
-    return boto3.client("dynamodb"), {"main": outputs["MainTableName"], "ledger": outputs["LedgerTableName"]}
+    names = {"main": outputs["MainTableName"], "ledger": outputs["LedgerTableName"],
+             "bucket": outputs["ContentBucketName"]}  # fmt: skip
+    return boto3.session.Session(), names
 
 
 def _smoke(stack: str | None, state_dir: Path) -> int:
@@ -88,14 +93,48 @@ def main(argv: list[str] | None = None) -> int:
     grant.add_argument("--ref-id", default=None, help="idempotency reference (default: a new id)")
     grant.add_argument("--description", default="Operator top-up")
     commands.add_parser("smoke", help="check every endpoint of both planes with a temporary user, then remove it")
+    turns = commands.add_parser("import-turns", help="move chat turns stored in S3 by older versions into the table")
+    turns.add_argument("--workspace", default=None, help="one workspace's (default: every workspace's)")
+    turns.add_argument(
+        "--credits-per-turn",
+        type=int,
+        default=None,
+        help="what an imported complete turn says it cost (default: 1, the service's default price)",
+    )
     args = parser.parse_args(argv)
     if args.command == "smoke":
         return _smoke(args.stack, args.state_dir)
 
     if not args.stack and not _runner_up(args.state_dir):
         return _no_runner(args.state_dir)
-    dynamodb, tables = _deployed(args.stack) if args.stack else _local(args.state_dir)
-    return _operate(args, dynamodb, tables)
+    session, names = _deployed(args.stack) if args.stack else _local(args.state_dir)
+    client = (
+        (lambda name: session.client(name, endpoint_url=names["endpoint"])) if "endpoint" in names else session.client
+    )
+    if args.command == "import-turns":
+        return _import_turns(args, client("s3"), client("dynamodb"), names)
+    return _operate(args, client("dynamodb"), names)
+
+
+def _import_turns(args: argparse.Namespace, s3: Any, dynamodb: Any, names: dict[str, str]) -> int:
+    from core.agents.write_store import AgentStore
+    from core.chat.import_store import TurnImportStore
+    from core.chat.turn_import import TurnImporter
+    from core.platform.settings import Settings
+    from core.workspaces.store import WorkspaceStore
+
+    workspaces, agents = WorkspaceStore(dynamodb, names["main"]), AgentStore(dynamodb, names["main"])
+
+    def retention_of(workspace_id: str, agent_id: str) -> tuple[bool, int | None]:
+        workspace = workspaces.get(workspace_id)
+        alive = workspace is not None and agents.get(workspace_id, agent_id) is not None
+        return alive, workspace.conversation_retention_days if workspace is not None else None
+
+    price = args.credits_per_turn or Settings.model_fields["chat_credits_per_turn"].default
+    store = TurnImportStore(s3, names["bucket"], dynamodb, names["main"])
+    done = TurnImporter(store, store, retention_of=retention_of, credits_per_turn=price).run(args.workspace)
+    print(json.dumps(done.__dict__))
+    return 0
 
 
 def _runner_up(state_dir: Path) -> bool:

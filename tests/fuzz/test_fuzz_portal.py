@@ -7,8 +7,8 @@ is given a second one to delete. It leaves out the two operations that end what 
 its workspace); the anonymous run covers them like every other operation.
 
 With ``FUZZ_PHASES`` holding ``stateful`` (``make fuzz``), a third run chains requests along the document's links
-(create → get → patch → delete of agents, posts, items, brands, workflows; invitations made and revoked; keys minted,
-their usage read and revoked; an agent's conversations and usage; with the ids the service answered) and checks,
+(create → get → patch → delete of agents, posts, items, brands, workflows; invitations made and revoked; keys minted
+and revoked; an agent's conversations and usage; with the ids the service answered) and checks,
 besides the rest, that what was created can be read and what was deleted cannot.
 """
 
@@ -105,6 +105,11 @@ def test_portal_resources_chain_along_the_links(
         parameters={"path.workspaceId": signed_in["workspace"]}, operation_parameters=operations,
         include_path_regex=r"^/api/workspaces/\{workspaceId\}/(agents|brands|workflows|keys|invitations|members|audit)",
         phases="stateful", excluded_checks=STATEFUL_EXCLUDED_CHECKS,
+        # A key's DELETE revokes it, and the owner still reads what a revoked key did (keys are listed revoked
+        # included): its usage answering 200 after the DELETE is the contract, which the stateful phase takes for a
+        # resource used after its deletion (ST301; its per-operation switch does not override `--checks all`). The
+        # usage read is fuzzed by the stateless runs above, and its link is held by tests/fuzz/test_links.py.
+        exclude_operations=("GET /api/workspaces/{workspaceId}/keys/{keyId}/usage",),
         infer_links=False,  # the document's links, the ones its clients are told about
     )  # fmt: skip
     print(run.summary())
@@ -118,8 +123,8 @@ def test_portal_resources_chain_along_the_links(
     paths = [agent, f"{agent}/posts/{{postId}}", f"{agent}/items/{{itemId}}", f"{workspace}/brands/{{brandId}}",
              f"{workspace}/workflows/{{workflowId}}"]  # fmt: skip
     assert reached & {f"{method} {path}" for method in ("PATCH", "DELETE") for path in paths}, sorted(reached)
-    # And the operations of teams and usage along theirs: an invitation revoked, a key's usage read or the key
-    # revoked, an agent's conversations or usage read, each with an id the service answered.
-    along = {f"DELETE {workspace}/invitations/{{invitationId}}", f"GET {workspace}/keys/{{keyId}}/usage",
-             f"DELETE {workspace}/keys/{{keyId}}", f"GET {agent}/usage", f"GET {agent}/conversations"}  # fmt: skip
+    # And the operations of teams and usage along theirs: an invitation or a key revoked, an agent's conversations
+    # or usage read, each with an id the service answered.
+    along = {f"DELETE {workspace}/invitations/{{invitationId}}", f"DELETE {workspace}/keys/{{keyId}}",
+             f"GET {agent}/usage", f"GET {agent}/conversations"}  # fmt: skip
     assert reached & along, sorted(reached)

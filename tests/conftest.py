@@ -119,6 +119,23 @@ class Aws:
         return self._client("sqs")
 
 
+_KEPT_SESSION: list[Any] = []  # the default boto3 session this process made inside a mock, kept between tests
+
+
+def _default_session_made_after_moto() -> None:
+    """boto3's default session, made here once moto is imported (and again if something replaced it).
+
+    moto answers through a handler it adds to botocore's built-in handlers when it is imported, and a session copies
+    those when it is made: a default session some earlier code made before moto's import (an attack test's client
+    of a runner's moto server, say) sends its calls to AWS itself. Kept between tests, one such session failed every
+    later test of its process at set-up (name resolution of dynamodb.us-east-1.amazonaws.com), by test order alone."""
+    import boto3
+
+    if not _KEPT_SESSION or boto3.DEFAULT_SESSION is not _KEPT_SESSION[0]:
+        boto3.setup_default_session()
+        _KEPT_SESSION[:] = [boto3.DEFAULT_SESSION]
+
+
 @pytest.fixture
 def aws() -> Iterator[Aws]:
     """moto, with every table and bucket of template.yaml created in it (DynamoDB as the runner has it: atomic requests,
@@ -134,6 +151,7 @@ def aws() -> Iterator[Aws]:
     # builds each service's client class and endpoint rules once (cProfile of tests/integration/portal put 44 of its
     # 296 profiled seconds in making clients; unprofiled, tests/integration/brain's CPU changed within noise).
     with mock_aws(config={"core": {"reset_boto3_session": False}}):
+        _default_session_made_after_moto()
         clients = Aws()
         with_template_resources(
             lambda: create_resources(stack(), clients.dynamodb, clients.s3, secrets=clients.secrets, sqs=clients.sqs)

@@ -3,6 +3,10 @@ a test never sees what an earlier one wrote."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -68,3 +72,18 @@ def test_a_restored_state_is_the_created_one_without_an_earlier_tests_writes() -
         made = described()
     empty = {"items": 0, "objects": 0, "messages": [{"ApproximateNumberOfMessages": "0"}] * 4}
     assert seen == [(made, empty)] * 3
+
+
+def test_the_aws_fixture_is_moto_even_when_boto3s_default_session_came_first(tmp_path: Path) -> None:
+    """A default boto3 session made before moto's import has none of moto's handlers; the fixture keeps its session
+    between tests, so it must not keep that one. In a fresh process that makes the session first, as an earlier
+    test of the process may: the fixture's clients still reach moto (before the fix, every call went to AWS)."""
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "conftest.py").write_text("from tests.conftest import *  # noqa: F403\n")
+    probe = tmp_path / "test_probe.py"
+    probe.write_text("def test_moto(aws):\n    assert aws.dynamodb.list_tables()['TableNames']\n")
+    arguments = ["-q", "-p", "no:cacheprovider", "--rootdir", str(root), "-c", str(root / "pyproject.toml"), str(probe)]
+    script = f"import sys, boto3, pytest\nboto3.setup_default_session()\nsys.exit(pytest.main({arguments!r}))"
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=300,
+                          env=os.environ | {"AWS_MAX_ATTEMPTS": "1"}, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

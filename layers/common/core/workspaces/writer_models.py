@@ -8,7 +8,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from core.platform.fields import whole_number_rules
+from core.platform.fields import EMAIL_DOCUMENTED, EMAIL_PATTERN, text_rules, whole_number_rules
 from core.platform.kinds import InvitedRole
 from core.platform.models import ApiModel, RequestModel
 from core.platform.write_fields import (
@@ -35,7 +35,8 @@ class WorkspaceUpdate(RequestModel):
 # --- members and invitations
 
 # An address as sign-in takes it (checked by the service with sign-in's own rule, then lower-cased).
-EmailAddress = Annotated[str, Field(min_length=3, max_length=254)]
+# The address rule of sign-in mail, in the document too: a client (and the fuzzer) knows what an address is.
+EmailAddress = Annotated[str, *text_rules(3, 254, pattern=EMAIL_PATTERN, documented=EMAIL_DOCUMENTED)]
 # A link's token: ``secrets.token_urlsafe(32)`` is 43 characters; anything of another shape finds nothing (404).
 InvitationToken = Annotated[str, Field(min_length=1, max_length=128)]
 

@@ -46,11 +46,12 @@ def test_a_cleared_retention_removes_the_ttls() -> None:
     assert stamps.written == [(TURN["sk"], None, None)]  # the thread had none
 
 
-def test_short_of_time_it_stops_between_agents_and_says_so() -> None:
-    stamps = FakeStamps({"a1": [TURN], "a2": [TURN]})
+def test_short_of_time_it_stops_and_says_so() -> None:
+    """Checked before each item: one agent with a great many turns cannot outlast the worker's timeout."""
+    stamps = FakeStamps({"a1": [TURN, TURN | {"sk": "VISITOR#c#TURN#t#2"}], "a2": [TURN]})
     left = iter([SAFETY_MS + 1, SAFETY_MS])
     done = stamper(30, stamps, agents=("a1", "a2")).restamp("ws", lambda: next(left))
-    assert not done.finished and len(stamps.written) == 1
+    assert not done.finished and (done.checked, len(stamps.written)) == (1, 1)
 
 
 def test_a_deleted_workspace_is_left_to_its_purge() -> None:

@@ -54,9 +54,9 @@ class RetentionStamper:
             return Restamped(workspace_id, 0, 0, finished=True)
         checked = stamped = 0
         for agent_id in self._agents_of(workspace_id):
-            if remaining_ms() <= SAFETY_MS:
-                return Restamped(workspace_id, checked, stamped, finished=False)
             for item in self._stamps.stamps(agent_id):
+                if remaining_ms() <= SAFETY_MS:  # the next pass reads again and skips what is already right
+                    return Restamped(workspace_id, checked, stamped, finished=False)
                 checked += 1
                 thread = "lastAt" in item
                 wanted = expires_at(item["lastAt"] if thread else item["createdAt"], days)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from core.platform import main_table as keys
-from core.platform.dynamo import from_item, query_all, to_item, translate_errors
+from core.platform.dynamo import from_item, query_all, to_item, translate_errors, written_if
 
 DELETE_LIMIT = 1000  # S3's DeleteObjects takes at most 1,000 keys
 
@@ -60,14 +60,8 @@ class TurnImportStore:
         """The turn's item as the chat writes it, unless the table has it already (False then)."""
         item = keys.turn(turn["agentId"], turn["client"], turn["threadKey"], turn["turnId"]) | turn | {
             "workspaceId": workspace_id} | ({"expiresAt": expiry} if expiry is not None else {})  # fmt: skip
-        with translate_errors("PutItem"):
-            try:
-                self._db.put_item(
-                    TableName=self._table, Item=to_item(item), ConditionExpression="attribute_not_exists(pk)"
-                )
-            except self._db.exceptions.ConditionalCheckFailedException:
-                return False
-        return True
+        request = {"TableName": self._table, "Item": to_item(item), "ConditionExpression": "attribute_not_exists(pk)"}
+        return written_if(self._db, "PutItem", lambda: self._db.put_item(**request))
 
     def thread_turns(self, agent_id: str, client: str, thread_key: str) -> list[dict[str, Any]]:
         """The thread's turns, oldest first (``createdAt`` only)."""
@@ -97,9 +91,4 @@ class TurnImportStore:
                 "ConditionExpression": "lastAt = :seen",
                 "ExpressionAttributeValues": to_item({":seen": seen_last_at}),
             }
-        with translate_errors("PutItem"):
-            try:
-                self._db.put_item(**request)
-            except self._db.exceptions.ConditionalCheckFailedException:
-                return False
-        return True
+        return written_if(self._db, "PutItem", lambda: self._db.put_item(**request))

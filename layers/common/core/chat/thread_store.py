@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.platform import main_table as keys
-from core.platform.dynamo import query_all, to_item, translate_errors
+from core.platform.dynamo import query_all, to_item, written_if
 from core.platform.transactions import Also, Transaction
 
 
@@ -74,12 +74,7 @@ class ThreadStore:
                                    "UpdateExpression": expression, "ConditionExpression": condition}  # fmt: skip
         if values:
             request["ExpressionAttributeValues"] = to_item(values)
-        with translate_errors("UpdateItem"):
-            try:
-                self._db.update_item(**request)
-            except self._db.exceptions.ConditionalCheckFailedException:
-                return False
-        return True
+        return written_if(self._db, "UpdateItem", lambda: self._db.update_item(**request))
 
     def _range(self, agent_id: str, prefix: str, projection: str | None = None) -> list[dict[str, Any]]:
         request: dict[str, Any] = {

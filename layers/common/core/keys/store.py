@@ -6,7 +6,7 @@ import contextlib
 from typing import Any
 
 from core.keys.records import ApiKeyRecord
-from core.platform.dynamo import batch_delete, from_item, query_all, to_item, translate_errors
+from core.platform.dynamo import batch_delete, from_item, query_all, to_item, translate_errors, written_if
 from core.platform.errors import Conflict
 
 
@@ -97,12 +97,7 @@ class ApiKeyStore:
             "ExpressionAttributeValues": to_item({":at": at}),
         }  # fmt: skip
         if audit is None:
-            with translate_errors("UpdateItem"):
-                try:
-                    self._db.update_item(**update)
-                except self._db.exceptions.ConditionalCheckFailedException:
-                    return False
-            return True
+            return written_if(self._db, "UpdateItem", lambda: self._db.update_item(**update))
         with translate_errors("TransactWriteItems"):
             try:
                 self._db.transact_write_items(TransactItems=[{"Update": update}, audit])

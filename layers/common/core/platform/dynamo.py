@@ -88,6 +88,17 @@ def translate_errors(operation: str) -> Iterator[None]:
         raise
 
 
+def written_if(client: Any, operation: str, write: Callable[[], Any]) -> bool:
+    """Run one conditional ``write``: False if its condition failed (nothing written), storage failures as
+    ``translate_errors`` turns them."""
+    with translate_errors(operation):
+        try:
+            write()
+        except client.exceptions.ConditionalCheckFailedException:
+            return False
+    return True
+
+
 def get_item(client: Any, table: str, key: Mapping[str, Any], *, consistent: bool) -> dict[str, Any] | None:
     """One GetItem. ``consistent`` is said at every call: a writer (or a check that must see a revocation at once)
     reads strongly consistently; the read plane's published data may be a moment old, at half the price."""

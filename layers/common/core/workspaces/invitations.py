@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from core.audit.writes import Author, Write, Writes, until_unchanged
@@ -29,7 +30,6 @@ from core.platform import together
 from core.platform.envelopes import Empty
 from core.platform.errors import Conflict, Forbidden, NotFound, RateLimited, ValidationFailed
 from core.platform.ids import iso, new_id, now_iso, sha256_hex
-from core.platform.rate_limit import SlidingWindowLimiter
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceSummary
 from core.workspaces.ports import Invitations
@@ -42,6 +42,9 @@ from core.workspaces.writer_models import (
     InvitationList,
     JoinedWorkspace,
 )
+
+if TYPE_CHECKING:  # built by the providers: the list, revoke and accept functions never load the limiter
+    from core.platform.rate_limit import SlidingWindowLimiter
 
 VALID_SECONDS = 7 * 86400
 GONE = "Invitation not found"

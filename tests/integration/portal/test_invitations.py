@@ -20,7 +20,10 @@ from tests.support.members import (
     ACCEPT,
     INVITATIONS,
     INVITE,
+    REMOVE,
     REVOKE,
+    ROLE,
+    TRANSFER,
     accept,
     invite,
     joined,
@@ -273,6 +276,119 @@ def test_concurrent_accepts_make_one_member(studio: Studio) -> None:
     assert member_ids(studio) == {studio.who.user_id: "owner", who.user_id: "admin"}
     assert studio.portal.workspace_record(studio.workspace_id).member_count == 2
     assert [e.action for e in studio.audit()].count("member.join") == 1
+
+
+def voided(studio: Studio, invitation: dict[str, Any], who: Any, token: str) -> None:
+    """``who``'s acceptance of ``invitation`` refused as a revoked one's (the same 404 body), nothing joined, the
+    invitation and its token deleted, and an ``invitation.void`` entry in the workspace's log naming it."""
+    revoked = accept(studio.portal, who, "x" * 43)
+    refused = accept(studio.portal, who, token)
+    assert_error(refused, 404, "NOT_FOUND")
+    assert refused.body == revoked.body
+    assert who.user_id not in member_ids(studio)
+    assert item(studio.portal, main_table.invitation(studio.workspace_id, invitation["email"])) is None
+    assert item(studio.portal, main_table.invitation_token(hashlib.sha256(token.encode()).hexdigest())) is None
+    entry = studio.audit(1)[0]
+    assert (entry.action, entry.actor_id, entry.target) == ("invitation.void", who.user_id,
+                                                             f"invitation:{invitation['id']}")  # fmt: skip
+    assert_error(accept(studio.portal, who, token), 404, "NOT_FOUND")  # and stays dead
+    assert [e.action for e in studio.audit()].count("invitation.void") == 1
+
+
+def test_a_removed_admins_pending_invitation_cannot_be_accepted(studio: Studio) -> None:
+    """The ex-admin invites an address they control, is removed, then accepts: refused (issue 38, hole 3)."""
+    admin = joined(studio, "admin@example.com", "admin")
+    invitation = invite(admin, "admin.alt@example.com")
+    token = link_token(studio.portal, "admin.alt@example.com")
+    assert studio.ok(REMOVE, user_id=admin.who.user_id) == {}
+    voided(studio, invitation, studio.portal.sign_in("admin.alt@example.com"), token)
+
+
+def test_an_invitation_whose_inviter_lost_the_role_is_no_longer_listed(studio: Studio) -> None:
+    admin, member = joined(studio, "admin@example.com", "admin"), joined(studio, "admin2@example.com", "admin")
+    gone, kept = invite(admin, "gone@example.com"), invite(member, "kept@example.com")
+    assert [i["id"] for i in studio.ok(INVITATIONS)["invitations"]] == [gone["id"], kept["id"]]
+    studio.ok(REMOVE, user_id=admin.who.user_id)
+    assert studio.ok(INVITATIONS) == {"invitations": [kept]}  # no longer pending: it cannot be accepted
+
+
+def test_a_demoted_admins_pending_invitation_cannot_be_accepted_and_a_new_one_can(studio: Studio) -> None:
+    admin = joined(studio, "admin@example.com", "admin")
+    invitation = invite(admin, "friend@example.com")
+    token = link_token(studio.portal, "friend@example.com")
+    assert studio.ok(ROLE, user_id=admin.who.user_id, body={"role": "member"})["member"]["role"] == "member"
+    friend = studio.portal.sign_in("friend@example.com")
+    voided(studio, invitation, friend, token)
+    # The owner's own invitation of the same address stands: the address is not barred, the dead invitation is.
+    invite(studio, "friend@example.com")
+    assert accept(studio.portal, friend, link_token(studio.portal, "friend@example.com")).status == 200
+
+
+def test_an_admin_promoted_again_before_the_accept_keeps_their_invitation(studio: Studio) -> None:
+    admin = joined(studio, "admin@example.com", "admin")
+    invite(admin, "kept@example.com")
+    token = link_token(studio.portal, "kept@example.com")
+    studio.ok(ROLE, user_id=admin.who.user_id, body={"role": "member"})
+    studio.ok(ROLE, user_id=admin.who.user_id, body={"role": "admin"})
+    assert accept(studio.portal, studio.portal.sign_in("kept@example.com"), token).status == 200
+
+
+def test_an_owner_who_transferred_keeps_member_invitations_but_not_admin_ones(studio: Studio) -> None:
+    """Ownership handed on: the old owner is an admin, who may invite members but makes no admin, so their pending
+    member invitation stands and their admin invitation is void."""
+    heir = joined(studio, "heir@example.com", "admin")
+    as_member = invite(studio, "m@example.com", "member")
+    m_token = link_token(studio.portal, "m@example.com")
+    as_admin = invite(studio, "a@example.com", "admin")
+    a_token = link_token(studio.portal, "a@example.com")
+    studio.ok(TRANSFER, body={"userId": heir.who.user_id})
+    assert accept(studio.portal, studio.portal.sign_in("m@example.com"), m_token).status == 200
+    voided(heir, as_admin, studio.portal.sign_in("a@example.com"), a_token)
+    assert as_member["id"] != as_admin["id"]
+
+
+def test_an_invitation_made_before_tokens_named_their_inviter_is_still_checked(studio: Studio) -> None:
+    """A token stored before this change has no ``invitedBy``: the acceptance reads the inviter from the invitation."""
+    admin = joined(studio, "admin@example.com", "admin")
+    invitation = invite(admin, "old@example.com")
+    token = link_token(studio.portal, "old@example.com")
+    key = main_table.invitation_token(hashlib.sha256(token.encode()).hexdigest())
+    table, stored_key = get_settings().main_table, {k: {"S": v} for k, v in key.items()}
+    studio.portal.aws.dynamodb.update_item(TableName=table, Key=stored_key, UpdateExpression="REMOVE invitedBy")
+    stored = item(studio.portal, key)
+    assert stored is not None and "invitedBy" not in stored
+    studio.ok(REMOVE, user_id=admin.who.user_id)
+    voided(studio, invitation, studio.portal.sign_in("old@example.com"), token)
+
+
+@pytest.mark.parametrize("lost", ["demoted", "removed"])
+def test_a_demotion_or_removal_racing_the_acceptance_is_caught_by_the_acceptances_transaction(
+    studio: Studio, monkeypatch: pytest.MonkeyPatch, lost: str
+) -> None:
+    """The acceptance read the inviter as an admin; the demotion (or removal) commits before its transaction: the
+    transaction's check on the inviter's membership cancels it, and the read again finds the invitation void. (A
+    removal also moves ``memberCount``, which the transaction conditions on too; a demotion moves nothing else.)"""
+    admin = joined(studio, "admin@example.com", "admin")
+    invitation = invite(admin, "racer@example.com")
+    token = link_token(studio.portal, "racer@example.com")
+    racer = studio.portal.sign_in("racer@example.com")
+    reads = invitation_store.InvitationStore.joining
+    removed: list[bool] = []
+
+    def joining_then_removed(self: Any, token_hash: str, token_record: Any) -> Any:
+        seen = reads(self, token_hash, token_record)
+        if not removed:  # the first read still sees the admin; the removal lands right after it
+            removed.append(True)
+            assert seen.inviter is not None and seen.inviter.role == "admin"
+            if lost == "removed":
+                assert studio.ok(REMOVE, user_id=admin.who.user_id) == {}
+            else:
+                studio.ok(ROLE, user_id=admin.who.user_id, body={"role": "member"})
+        return seen
+
+    monkeypatch.setattr(invitation_store.InvitationStore, "joining", joining_then_removed)
+    voided(studio, invitation, racer, token)
+    assert removed == [True]
 
 
 def generous(monkeypatch: pytest.MonkeyPatch, **limits: int) -> None:

@@ -68,10 +68,14 @@ class Write:
         completion = self._claim.completion(answer) if self._claim else None
         return Also(audit=self.entry(target, count, workspace_id=workspace_id).audit, completion=completion)
 
-    def entry(self, target: str, count: int | None, *, workspace_id: str | None = None) -> Also:
+    def entry(
+        self, target: str, count: int | None, *, workspace_id: str | None = None, action: str | None = None
+    ) -> Also:
         """The audit entry alone, for one of the several transactions of a write too large for one (an erasure):
-        each records what it removed (``count``), and only the last completes the Idempotency-Key's record."""
-        record = audit_record(self._author, workspace_id or self._workspace_id, self._action, target, count)
+        each records what it removed (``count``), and only the last completes the Idempotency-Key's record.
+        ``action``: what happened instead of the write asked, when that is refused but leaves a change (an
+        acceptance that finds its invitation void voids it: ``invitation.void``)."""
+        record = audit_record(self._author, workspace_id or self._workspace_id, action or self._action, target, count)
         return Also(audit=self._audit.entry(record))
 
     def record(self, target: str, answer: ApiModel, *, count: int | None = None) -> None:

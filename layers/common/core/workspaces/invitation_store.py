@@ -5,7 +5,10 @@ by hash (``tokenHash``); the token is an item of its own (``INVITETOKEN#<sha256>
 Every write conditions on the ``tokenHash`` it read: two invitations of one address at once meet on one item (the
 second renews the first, and the first's token is deleted with it), and an acceptance racing a renewal or a
 revocation finds its token gone. Accepting is one transaction: the token used up, the invitation deleted, the
-membership written (with its index row, as the owner's), ``memberCount`` moved and the audit entry.
+membership written (with its index row, as the owner's), ``memberCount`` moved and the audit entry, conditioned on
+the inviter still holding a role that may make the invitation (``ConditionCheck`` on their membership), so a removal
+or demotion racing the acceptance cannot slip through; an invitation whose inviter lost that role is voided instead
+(``void``: the token and the invitation deleted, with its own audit entry).
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ from core.identity.records import UserRecord
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_get, get_item, query_all, to_item
 from core.platform.errors import Conflict, NotFound
+from core.platform.kinds import Role
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
 from core.workspaces.records import (
     InvitationRecord,
     InvitationTokenRecord,
     Invitee,
+    Joining,
     MembershipRecord,
     Redeeming,
     WorkspaceRecord,
@@ -31,6 +36,13 @@ from core.workspaces.store import member_row
 GONE = "Invitation not found"
 ALREADY = "You are already a member of this workspace"
 CHANGED = "The invitation changed while this request was applied; read it again"
+ROLE = {"#role": "role"}  # a reserved word in DynamoDB's expressions
+
+
+def role_in(roles: tuple[Role, ...]) -> tuple[str, dict[str, str]]:
+    """``#role IN (…)`` over ``roles`` and its values: false on a missing item, whose role does not exist."""
+    values: dict[str, str] = {f":may{n}": role for n, role in enumerate(roles)}
+    return f"#role IN ({', '.join(values)})", values
 
 
 class InvitationStore:
@@ -62,6 +74,14 @@ class InvitationStore:
         })  # fmt: skip
         return [InvitationRecord.model_validate(r) for r in rows]
 
+    def roles(self, workspace_id: str, user_ids: set[str]) -> dict[str, Role]:
+        """The role of each of ``user_ids`` who is a member of the workspace: one consistent BatchGetItem (none for
+        no one)."""
+        if not user_ids:
+            return {}
+        rows = batch_get(self._db, self._table, [keys.member(workspace_id, u) for u in sorted(user_ids)])
+        return {str(r["sk"]).removeprefix("MEMBER#"): r["role"] for r in rows}
+
     def redeeming(self, token_hash: str, user_id: str) -> Redeeming:
         """The token and the caller's user (their address decides): one consistent BatchGetItem."""
         rows = batch_get(self._db, self._table, [keys.invitation_token(token_hash), keys.user(user_id)])
@@ -73,9 +93,24 @@ class InvitationStore:
             user=UserRecord.model_validate(user) if user else None,
         )
 
-    def workspace(self, workspace_id: str) -> WorkspaceRecord | None:
-        found = get_item(self._db, self._table, keys.workspace(workspace_id), consistent=True)
-        return WorkspaceRecord.model_validate(found) if found else None
+    def joining(self, token_hash: str, token: InvitationTokenRecord) -> Joining:
+        """The token's workspace and its inviter's membership: one consistent BatchGetItem. A token stored before
+        tokens named their inviter reads the invitation instead (the one naming this token), then the membership."""
+        ws, inviter_id = token.workspace_id, token.invited_by
+        wanted = [keys.workspace(ws), keys.member(ws, inviter_id) if inviter_id else keys.invitation(ws, token.email)]
+        rows = batch_get(self._db, self._table, wanted)
+        workspace = next((r for r in rows if r["sk"] == "WS"), None)
+        member = next((r for r in rows if r["sk"].startswith("MEMBER#")), None)
+        if not inviter_id:
+            invitation = next((r for r in rows if r["sk"].startswith(keys.INVITATION)), None)
+            if invitation is not None and invitation.get("tokenHash") == token_hash:
+                inviter_id = str(invitation["invitedBy"])
+                member = get_item(self._db, self._table, keys.member(ws, inviter_id), consistent=True)
+        return Joining(
+            workspace=WorkspaceRecord.model_validate(workspace) if workspace else None,
+            inviter_id=inviter_id,
+            inviter=MembershipRecord.model_validate(member) if member else None,
+        )
 
     # --- writes
 
@@ -94,7 +129,8 @@ class InvitationStore:
             tx.put(item, condition="tokenHash = :seen", values={":seen": replacing.token_hash}, name="changed")
             tx.delete(keys.invitation_token(replacing.token_hash))
         token = InvitationTokenRecord(workspace_id=ws, email=invitation.email, invitation_id=invitation.id,
-                                      role=invitation.role, expires_at=invitation.expires_at)  # fmt: skip
+                                      role=invitation.role, expires_at=invitation.expires_at,
+                                      invited_by=invitation.invited_by)  # fmt: skip
         tx.put(keys.invitation_token(invitation.token_hash) | token.attributes(), condition=NEW)
         if user_id is not None:
             tx.check(keys.member(ws, user_id), NEW, name="member")
@@ -113,19 +149,39 @@ class InvitationStore:
         tx.carry(also).commit_or_raise(self._db, {"changed": Changed(CHANGED)})
 
     def accept(
-        self, token_hash: str, token: InvitationTokenRecord, member: MembershipRecord, seen_count: int, *, also: Also
-    ) -> None:
+        self, token_hash: str, token: InvitationTokenRecord, member: MembershipRecord, seen_count: int, *,
+        inviter_id: str, inviter_roles: tuple[Role, ...], also: Also,
+    ) -> None:  # fmt: skip
         """One transaction: the token used up (if still live), the invitation deleted (if it still names this token),
-        ``member`` written (if not a member already: 409) and ``memberCount`` moved from ``seen_count`` (the
+        the inviter still a member in one of ``inviter_roles`` (else ``Changed``: read again, and the invitation is
+        void), ``member`` written (if not a member already: 409) and ``memberCount`` moved from ``seen_count`` (the
         workspace read for the answer; 409 ``Changed`` if it moved, or the workspace is gone)."""
         tx = Transaction(self._table)
         tx.delete(keys.invitation_token(token_hash), condition="attribute_exists(pk) AND expiresAt > :now",
                   values={":now": int(time.time())}, name="token")  # fmt: skip
         tx.delete(keys.invitation(token.workspace_id, token.email), condition="tokenHash = :hash",
                   values={":hash": token_hash}, name="token")  # fmt: skip
+        may, values = role_in(inviter_roles)
+        tx.check(keys.member(token.workspace_id, inviter_id), may, names=ROLE, values=values, name="changed")
         tx.put(member_row(member), condition=NEW, name="member")
         tx.update(keys.workspace(token.workspace_id), "ADD memberCount :one", condition="memberCount = :seen",
                   values={":one": 1, ":seen": seen_count}, name="changed")  # fmt: skip
         tx.carry(also).commit_or_raise(self._db, {
             "token": NotFound(GONE), "member": Conflict(ALREADY), "changed": Changed(CHANGED),
         })  # fmt: skip
+
+    def void(
+        self, token_hash: str, token: InvitationTokenRecord, *, inviter_id: str, inviter_roles: tuple[Role, ...],
+        also: Also,
+    ) -> None:  # fmt: skip
+        """The invitation made void because its inviter no longer holds one of ``inviter_roles``: its token and the
+        invitation deleted (if it still names this token: else 404, someone else settled it), if the inviter still
+        holds none of them (else ``Changed``: promoted again meanwhile, read again)."""
+        tx = Transaction(self._table)
+        tx.delete(keys.invitation_token(token_hash), condition=EXISTS, name="token")
+        tx.delete(keys.invitation(token.workspace_id, token.email), condition="tokenHash = :hash",
+                  values={":hash": token_hash}, name="token")  # fmt: skip
+        may, values = role_in(inviter_roles)
+        tx.check(keys.member(token.workspace_id, inviter_id), f"attribute_not_exists(pk) OR NOT ({may})", names=ROLE,
+                 values=values, name="changed")  # fmt: skip
+        tx.carry(also).commit_or_raise(self._db, {"token": NotFound(GONE), "changed": Changed(CHANGED)})

@@ -30,6 +30,7 @@ from core.platform import together
 from core.platform.envelopes import Empty
 from core.platform.errors import Conflict, Forbidden, NotFound, RateLimited, ValidationFailed
 from core.platform.ids import iso, new_id, now_iso, sha256_hex
+from core.platform.kinds import InvitedRole, Role
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceSummary
 from core.workspaces.ports import Invitations
@@ -48,6 +49,10 @@ if TYPE_CHECKING:  # built by the providers: the list, revoke and accept functio
 
 VALID_SECONDS = 7 * 86400
 GONE = "Invitation not found"
+# Who may make an invitation of each role, and so whose invitation still stands: it is accepted only while its
+# inviter still holds one of these roles (an admin demoted or removed, or an owner who handed the workspace on and
+# so makes no admin, leaves invitations that cannot be accepted: docs/decisions.md).
+MAY_INVITE: dict[InvitedRole, tuple[Role, ...]] = {"member": ("owner", "admin"), "admin": ("owner",)}
 
 
 @dataclass(frozen=True)
@@ -149,13 +154,18 @@ class InvitationService:
         self._mailer().send(Message(to=email, subject="You are invited to a workspace", text=text, link=link))
 
     def pending(self, user_id: str, workspace_id: str) -> InvitationList:
-        """The workspace's pending invitations, oldest first (owners and admins; the Query goes beside the check)."""
+        """The workspace's pending invitations, oldest first (owners and admins; the Query goes beside the check).
+        One whose inviter no longer holds a role that may make it cannot be accepted, so it is not pending: their
+        memberships are read after the Query (one BatchGetItem, none when nothing is pending)."""
         _, read = together.checked_then_read(
             lambda: self._access.writer(user_id, workspace_id), lambda: self._store.all(workspace_id)
         )
         now = time.time()
-        live = sorted((r for r in read() if r.expires_at > now), key=lambda r: (r.created_at, r.id))
-        return InvitationList(invitations=[to_invitation(r) for r in live])
+        live = [r for r in read() if r.expires_at > now]
+        roles = self._store.roles(workspace_id, {r.invited_by for r in live})
+        standing = sorted((r for r in live if roles.get(r.invited_by) in MAY_INVITE[r.role]),
+                          key=lambda r: (r.created_at, r.id))  # fmt: skip
+        return InvitationList(invitations=[to_invitation(r) for r in standing])
 
     def revoke(self, author: Author, workspace_id: str, invitation_id: str) -> Empty:
         """Delete a pending invitation and its token (its link answers 404 from then on); unknown or expired: 404."""
@@ -189,8 +199,16 @@ class InvitationService:
                 token, user = found.token, found.user
                 if token is None or user is None or user.email.lower() != token.email:
                     raise NotFound(GONE)
-                workspace = self._store.workspace(token.workspace_id)
-                if workspace is None:
+                joining = self._store.joining(token_hash, token)
+                workspace, inviter_id, may = joining.workspace, joining.inviter_id, MAY_INVITE[token.role]
+                if workspace is None or not inviter_id:
+                    raise NotFound(GONE)
+                if joining.inviter is None or joining.inviter.role not in may:
+                    # Its inviter was removed or demoted since: the invitation died with their role (as a revoked
+                    # one, the same 404), and is deleted so the link stays dead and the list stops showing it.
+                    target = f"invitation:{token.invitation_id}"
+                    void = write.entry(target, None, workspace_id=workspace.id, action="invitation.void")
+                    self._store.void(token_hash, token, inviter_id=inviter_id, inviter_roles=may, also=void)
                     raise NotFound(GONE)
                 member = MembershipRecord(id=new_id("mem"), workspace_id=workspace.id, user_id=author.user_id,
                                           role=token.role, created_at=now_iso())  # fmt: skip
@@ -198,7 +216,8 @@ class InvitationService:
                                                        member_count=workspace.member_count + 1)  # fmt: skip
                 answer = JoinedWorkspace(workspace=summary)
                 also = write.also(f"user:{author.user_id}", answer, workspace_id=workspace.id)
-                self._store.accept(token_hash, token, member, workspace.member_count, also=also)
+                self._store.accept(token_hash, token, member, workspace.member_count, inviter_id=inviter_id,
+                                   inviter_roles=may, also=also)  # fmt: skip
                 return answer
 
             return until_unchanged(attempt)

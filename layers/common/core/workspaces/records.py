@@ -86,6 +86,9 @@ class InvitationTokenRecord(Record):
     invitation_id: str
     role: InvitedRole  # a renewal that changes the role writes a new token, so the token can carry it
     expires_at: int  # epoch seconds; the TTL attribute
+    # Who made it (as the invitation's ``invitedBy``): accepting reads their membership beside the workspace. Blank
+    # on a token stored before tokens carried it: accepting then takes it from the invitation.
+    invited_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,16 @@ class Invitee:
 
     invitation: InvitationRecord | None
     user_id: str | None
+
+
+@dataclass(frozen=True)
+class Joining:
+    """What accepting a live token reads next: the workspace (None: deleted since) and the inviter's membership
+    (None: no longer a member), whose role decides whether the invitation still stands."""
+
+    workspace: WorkspaceRecord | None
+    inviter_id: str  # blank: the invitation is gone (a token stored before tokens named their inviter)
+    inviter: MembershipRecord | None
 
 
 @dataclass(frozen=True)

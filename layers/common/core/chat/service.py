@@ -25,7 +25,7 @@ from core.chat.stream import ChatStream
 from core.credits.billing import Billing
 from core.credits.records import HoldUsage
 from core.knowledge.index import Passage
-from core.knowledge.retrieval import Retriever
+from core.knowledge.retrieval import Retriever, usable_sources
 from core.platform import observability, rate_limit, together
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
@@ -91,7 +91,9 @@ class ChatService:
         history = self._history(workspace, agent, request)
         # The agent's item names its index's version: a container holding it reads nothing more (core.knowledge).
         recent = [text for role, text in history[-RECENT_TURNS:] if role != "assistant"]
-        passages = self._retriever.passages(agent, request.prompt, recent)
+        # The index may predate the owner's last item write; this turn's own read of the items decides which
+        # documents it may quote (an item deactivated or deleted since is never used, nor named in ``sources``).
+        passages = self._retriever.passages(agent, request.prompt, recent, usable_sources(items.result()))
         context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section,
                                 passages)  # fmt: skip
         model_request = ModelRequest(

@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,9 +99,12 @@ class KnowledgeIndex:
     def __len__(self) -> int:
         return len(self._passages)
 
-    def search(self, weighted: dict[str, float], *, limit: int, budget: int) -> list[Passage]:
+    def search(
+        self, weighted: dict[str, float], *, limit: int, budget: int, usable: Callable[[Source], bool] | None = None
+    ) -> list[Passage]:
         """The best passages for query terms (``weighted``: term -> weight), best first: at most ``limit``, their
-        texts together at most ``budget`` characters (a passage that does not fit is passed over)."""
+        texts together at most ``budget`` characters (a passage that does not fit is passed over), each of a source
+        ``usable`` accepts (one it refuses takes no place nor budget: the next best passage has them)."""
         count = len(self._passages)
         scores: dict[int, float] = {}
         for term, weight in weighted.items():
@@ -118,7 +121,7 @@ class KnowledgeIndex:
         used = 0
         for number in sorted(scores, key=lambda n: (-scores[n], n)):
             source, where, text = self._passages[number]
-            if used + len(text) > budget:
+            if used + len(text) > budget or (usable is not None and not usable(self._sources[source])):
                 continue
             chosen.append(Passage(text, where, self._sources[source], scores[number]))
             used += len(text)

@@ -5,6 +5,10 @@ The agent's item, which the turn reads anyway, names its index's version (``Agen
 container that holds that version asks nothing of S3, so a turn costs at most one GET per container per index
 version, and none at all when nothing changed. A failed or unreadable index leaves the turn without passages, never
 without an answer.
+
+An index is as old as its last rebuild (seconds, or longer while the worker is behind), but the items the turn reads
+are current: ``usable_sources`` lets through only the passages of items that read still shows active with the same
+file, so a document deactivated, deleted or repointed is never quoted while its index waits to be rebuilt.
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from core.agents.records import AgentRecord, KnowledgePointer
-from core.knowledge.index import KnowledgeIndex, Passage, query_terms
+from core.items.records import ItemRecord
+from core.knowledge.index import KnowledgeIndex, Passage, Source, query_terms
 from core.knowledge.ports import IndexReader
 from core.platform.dynamo import StorageUnavailable
 
@@ -25,6 +30,19 @@ BUDGET_CHARS = 4000  # of passage text in the model's context: about a thousand 
 CACHED_AGENTS = 16  # a chat container serves a few agents; each cached index is its agent's latest version
 
 
+def usable_sources(items: Iterable[ItemRecord]) -> Callable[[Source], bool]:
+    """Which sources a turn may use, judged by its own read of the agent's items (authoring.md: "a passage of an
+    inactive or deleted item is never used"): an item's passages only while that read shows the item active and
+    holding the file they were read from; posts and site sections as the index has them (the turn reads only the
+    newest posts, so it cannot judge an older one: their index follows their writes as before)."""
+    files = {item.id: item.r2_key for item in items if item.active}
+
+    def usable(source: Source) -> bool:
+        return source.item_id is None or (source.item_id in files and files[source.item_id] == source.r2_key)
+
+    return usable
+
+
 class Retriever:
     def __init__(self, store: IndexReader, *, cached_agents: int = CACHED_AGENTS):
         self._store = store
@@ -32,12 +50,19 @@ class Retriever:
         self._size = cached_agents
         self._lock = threading.Lock()
 
-    def passages(self, agent: AgentRecord, message: str, recent: Sequence[str] = ()) -> list[Passage]:
-        """At most ``MAX_PASSAGES`` passages, best first, within ``BUDGET_CHARS``; [] for an agent not indexed yet."""
+    def passages(
+        self,
+        agent: AgentRecord,
+        message: str,
+        recent: Sequence[str] = (),
+        usable: Callable[[Source], bool] | None = None,
+    ) -> list[Passage]:
+        """At most ``MAX_PASSAGES`` passages, best first, within ``BUDGET_CHARS``, each of a source ``usable``
+        accepts (all, when None); [] for an agent not indexed yet."""
         if agent.knowledge is None:
             return []
         index = self._index(agent.id, agent.knowledge)
-        return index.search(query_terms(message, recent), limit=MAX_PASSAGES, budget=BUDGET_CHARS)
+        return index.search(query_terms(message, recent), limit=MAX_PASSAGES, budget=BUDGET_CHARS, usable=usable)
 
     def _index(self, agent_id: str, pointer: KnowledgePointer) -> KnowledgeIndex:
         with self._lock:

@@ -14,7 +14,7 @@ exactly when a signing was written, and after the retry it is the one the client
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import count
 from typing import Any
@@ -130,9 +130,13 @@ def deletion_audit(world: World, desk: Desk, request_id: str, deleted: bool) -> 
 @dataclass(frozen=True)
 class DeleteScenario:
     name: str = "agent-delete"
+    idempotent: bool = False  # with an Idempotency-Key: the retry replays the first answer
 
     def arrange(self, world: World) -> Doomed:
-        return arranged(world)
+        state = arranged(world)
+        if self.idempotent:
+            return Doomed(replace(state.desk, idempotency_key=f"idem-{state.desk.agent_id}"), state.kept)
+        return state
 
     def act(self, world: World, state: Doomed) -> Answer:
         return send(world, state.desk, DELETE, agentId=state.desk.agent_id)
@@ -147,10 +151,12 @@ class DeleteScenario:
         if exists:
             observed(world, desk)
         deletion_audit(world, desk, first.request_id, deleted=not exists)
-        retry = send(world, desk, DELETE, agentId=desk.agent_id)
+        retry = retried(world, lambda: send(world, desk, DELETE, agentId=desk.agent_id))
         assert (retry.result.status, retry.result.json()) == (200, {"deleted": True}), retry.result.body
         deletion_audit(world, desk, retry.request_id, deleted=exists)
-        queued(world, state)  # the deletions' messages: the passes below are their deliveries
+        # The deletions' messages (the passes below are their deliveries): after the answered retry, one is queued
+        # whatever the first attempt lost, or the purge never starts (the tombstone and the objects stay for good).
+        assert queued(world, state), "the agent is deleted and no purge of it is queued"
         cut = run_pass(state, cut=True)
         purged_to_completion(world, state, cut["batchItemFailures"], queued(world, state))
         assert_purged(world, state)
@@ -261,7 +267,9 @@ class UploadScenario:
 
 SCENARIOS: list[Any] = [
     DeleteScenario(),
+    DeleteScenario("agent-delete-idem", idempotent=True),
     PurgeScenario("agent-purge", cut=False),
+    PurgeScenario("agent-purge-cut", cut=True),  # its last call queues the rest (SQS), which may fail too
     UploadScenario("upload", idempotent=False),
     UploadScenario("upload-idem", idempotent=True),
 ]
@@ -278,6 +286,6 @@ def test_fault(world: World, case: Any) -> None:
 def test_a_pass_cut_short_queues_the_rest(world: World) -> None:
     """The cut pass makes a prefix of a whole pass's calls (so ``agent-purge`` fails each of them): here, unfaulted,
     it stops between the posts and their copies, queues a follow-up, and the follow-up finishes the purge."""
-    scenario = PurgeScenario("agent-purge-cut", cut=True)
+    scenario = PurgeScenario("agent-purge-cut-clean", cut=True)
     state = scenario.arrange(world)
     scenario.verify(world, state, scenario.act(world, state), None)

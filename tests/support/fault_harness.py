@@ -96,7 +96,7 @@ class Arranged(Protocol):
     name: str
 
     # Optional: ``prepare(world)``, what each case sets outside AWS (environment, patched clocks), before its
-    # arrangement is made or put back.
+    # arrangement is made or put back; ``cold = True``: the act starts with the signing secrets unread.
 
     def arrange(self, world: World) -> Any:
         """The state the act starts from, made in AWS; the same for every case (so it is made once per module)."""
@@ -208,6 +208,16 @@ def arranged(world: World, scenario: Arranged) -> Any:
     prepare = getattr(scenario, "prepare", None)
     if prepare is not None:
         prepare(world)
+    value = _arrangement(world, scenario)
+    if getattr(scenario, "cold", False):
+        # A container whose signing secrets are not read yet (a cold start, or five minutes on): the act reads them
+        # from Secrets Manager, so the injector fails those reads too.
+        for secret in SECRETS:
+            secret.cache_clear()
+    return value
+
+
+def _arrangement(world: World, scenario: Arranged) -> Any:
     kept = world.arrangements
     if kept is None:
         return scenario.arrange(world)

@@ -184,8 +184,12 @@ class AgentService:
                 self._agents.delete(agent, tombstone, also=write.also(f"agent:{agent_id}", Deleted()))
 
             until_unchanged(attempt)
-            self._enqueue_purge(workspace_id, agent_id)
             return Deleted()
 
-        return self._writes.run(author, workspace_id, "agent.delete", on=agent_id, request=None, answer=Deleted,
-                                work=work)  # fmt: skip
+        deleted = self._writes.run(author, workspace_id, "agent.delete", on=agent_id, request=None, answer=Deleted,
+                                   work=work)  # fmt: skip
+        # After the write, and on a keyed retry's replay too: the deletion may be done and its purge never queued (the
+        # first attempt's enqueue failed, or its answer was lost), so every answered deletion queues it (a purge is
+        # idempotent: one of an agent already purged finds nothing).
+        self._enqueue_purge(workspace_id, agent_id)
+        return deleted

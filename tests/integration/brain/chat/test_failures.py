@@ -4,6 +4,7 @@ is swept. Each is charged once or not at all."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from functools import cache
 
@@ -28,6 +29,8 @@ from tests.support.lambdas import (
     handler_module,
 )
 from tests.support.ledger_checks import assert_consistent, holds, ledger_repository
+
+SILENT_MODEL_SECONDS = 60  # how long the silent model below waits for its gate at most (a hang, not a measure)
 
 
 def test_a_visitor_leaving_after_the_first_delta_is_charged_once(funded, aws) -> None:
@@ -131,15 +134,29 @@ def test_a_stream_closed_before_its_first_line_releases_the_hold(funded, aws) ->
 
 
 def test_a_turn_out_of_time_ends_with_an_error_line_before_lambda_stops_it(funded, aws, monkeypatch) -> None:
-    """5 s are kept back from the invocation's time; with 5.3 s left the slow model gets 0.3 s."""
+    """5 s are kept back from the invocation's time; with 5.3 s left the model gets 0.3 s. The model here stays
+    silent until the test lets it go, after the turn's lines are read: so the error line can only come from the
+    turn's own deadline, never from waiting for the model (no clock is read here: a turn that waited would get the
+    model's text and ``done`` once the model's gate timed out, and fail)."""
     monkeypatch.setenv("CHAT_KEEPALIVE_SECONDS", "10")
+    asked, gate = threading.Event(), threading.Event()
+
+    class Silent:
+        def stream(self, request):
+            asked.set()
+            gate.wait(SILENT_MODEL_SECONDS)
+            yield from OfflineModel(delay_seconds=0).stream(request)
+
+    monkeypatch.setattr(chat_providers, "model", cache(Silent))
     platform_providers.reset()
-    event = chat_event(prompt="[[offline-slow]] rain jacket")
-    raw = handler_module(CHAT).lambda_handler(event, LambdaContext(function_name=CHAT, timeout_ms=5_300))
-    started = time.monotonic()
-    lines = [json.loads(chunk) for chunk in raw["body"]]
-    raw["body"].close()
-    assert time.monotonic() - started < 1.2  # not the model's 1.5 s of silence
+    event = chat_event(prompt="rain jacket")
+    try:
+        raw = handler_module(CHAT).lambda_handler(event, LambdaContext(function_name=CHAT, timeout_ms=5_300))
+        lines = [json.loads(chunk) for chunk in raw["body"]]
+        raw["body"].close()
+    finally:
+        gate.set()  # the model's thread ends
+    assert asked.is_set()  # the turn did ask the model, which answered nothing before the lines ended
     assert [line["type"] for line in lines] == ["start", "error"]
     assert lines[-1]["code"] == "MODEL_TIMEOUT" and lines[-1]["message"]
     assert_untouched(aws, funded.ws.owner_id, 10)

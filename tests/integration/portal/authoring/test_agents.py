@@ -6,11 +6,11 @@ deleted at once for every reader, their content purged in the background (posts,
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
 
+from core.agents import providers as agents_providers
 from core.platform import main_table
 from core.platform import providers as platform_providers
 from core.platform.settings import get_settings
@@ -294,18 +294,31 @@ def test_a_deleted_agents_feed_goes_when_a_warm_containers_copy_expires(
     studio: Studio, key: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The one documented exception to "immediate" (docs/decisions.md, "The writer"): a container that served the
-    feed keeps it for FEED_CACHE_SECONDS, as after any post write; the agent's other reads are 404 at once."""
-    # Long enough for the three calls between the first read and the kept copy's on a loaded CI machine (0.5 s
-    # was not: the copy had expired before the third call).
-    monkeypatch.setattr(feed_cache, "FEED_CACHE_SECONDS", 2.0)
+    feed keeps it for FEED_CACHE_SECONDS, as after any post write; the agent's other reads are 404 at once. The
+    container's feed cache runs on a clock the test moves (``RecentFeeds``'s own), so the bound is exact: kept
+    until just before FEED_CACHE_SECONDS, gone at it, however long the calls in between take."""
     platform_providers.reset()
+    clock = FakeClock()
+    monkeypatch.setattr(agents_providers.reader()._feeds, "_clock", clock)
     agent = studio.agent("Doomed")
     assert read_plane("BrainFeedFunction", agent["id"], key) == (200, [])  # now kept in this container
     studio.ok(DELETE, agent_id=agent["id"])
     assert read_plane("BrainAgentFunction", agent["id"], key) == (404, brain.AGENT_NOT_FOUND)
     assert read_plane("BrainFeedFunction", agent["id"], key) == (200, [])  # the kept copy, for the rest of its time
-    time.sleep(2.1)
+    clock.now += feed_cache.FEED_CACHE_SECONDS - 0.25  # binary fractions: exact sums
+    assert read_plane("BrainFeedFunction", agent["id"], key) == (200, [])  # still kept, to the end of its time
+    clock.now += 0.25
     assert read_plane("BrainFeedFunction", agent["id"], key) == (404, brain.AGENT_NOT_FOUND)
+
+
+class FakeClock:
+    """A monotonic clock that only moves when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def test_a_deleted_agents_objects_go_with_the_purges_first_pass(studio: Studio, key: str) -> None:

@@ -12,8 +12,11 @@ its owner can act on, within bounded time and memory, never as another exception
   defusedxml under openpyxl and for OpenDocument); nesting deeper than 256 elements is refused (libxml2's limit, and
   the same bound here for OpenDocument), JSON deeper than 64 levels too;
 - size: at most 2,000 PDF pages, and reading stops at the first character past the plan's budget (``max_chars``);
-- time: the ``deadline`` is checked between pages, paragraphs, rows and slides. One library call (parsing one part,
-  one PDF page) is not interrupted: the size limits bound it, and the Lambda's timeout is the last word;
+- time: every reader runs in time linear in its input (no backtracking pattern over an unbounded run, nothing
+  re-sliced per piece), and the ``deadline`` is checked every ``CHECK_EVERY`` units of work (characters, cells,
+  elements, PDF operators), inside one huge line or paragraph too. One library call (parsing one XML part, one PDF
+  page's content stream) is not interrupted: the size limits bound it (a PDF page's content streams at
+  ``extract_pdf.MAX_PAGE_CONTENT``), and the Lambda's timeout is the last word;
 - encryption: an encrypted PDF or Office file is refused as password-protected (a PDF that opens without a
   password, restricted only in what it allows, is read); no password is ever tried;
 - the text read is data: nothing here interprets it (the chat turn treats it as the model's data, never as
@@ -75,17 +78,25 @@ def is_document(content_type: str) -> bool:
     return essence(content_type) in DOCUMENT_TYPES
 
 
-def extract(data: bytes, content_type: str, *, max_chars: int, deadline: float | None = None) -> list[Passage]:
+def extract(
+    data: bytes,
+    content_type: str,
+    *,
+    max_chars: int,
+    deadline: float | None = None,
+    clock: Callable[[], float] | None = None,
+) -> list[Passage]:
     """The passages of a document in document order; [] when it has no readable text, or is not a document.
 
     Raises ExtractionFailed for an encrypted, damaged or hostile document, one with more than ``max_chars``
-    characters of text (reading stops there) and one still being read at ``deadline`` (a time.monotonic() value).
+    characters of text (reading stops there) and one still being read at ``deadline`` (a ``clock`` value:
+    time.monotonic() unless given).
     """
     found = _READERS.get(essence(content_type))
     if found is None:
         return []
     kind, read = found
-    reading = Reading(max_chars=max_chars, deadline=deadline)
+    reading = Reading(max_chars=max_chars, deadline=deadline, clock=clock)
     reading.check_time()
     with failing_as(kind, "check it opens, save it again and upload it"):
         read(data, reading)

@@ -12,10 +12,20 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.knowledge.extract_office import Format, check_package
-from core.knowledge.extract_passages import ExtractionFailed, Reading, Table, damaged, failing_as, one_line, short
+from core.knowledge.extract_passages import (
+    ITEM_WORK,
+    ExtractionFailed,
+    Reading,
+    Table,
+    damaged,
+    failing_as,
+    one_line,
+    short,
+)
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -76,6 +86,8 @@ class _Walker:
         self._row_number = 0
 
     def start(self, element: Element) -> None:
+        # Spent per element: ten million empty spans in one paragraph are work before the paragraph's text is.
+        self._reading.spend(ITEM_WORK)
         if len(self._open) >= MAX_XML_DEPTH:
             raise ExtractionFailed(self._too_deep)
         self._open.append(element)
@@ -102,7 +114,7 @@ class _Walker:
                 self._drop(element)
             return
         if tag in PARAGRAPHS and not self._cells:
-            text = _text(element)
+            text = _text(element, self._reading.spend)
             if tag == _TEXT + "h" and self._body == "text" and text.strip():
                 self._section = f"section {short(text)}"
             self._reading.block(text, self._where())
@@ -110,7 +122,7 @@ class _Walker:
         elif tag in CELLS:
             self._cells -= 1
             if not self._cells:
-                text = one_line(_text(element))
+                text = one_line(_text(element, self._reading.spend))
                 self._row.extend([text] * min(_count(element, "number-columns-repeated"), MAX_REPEAT))
                 self._drop(element)
         elif tag == _TABLE + "table-row" and not self._cells:
@@ -147,12 +159,13 @@ class _Walker:
             del self._open[-1][:]
 
 
-def _text(element: Element) -> str:
+def _text(element: Element, spend: Callable[[int], None]) -> str:
     """The text of a paragraph, cell or frame: spans joined, text:s / text:tab / text:line-break as spaces and line
     ends, each inner paragraph on its own line. The depth is bounded by MAX_XML_DEPTH, so recursion is safe."""
     parts: list[str] = []
 
     def walk(node: Element) -> None:
+        spend(ITEM_WORK)
         if node.tag in SPACES:
             parts.append(SPACES[node.tag])
         elif node.tag not in SKIPPED:

@@ -15,7 +15,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from core.knowledge.extract_passages import ExtractionFailed, Reading, Table, damaged, failing_as, one_line, short
+from core.knowledge.extract_passages import (
+    ITEM_WORK,
+    ExtractionFailed,
+    Reading,
+    Table,
+    damaged,
+    failing_as,
+    one_line,
+    short,
+)
 
 MB = 1024 * 1024
 MAX_UNPACKED = 200 * MB
@@ -97,12 +106,32 @@ def read_docx(data: bytes, reading: Reading) -> None:
                     where = f"section {short(block.text)}"
                 reading.block(block.text, where)
                 continue
-            for row in block.rows:
-                reading.check_time()
-                # A cell spanning columns comes once per column it spans: the same object, read once.
-                cells = row.cells
-                texts = [one_line(c.text) for i, c in enumerate(cells) if i == 0 or c is not cells[i - 1]]
-                reading.block(" | ".join(texts), where)
+            _read_table(block, where, reading)
+
+
+def _read_table(table: Any, where: str, reading: Reading) -> None:
+    """Each row as "a | b | c", a cell spanning columns once, a cell merged down from the row above with that cell's
+    text (as Word shows it).
+
+    Not python-docx's ``row.cells``: it yields a spanning cell once per column it spans (a hostile ``gridSpan`` of a
+    billion is a billion entries) and finds the cell a merge continues by walking up the rows, one row at a time,
+    from every row (a column merged over a thousand rows: half a million steps). Here each row keeps the texts of
+    the row above by grid column, so a merged cell costs one lookup.
+    """
+    from docx.table import _Cell
+
+    above: dict[int, str] = {}
+    for tr in table._tbl.tr_lst:
+        reading.spend(ITEM_WORK)
+        offset, texts, here = tr.grid_before, [], {}
+        for tc in tr.tc_lst:
+            reading.spend(ITEM_WORK)
+            text = above.get(offset, "") if tc.vMerge == "continue" else one_line(_Cell(tc, table).text)
+            here[offset] = text
+            texts.append(text)
+            offset += tc.grid_span
+        above = here
+        reading.block(" | ".join(texts), where)
 
 
 def _is_heading(style_name: str) -> bool:
@@ -132,7 +161,12 @@ def read_xlsx(data: bytes, reading: Reading) -> None:
             book.close()
 
 
-_DECIMALS = re.compile(r"[#0,]*\.(0+)")
+# Not "[#0,]*\.(0+)": searched (not matched), a leading run that may be empty is retried from every position of a
+# long run of zeros. The decimals are the first "." followed by zeros either way.
+_DECIMALS = re.compile(r"\.(0+)")
+# Excel's own limit on a number format's length: a longer one, from a hostile file, is read only that far (the
+# format is looked at for every number of the sheet).
+FORMAT_CHARS = 255
 
 
 def _cell_text(value: object, number_format: str | None) -> str:
@@ -142,7 +176,7 @@ def _cell_text(value: object, number_format: str | None) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int | float):  # 3.00 is stored as 3: its format gives the decimals back
-        shown = number_format or ""
+        shown = (number_format or "")[:FORMAT_CHARS]
         decimals = _DECIMALS.search(shown)
         places = len(decimals.group(1)) if decimals else None
         if "%" in shown:

@@ -14,11 +14,18 @@ import re
 import time
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 PASSAGE_CHARS = 900
+# The deadline is read at least once per this many units of work (a unit: about one character read, or one element,
+# cell or PDF operator walked): inside a long line or paragraph too, not only between them. A clock read costs
+# ~50 ns; 16,384 characters of the cheapest reading cost ~0.3 ms, so the check is free and the refusal prompt.
+CHECK_EVERY = 16_384
+# One paragraph, line, cell, element, value or PDF operator handled in Python costs about as much as this many
+# characters read (a microsecond or so): what ``spend`` is given for each, on top of its characters.
+ITEM_WORK = 16
 TOO_SLOW = "The document took too long to read: upload it in smaller parts"
 # Headings, sheet and section names stand in `where`, which a person reads in a list of sources: kept short.
 WHERE_CHARS = 80
@@ -123,42 +130,70 @@ def short(text: str) -> str:
     return text if len(text) <= WHERE_CHARS else text[: WHERE_CHARS - 1].rstrip() + "\u2026"
 
 
-def split_long(text: str, limit: int) -> list[str]:
+def split_long(text: str, limit: int) -> Iterator[str]:
     """``text`` in pieces of at most ``limit`` characters, each cut at the last line end, else sentence end, else
-    space in its second half (so no piece is tiny), else hard."""
-    pieces = []
-    while len(text) > limit:
-        window = text[: limit + 1]
-        half = limit // 2
-        cut = window.rfind("\n", half) + 1
+    space in its second half (so no piece is tiny), else hard.
+
+    In time linear in ``text``: the text is walked by index (never re-sliced from the cut, which copied the rest of a
+    huge paragraph once per piece), each search looks at one window of ``limit`` characters, and each piece moves
+    on by more than half a window. A generator, so the caller meters and checks its deadline piece by piece.
+    """
+    start, end = 0, len(text)
+    while end - start > limit:
+        stop = start + limit + 1  # the window text[start:stop]
+        half = start + limit // 2
+        cut = text.rfind("\n", half, stop) + 1
         if not cut:
-            ends = [m.end() for m in _SENTENCE_END.finditer(window, half)]
-            cut = ends[-1] if ends else window.rfind(" ", half) + 1 or limit
-        pieces.append(text[:cut].strip())
-        text = text[cut:].strip()
-    pieces.append(text)
-    return [piece for piece in pieces if piece]
+            ends = [m.end() for m in _SENTENCE_END.finditer(text, half, stop)]
+            cut = ends[-1] if ends else text.rfind(" ", half, stop) + 1 or start + limit
+        piece = text[start:cut].strip()
+        if piece:
+            yield piece
+        # What is left is stripped, as its own string would be: spaces after the cut, and at the very end.
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    if start < end:
+        yield text[start:end] if start else text
 
 
 class Reading:
-    """The passages of one document so far, against the characters left in the plan and the deadline."""
+    """The passages of one document so far, against the characters left in the plan and the deadline.
 
-    def __init__(self, *, max_chars: int, deadline: float | None) -> None:
+    Every reader reports its work through ``spend`` (and ``block``, which spends what it is given): the ``clock`` is
+    read whenever ``CHECK_EVERY`` units were spent since it was last read, so a deadline that passes in the middle of
+    one huge line or paragraph stops the reading there. ``clock`` is ``time.monotonic`` unless a test injects one.
+    """
+
+    def __init__(self, *, max_chars: int, deadline: float | None, clock: Callable[[], float] | None = None) -> None:
         self.passages: list[Passage] = []
         self._max_chars = max_chars
         self._deadline = deadline
+        self._clock = clock or time.monotonic
+        self._unchecked = 0  # units spent since the clock was last read
         self._chars = 0
         self._where = ""
         self._parts: list[str] = []
         self._size = 0
 
     def check_time(self) -> None:
-        if self._deadline is not None and time.monotonic() > self._deadline:
+        self._unchecked = 0
+        if self._deadline is not None and self._clock() > self._deadline:
             raise ExtractionFailed(TOO_SLOW)
+
+    def spend(self, units: int) -> None:
+        """``units`` of work done or about to be done: the deadline is checked once enough has accumulated."""
+        self._unchecked += units
+        if self._unchecked >= CHECK_EVERY:
+            self.check_time()
 
     def block(self, text: str, where: str) -> None:
         """A paragraph (lines kept): joined with the blocks before it at the same place while the passage has room."""
-        self.check_time()
+        # Normalising is one linear pass (C speed, ~20 ns a character): spent before it, so a huge block is checked
+        # first; its cutting into pieces is then spent piece by piece.
+        self.spend(len(text) + ITEM_WORK)
         text = normalise(text)
         if not text:
             return
@@ -166,6 +201,7 @@ class Reading:
             self.flush()
             self._where = where
         for piece in split_long(text, PASSAGE_CHARS):
+            self.spend(len(piece))
             grown = self._size + len(piece) + (1 if self._parts else 0)
             if grown > PASSAGE_CHARS:
                 self.flush()
@@ -213,8 +249,10 @@ class Table:
         self._first = self._last = 0
 
     def row(self, number: int, cells: Sequence[str]) -> None:
-        self._reading.check_time()
-        values = [one_line(cell) for cell in cells]
+        values = []
+        for cell in cells:  # spent cell by cell: one row may hold a million cells
+            self._reading.spend(len(cell) + ITEM_WORK)
+            values.append(one_line(cell))
         while values and not values[-1]:
             values.pop()
         if not values:
@@ -222,11 +260,12 @@ class Table:
         line = " | ".join(values)
         if not self._seen:
             self._seen = True
-            if all(not _NUMBER.fullmatch(v) for v in values if v) and len(line) <= PASSAGE_CHARS // 3:
+            if len(line) <= PASSAGE_CHARS // 3 and all(not _NUMBER.fullmatch(v) for v in values if v):
                 self._header = (number, line)
                 return
         head = len(self._header[1]) + 1 if self._header else 0
         for piece in split_long(line, PASSAGE_CHARS - head):
+            self._reading.spend(len(piece))
             if self._lines and head + self._size + len(piece) > PASSAGE_CHARS:
                 self._flush()
             if not self._lines:

@@ -8,7 +8,7 @@ import io
 import json
 import re
 
-from core.knowledge.extract_passages import ExtractionFailed, Reading, Table, short
+from core.knowledge.extract_passages import ITEM_WORK, WHERE_CHARS, ExtractionFailed, Reading, Table, short
 
 # JSON deeper than this is not a document a person wrote; Python's own parser stops near 1,000 (RecursionError).
 MAX_JSON_DEPTH = 64
@@ -20,7 +20,6 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-_ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _SETEXT_UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
 _FENCE = re.compile(r" {0,3}(```|~~~)")
 _BLANK_LINES = re.compile(r"\n[ \t\r\f\v]*\n")
@@ -74,17 +73,19 @@ def read_markdown(data: bytes, reading: Reading) -> None:
         paragraph.clear()
 
     for line in text_of(data).splitlines():
-        reading.check_time()
+        reading.spend(
+            len(line) + ITEM_WORK
+        )  # each line's work below is linear in it: spent before, checked every so often
         if fence:
             paragraph.append(line)
             fence = "" if line.strip().startswith(fence) else fence
         elif fenced := _FENCE.match(line):
             fence = fenced.group(1)
             paragraph.append(line)
-        elif heading := _ATX_HEADING.fullmatch(line):
+        elif (heading := atx_heading(line)) is not None:
             flush()
-            where = _section(heading.group(1) or "")
-            reading.block(heading.group(1) or "", where)
+            where = _section(heading)
+            reading.block(heading, where)
         elif _SETEXT_UNDERLINE.fullmatch(line) and len(paragraph) == 1:
             title = paragraph.pop()
             where = _section(title)
@@ -94,6 +95,29 @@ def read_markdown(data: bytes, reading: Reading) -> None:
         else:
             flush()
     flush()
+
+
+def atx_heading(line: str) -> str | None:
+    """The text of an ATX heading line ("## Opening hours ##" -> "Opening hours"), None if ``line`` is not one.
+
+    Up to three spaces, one to six #, then the end or a space or tab; the text is the rest without the spaces or tabs
+    around it and without a closing run of # after a space or tab. Written out rather than as the pattern
+    ``" {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*"`` it replaces (same result, tests/unit/knowledge), whose lazy
+    group retried the tail at every character: time growing with the square of a run of spaces ("# x", 120,000
+    spaces, "y" took two minutes). Here every step is one linear pass over the line.
+    """
+    indent = len(line) - len(line.lstrip(" "))
+    if indent > 3:
+        return None
+    marks = len(line) - indent - len(line[indent:].lstrip("#"))
+    rest = line[indent + marks :]
+    if not 1 <= marks <= 6 or (rest and rest[0] not in " \t"):
+        return None
+    text = rest.strip(" \t")  # the spaces after the marks, and those at the end of the line
+    closing = text.rstrip("#")
+    if len(closing) < len(text) and closing[-1:] in (" ", "\t"):  # a closing run of # after a space or tab
+        text = closing.rstrip(" \t")
+    return text
 
 
 def _section(heading: str) -> str:
@@ -131,11 +155,14 @@ def read_json(data: bytes, reading: Reading) -> None:
     stack: list[tuple[str, str, str, object, int]] = [("", "", "", document, 0)]  # path, where, key, value, depth
     while stack:
         path, where, key, value, depth = stack.pop()
+        reading.spend(ITEM_WORK)  # a million empty lists hold no text, and are still work
         if isinstance(value, dict | list):
             if depth >= MAX_JSON_DEPTH:
                 raise _too_deep()
+            # Each key is shortened in the path: a path is copied into every child's, so a 10 MB key above a million
+            # values would be copied a million times (and a person reads the path in a list of sources).
             children = (
-                [(f"{path}.{k}" if path else str(k), str(k), v) for k, v in value.items()]
+                [(f"{path}.{_in_path(str(k))}" if path else _in_path(str(k)), str(k), v) for k, v in value.items()]
                 if isinstance(value, dict)
                 else [(f"{path}[{i}]", "", v) for i, v in enumerate(value)]
             )
@@ -143,6 +170,10 @@ def read_json(data: bytes, reading: Reading) -> None:
         elif value is not None:
             shown = ("true" if value else "false") if isinstance(value, bool) else str(value)
             reading.block(f"{key}: {shown}" if key else shown, where)
+
+
+def _in_path(key: str) -> str:
+    return key if len(key) <= WHERE_CHARS else key[: WHERE_CHARS - 1] + "\u2026"
 
 
 def _too_deep() -> ExtractionFailed:

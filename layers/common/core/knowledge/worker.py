@@ -51,15 +51,26 @@ class Rebuilt:
     written: bool  # False: nothing changed, no index written
 
 
-def _extracted(data: bytes, content_type: str, *, max_chars: int) -> list[tuple[str, str]]:
-    deadline = time.monotonic() + DOCUMENT_SECONDS
-    return [(p.text, p.where) for p in extract.extract(data, content_type, max_chars=max_chars, deadline=deadline)]
+def _extracted(data: bytes, content_type: str, *, max_chars: int, clock: Callable[[], float]) -> list[tuple[str, str]]:
+    # The readers check this deadline every few thousand characters of work, inside one huge line too: a hostile
+    # document ends failed ("took too long to read") within DOCUMENT_SECONDS, and the rest of the agent's items and
+    # of the batch's agents are read after it.
+    deadline = clock() + DOCUMENT_SECONDS
+    found = extract.extract(data, content_type, max_chars=max_chars, deadline=deadline, clock=clock)
+    return [(p.text, p.where) for p in found]
 
 
 class KnowledgeWorker:
-    def __init__(self, store: KnowledgeSources, *, plan_chars: Callable[[str], int]):
+    def __init__(
+        self,
+        store: KnowledgeSources,
+        *,
+        plan_chars: Callable[[str], int],
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self._store = store
         self._plan_chars = plan_chars  # a workspace's owner's plan: characters indexed per agent
+        self._clock = clock  # what a document's reading deadline is measured on (a test's own clock)
 
     def rebuild(self, workspace_id: str, agent_id: str, *, time_left: Callable[[], float]) -> Rebuilt:
         for _ in range(ATTEMPTS):
@@ -133,7 +144,7 @@ class KnowledgeWorker:
             error = TOO_LARGE
         else:
             try:
-                passages = _extracted(found[0], item.mime_type or found[1], max_chars=budget)
+                passages = _extracted(found[0], item.mime_type or found[1], max_chars=budget, clock=self._clock)
             except extract.ExtractionFailed as failed:
                 error = failed.reason
         record = {"etag": tag, "limit": budget, "passages": passages, "readAt": now_iso()} | (

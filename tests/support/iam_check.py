@@ -26,7 +26,16 @@ from typing import Any
 
 from botocore.history import BaseHistoryHandler
 
-from tests.support.iam_eval import Statement, UnknownOperation, granting, matches, requests_of
+from tests.support.iam_eval import (
+    ConditionNotEvaluated,
+    ConditionNotUnderstood,
+    Context,
+    Statement,
+    UnknownOperation,
+    granting,
+    matches,
+    requests_of,
+)
 
 calling: ContextVar[str | None] = ContextVar("calling", default=None)  # the logical id of the function running
 
@@ -39,6 +48,9 @@ class PolicyCheck:
     region: str
     account: str
     test: str = ""  # the test running, named in ``used``
+    # Each table's partition key attribute (by physical name): a call's dynamodb:LeadingKeys, for the grants that
+    # hold only for some partitions (iam_policies.partition_keys).
+    partition_keys: dict[str, str] = field(default_factory=dict)
     violations: list[str] = field(default_factory=list)
     used: dict[Grant, str] = field(default_factory=dict)  # each grant some call needed -> the first test that did
     # Told of each grant's first use and of each denial as they happen: a runner's worker writes them out at once.
@@ -51,14 +63,22 @@ class PolicyCheck:
             self._deny(f"{function}: no such function in template.yaml ({service}.{operation})")
             return
         try:
-            requests = requests_of(service, operation, params, self.region, self.account)
+            requests = requests_of(
+                service, operation, params, self.region, self.account, partition_keys=self.partition_keys
+            )
         except UnknownOperation as unknown:
             self._deny(f"{function}: {unknown}")
             return
-        for action, resource in requests:
-            allowing = granting(statements, action, resource)
+        for action, resource, context in requests:
+            try:
+                allowing = granting(statements, action, resource, context)
+            except (ConditionNotEvaluated, ConditionNotUnderstood) as unjudged:  # never taken to hold
+                self._deny(
+                    f"{function}: {action} on {resource} ({service}.{operation}): condition not judged: {unjudged}"
+                )
+                continue
             if not allowing:
-                self._deny(f"{function} may not {action} on {resource} ({service}.{operation})")
+                self._deny(f"{function} may not {action} on {resource}{_keys(context)} ({service}.{operation})")
             for statement in allowing:
                 self._use(function, statement, action, resource)
 
@@ -82,6 +102,11 @@ class PolicyCheck:
     def taken_violations(self) -> list[str]:
         found, self.violations = self.violations, []
         return found
+
+
+def _keys(context: Context) -> str:
+    """The request's condition keys read, named in a denial: which partition or prefix was refused."""
+    return "".join(f" [{k}: {', '.join(v)}]" for k, v in sorted(context.items()) if isinstance(v, tuple))
 
 
 _active: list[PolicyCheck] = []  # the installed check (one per process)

@@ -21,7 +21,7 @@ import pytest
 from stack.template import ACCOUNT_ID, ROOT, TEMPLATE
 from tests.support.iam_check import Grant, PolicyCheck, dump_policies, install
 from tests.support.iam_eval import Statement
-from tests.support.iam_policies import REGION, emulated_resources, function_policies
+from tests.support.iam_policies import REGION, emulated_resources, function_policies, partition_keys
 
 USED = Path(os.environ.get("IAM_CHECK_USED") or ROOT / ".local" / "iam" / "used")  # a nested run: its own
 SITE = ROOT / "tests" / "support" / "iam_site"  # a sitecustomize that installs the check in a runner's workers
@@ -38,7 +38,7 @@ def check() -> PolicyCheck:
     for removal in os.environ.get("IAM_CHECK_REMOVE", "").split():
         function, action = removal.split("=", 1)
         policies[function] = [without(s, action) for s in policies[function]]
-    found = PolicyCheck(policies, REGION, ACCOUNT_ID)
+    found = PolicyCheck(policies, REGION, ACCOUNT_ID, partition_keys=partition_keys(TEMPLATE, emulated_resources()))
     install(found)
     return found
 
@@ -80,6 +80,7 @@ def runner_environment(directory: Path) -> dict[str, str]:
     """What a runner's functions need to judge their own calls: the policies, and where to write what they saw."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "policies.json").write_text(dump_policies(check().policies))
+    (directory / "partition_keys.json").write_text(json.dumps(check().partition_keys))
     return {"IAM_CHECK_DIR": str(directory), "IAM_CHECK_ACCOUNT": ACCOUNT_ID, "PYTHONPATH": str(SITE)}
 
 

@@ -9,8 +9,9 @@ the template's parameters and moto's account. The translation takes about 2 s: i
 on the hashes of the template and of the translating script, and in-process.
 
 AWS-managed policies are not in the template: the ones it attaches are written out below as AWS publishes them, and
-any other raises, so a new one is read before it is trusted. Statements keep their Condition unevaluated
-(tests/support/iam_eval.py).
+any other raises, so a new one is read before it is trusted. Statements keep their Condition, which
+tests/support/iam_eval.py evaluates; ``partition_keys`` gives it each table's partition key, to read a call's
+``dynamodb:LeadingKeys``.
 """
 
 from __future__ import annotations
@@ -61,6 +62,18 @@ def emulated_resources(template_path: Path = TEMPLATE, stack_name: str = "local"
     stack = Stack(load(template_path), stack_name)
     kinds = {"AWS::DynamoDB::Table", "AWS::S3::Bucket", "AWS::SQS::Queue", "AWS::SecretsManager::Secret"}
     return {name: stack.physical_name(name) for name, res in stack.resources.items() if res["Type"] in kinds}
+
+
+def partition_keys(template_path: Path = TEMPLATE, resources: dict[str, str] | None = None) -> dict[str, str]:
+    """Each table's partition key attribute (its KeySchema's HASH), by the physical name ``resources`` gives it."""
+    names = emulated_resources(template_path) if resources is None else resources
+    found = {}
+    for logical, res in load(template_path)["Resources"].items():
+        if res["Type"] == "AWS::DynamoDB::Table" and logical in names:
+            schema = res["Properties"]["KeySchema"]
+            (hash_key,) = (k["AttributeName"] for k in schema if k["KeyType"] == "HASH")
+            found[names[logical].rsplit("/", 1)[-1]] = hash_key  # a name, or the table's ARN: its name
+    return found
 
 
 def transformed(template_path: Path = TEMPLATE) -> dict[str, Any]:

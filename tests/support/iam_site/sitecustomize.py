@@ -24,8 +24,9 @@ def _install(directory: str) -> None:
 
     policies = load_policies((Path(directory) / "policies.json").read_text())
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+    partition_keys = json.loads((Path(directory) / "partition_keys.json").read_text())
     check = PolicyCheck(
-        policies, region, os.environ["IAM_CHECK_ACCOUNT"],
+        policies, region, os.environ["IAM_CHECK_ACCOUNT"], partition_keys=partition_keys,
         on_use=lambda grant, _: write({"grant": grant}), on_denied=lambda denied: write({"denied": denied}),
     )  # fmt: skip
     install(check, process_function=function)

@@ -1,12 +1,14 @@
 """Evaluating the template's IAM policies ourselves (tests/support/iam_policies.py, iam_eval.py).
 
 moto checks DynamoDB, Secrets Manager and SES against ``*`` and a transaction as one action; these tests pin the
-evaluator that will judge each function's calls instead: IAM's wildcard and Deny rules, the per-item and per-key
-requests AWS authorizes, and, against the real template as SAM expands it, what a few functions may and may not do.
+evaluator that will judge each function's calls instead: IAM's wildcard and Deny rules, the conditions the template
+uses (``dynamodb:LeadingKeys``, ``s3:prefix``), the per-item and per-key requests AWS authorizes, and, against the
+real template as SAM expands it, what a few functions may and may not do.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 from functools import cache
 from typing import Any
@@ -15,13 +17,24 @@ import pytest
 
 from stack.template import ACCOUNT_ID, TEMPLATE, Stack, load
 from tests.support import iam_policies
-from tests.support.iam_eval import Statement, UnknownOperation, allowed, granting, matches, requests_of
-from tests.support.iam_policies import emulated_resources, function_policies
+from tests.support.iam_eval import (
+    ConditionNotEvaluated,
+    ConditionNotUnderstood,
+    Statement,
+    UnknownOperation,
+    allowed,
+    granting,
+    matches,
+    requests_of,
+)
+from tests.support.iam_policies import emulated_resources, function_policies, partition_keys
 
 REGION = "us-east-1"
 NAMES = emulated_resources()
 MAIN, LEDGER, KEYS, RATES = (NAMES[t] for t in ("MainTable", "LedgerTable", "ApiKeysTable", "RateLimitsTable"))
 BUCKET = NAMES["ContentBucket"]
+# The template's tables by their emulated names, and the made-up tables of these tests, keyed on ``pk``.
+PARTITIONS = partition_keys(TEMPLATE, NAMES) | dict.fromkeys(("A", "B", "a", "b", "t"), "pk")
 QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/{NAMES['PurgeQueue']}"
 
 
@@ -34,9 +47,24 @@ def table(name: str) -> str:
 
 
 def permitted(statements: list[Statement], service: str, operation: str, **params: Any) -> bool:
-    """Whether every request AWS authorizes for this call is allowed."""
-    requests = requests_of(service, operation, params, REGION, ACCOUNT_ID)
-    return all(allowed(statements, action, resource) for action, resource in requests)
+    """Whether every request AWS authorizes for this call is allowed, its condition keys included."""
+    requests = requests_of(service, operation, params, REGION, ACCOUNT_ID, partition_keys=PARTITIONS)
+    return all(allowed(statements, *request) for request in requests)
+
+
+def pairs(service: str, operation: str, params: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (action, resource) of each request AWS authorizes for this call."""
+    return [(r.action, r.resource) for r in requests_of(service, operation, params, REGION, ACCOUNT_ID)]
+
+
+def leading_keys(operation: str, **params: Any) -> list[Any]:
+    """The ``dynamodb:LeadingKeys`` of each request of a DynamoDB call (None: not sent)."""
+    requests = requests_of("dynamodb", operation, params, REGION, ACCOUNT_ID, partition_keys=PARTITIONS)
+    return [r.context.get("dynamodb:leadingkeys") for r in requests]
+
+
+def s(value: str) -> dict[str, str]:
+    return {"S": value}
 
 
 # --- IAM's matching and evaluation ---
@@ -75,11 +103,113 @@ def test_not_action_and_not_resource_invert_their_match() -> None:
     assert not allowed([everything_but], "s3:GetObject", "arn:aws:s3:::secret/x")
 
 
-def test_a_condition_is_kept_but_not_evaluated() -> None:
+def test_a_condition_is_kept_and_evaluated() -> None:
     listing = allow("s3:ListBucket", "arn:aws:s3:::b", Condition={"StringLike": {"s3:prefix": "workspaces/*"}})
     assert listing.condition == '{"StringLike": {"s3:prefix": "workspaces/*"}}'
-    # Any prefix passes: conditions are taken to apply (documented as not judged).
-    assert permitted([listing], "s3", "ListObjectsV2", Bucket="b", Prefix="elsewhere/")
+    assert permitted([listing], "s3", "ListObjectsV2", Bucket="b", Prefix="workspaces/w1/")
+    assert not permitted([listing], "s3", "ListObjectsV2", Bucket="b", Prefix="elsewhere/")
+    assert not permitted([listing], "s3", "ListObjectsV2", Bucket="b")  # no Prefix: the key is not sent
+    assert not permitted([listing], "s3", "HeadBucket", Bucket="b")
+    # A conditioned Deny denies only where its condition holds.
+    fence = allow("s3:ListBucket", "arn:aws:s3:::b", effect="Deny", Condition={"StringLike": {"s3:prefix": "secret/*"}})
+    assert permitted([allow("s3:ListBucket", "arn:aws:s3:::b"), fence], "s3", "ListObjectsV2", Bucket="b", Prefix="x/")
+    assert not permitted([allow("s3:*", "*"), fence], "s3", "ListObjectsV2", Bucket="b", Prefix="secret/a")
+
+
+LIKE_INVITE = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["invite-*"]}}
+ITEM_ACTIONS = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
+                "dynamodb:ConditionCheckItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:BatchGetItem",
+                "dynamodb:BatchWriteItem"]  # fmt: skip
+
+
+def test_leading_keys_are_the_partition_of_each_item_a_call_touches() -> None:
+    assert leading_keys("GetItem", TableName="t", Key={"pk": s("invite-ws#w1"), "sk": s("x")}) == [("invite-ws#w1",)]
+    assert leading_keys("PutItem", TableName="t", Item={"pk": {"N": "7"}, "n": s("y")}) == [("7",)]
+    assert leading_keys("UpdateItem", TableName="t", Key={"pk": "plain"}) == [("plain",)]  # a resource's values
+    assert leading_keys("DeleteItem", TableName="t", Key={"pk": s("a")}) == [("a",)]
+    named = {"KeyConditionExpression": "(#p = :v) AND begins_with(sk, :s)", "ExpressionAttributeNames": {"#p": "pk"},
+             "ExpressionAttributeValues": {":v": s("USAGE#w1"), ":s": s("2024")}}  # fmt: skip
+    assert leading_keys("Query", TableName="t", **named) == [("USAGE#w1",)]
+    between = {"KeyConditionExpression": "sk BETWEEN :a AND :b AND :p = pk",
+               "ExpressionAttributeValues": {":a": s("1"), ":b": s("2"), ":p": s("USAGE#w2")}}  # fmt: skip
+    assert leading_keys("Query", TableName="t", **between) == [("USAGE#w2",)]
+    legacy = {"KeyConditions": {"pk": {"AttributeValueList": [s("k")], "ComparisonOperator": "EQ"}}}
+    assert leading_keys("Query", TableName="t", **legacy) == [("k",)]
+    assert leading_keys("Scan", TableName="t") == [None]  # no partition: not sent
+    batch = {"t": {"Keys": [{"pk": s("a")}, {"pk": s("b")}]}, "A": {"Keys": [{"pk": s("c")}]}}
+    assert leading_keys("BatchGetItem", RequestItems=batch) == [("a", "b"), ("c",)]
+    writes = [{"PutRequest": {"Item": {"pk": s("a"), "v": s("1")}}}, {"DeleteRequest": {"Key": {"pk": s("b")}}}]
+    assert leading_keys("BatchWriteItem", RequestItems={"t": writes}) == [("a", "b")]
+    items = [
+        {"Put": {"TableName": "t", "Item": {"pk": s("a")}}},
+        {"ConditionCheck": {"TableName": "t", "Key": {"pk": s("b")}, "ConditionExpression": "x"}},
+        {"Update": {"TableName": "t", "Key": {"pk": s("c")}}},
+        {"Delete": {"TableName": "A", "Key": {"pk": s("d")}}},
+    ]
+    assert leading_keys("TransactWriteItems", TransactItems=items) == [("a",), ("b",), ("c",), ("d",)]  # fmt: skip
+
+
+def test_a_leading_keys_grant_allows_its_partitions_only_and_every_item_must_be_one() -> None:
+    grant = allow(ITEM_ACTIONS, table("t"), Condition=LIKE_INVITE)
+    mine, theirs = {"pk": s("invite-to#ab12")}, {"pk": s("USER#u1")}
+    for operation, params in (("GetItem", {"Key": mine}), ("UpdateItem", {"Key": mine}), ("PutItem", {"Item": mine}),
+                              ("DeleteItem", {"Key": mine})):  # fmt: skip
+        assert permitted([grant], "dynamodb", operation, TableName="t", **params), operation
+        other = dict.fromkeys(params, theirs)
+        assert not permitted([grant], "dynamodb", operation, TableName="t", **other), operation
+    query = {"KeyConditionExpression": "pk = :pk", "TableName": "t"}
+    assert permitted([grant], "dynamodb", "Query", **query, ExpressionAttributeValues={":pk": s("invite-ws#w")})
+    assert not permitted([grant], "dynamodb", "Query", **query, ExpressionAttributeValues={":pk": s("USER#u1")})
+    assert not permitted([grant], "dynamodb", "Scan", TableName="t")  # every partition: refused (module docstring)
+    assert permitted([grant], "dynamodb", "BatchGetItem", RequestItems={"t": {"Keys": [mine, mine]}})
+    assert not permitted([grant], "dynamodb", "BatchGetItem", RequestItems={"t": {"Keys": [mine, theirs]}})
+    mixed = [{"PutRequest": {"Item": mine}}, {"DeleteRequest": {"Key": theirs}}]
+    assert not permitted([grant], "dynamodb", "BatchWriteItem", RequestItems={"t": mixed})
+    checked = [{"Put": {"TableName": "t", "Item": mine}}, {"ConditionCheck": {"TableName": "t", "Key": theirs}}]
+    assert permitted([grant], "dynamodb", "TransactWriteItems", TransactItems=checked[:1])
+    assert not permitted([grant], "dynamodb", "TransactWriteItems", TransactItems=checked)
+    # StringEquals is exact, and ForAnyValue needs one item of the partitions only.
+    exact = allow("dynamodb:BatchGetItem", table("t"), Condition={"ForAllValues:StringEquals": {
+        "dynamodb:LeadingKeys": ["invite-*", "USER#u1"]}})  # fmt: skip
+    assert permitted([exact], "dynamodb", "BatchGetItem", RequestItems={"t": {"Keys": [theirs]}})
+    assert not permitted([exact], "dynamodb", "BatchGetItem", RequestItems={"t": {"Keys": [mine]}})
+    some = allow("dynamodb:BatchGetItem", table("t"), Condition={"ForAnyValue:StringLike": {
+        "dynamodb:LeadingKeys": "invite-*"}})  # fmt: skip
+    assert permitted([some], "dynamodb", "BatchGetItem", RequestItems={"t": {"Keys": [mine, theirs]}})
+    assert not permitted([some], "dynamodb", "BatchGetItem", RequestItems={"t": {"Keys": [theirs]}})
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [{"Bool": {"aws:SecureTransport": "true"}}, {"StringLikeIfExists": {"s3:prefix": "a/*"}},
+     {"StringNotLike": {"s3:prefix": "a/*"}}, {"ForAllValues:StringLike": {"dynamodb:Attributes": ["pk"]}},
+     {"StringEquals": {"aws:SourceArn": "arn:aws:events:x"}}, {"ArnEquals": {"aws:SourceArn": "arn:aws:x"}},
+     {"ForSomeValues:StringLike": {"dynamodb:LeadingKeys": ["a"]}}],
+)  # fmt: skip
+def test_a_condition_this_evaluator_does_not_know_is_an_error_not_a_pass(condition: dict[str, Any]) -> None:
+    with pytest.raises(ConditionNotUnderstood):
+        allow("dynamodb:GetItem", table("t"), Condition=condition)
+    built = Statement("Allow", ("dynamodb:GetItem",), (table("t"),), condition=json.dumps(condition))  # not parsed
+    with pytest.raises(ConditionNotUnderstood):
+        permitted([built], "dynamodb", "GetItem", TableName="t", Key={"pk": s("a")})
+
+
+def test_a_key_the_request_holds_but_cannot_be_read_is_an_error_where_a_condition_needs_it() -> None:
+    on_index = allow("dynamodb:Query", table("t") + "/index/*", Condition=LIKE_INVITE)
+    with pytest.raises(ConditionNotEvaluated, match="index"):
+        permitted([on_index], "dynamodb", "Query", TableName="t", IndexName="gsi1", KeyConditionExpression="g = :g",
+                  ExpressionAttributeValues={":g": s("invite-x")})  # fmt: skip
+    grant = allow(ITEM_ACTIONS, table("t"), Condition=LIKE_INVITE)
+    with pytest.raises(ConditionNotEvaluated, match="without a string or number pk"):
+        permitted([grant], "dynamodb", "GetItem", TableName="t", Key={"sk": s("only")})
+    with pytest.raises(ConditionNotEvaluated, match="partition key of table unknown"):
+        permitted([allow("dynamodb:GetItem", table("unknown"), Condition=LIKE_INVITE)], "dynamodb", "GetItem",
+                  TableName="unknown", Key={"pk": s("invite-x")})  # fmt: skip
+    with pytest.raises(ConditionNotEvaluated, match="key condition"):
+        permitted([grant], "dynamodb", "Query", TableName="t", KeyConditionExpression="begins_with(pk, :p)",
+                  ExpressionAttributeValues={":p": s("invite-")})  # fmt: skip
+    # The same unreadable key, where no conditioned statement applies, is not needed: judged as before.
+    assert permitted([allow("dynamodb:GetItem", table("t"))], "dynamodb", "GetItem", TableName="t", Key={})
 
 
 # --- the requests AWS authorizes per call ---
@@ -92,7 +222,7 @@ def test_a_transaction_is_authorized_item_by_item_with_its_own_actions() -> None
         {"Update": {"TableName": "B", "Key": {}, "UpdateExpression": "SET n = :n"}},
         {"Delete": {"TableName": "B", "Key": {}}},
     ]
-    assert requests_of("dynamodb", "TransactWriteItems", {"TransactItems": items}, REGION, ACCOUNT_ID) == [
+    assert pairs("dynamodb", "TransactWriteItems", {"TransactItems": items}) == [
         ("dynamodb:PutItem", table("A")),
         ("dynamodb:ConditionCheckItem", table("A")),
         ("dynamodb:UpdateItem", table("B")),
@@ -106,15 +236,13 @@ def test_a_transaction_is_authorized_item_by_item_with_its_own_actions() -> None
 
 
 def test_batches_are_authorized_once_per_table_and_queries_on_their_index() -> None:
-    requests = requests_of(
-        "dynamodb", "BatchWriteItem", {"RequestItems": {"A": [{}] * 3, "B": [{}]}}, REGION, ACCOUNT_ID
-    )
+    requests = pairs("dynamodb", "BatchWriteItem", {"RequestItems": {"A": [{}] * 3, "B": [{}]}})
     assert requests == [("dynamodb:BatchWriteItem", table("A")), ("dynamodb:BatchWriteItem", table("B"))]
-    assert requests_of("dynamodb", "Query", {"TableName": "A", "IndexName": "byId"}, REGION, ACCOUNT_ID) == [
+    assert pairs("dynamodb", "Query", {"TableName": "A", "IndexName": "byId"}) == [
         ("dynamodb:Query", table("A") + "/index/byId")
     ]
     gets = {"TransactItems": [{"Get": {"TableName": "A", "Key": {}}}]}
-    assert requests_of("dynamodb", "TransactGetItems", gets, REGION, ACCOUNT_ID) == [("dynamodb:GetItem", table("A"))]
+    assert pairs("dynamodb", "TransactGetItems", gets) == [("dynamodb:GetItem", table("A"))]
 
 
 def test_s3_is_authorized_per_key_and_per_version() -> None:
@@ -127,17 +255,17 @@ def test_s3_is_authorized_per_key_and_per_version() -> None:
     assert not permitted(projects, "s3", "ListObjectsV2", Bucket="b", Prefix="workspaces/w1/projects/")
     assert not permitted(projects, "s3", "PutObject", Bucket="b", Key="workspaces/w1/projects/a.json")
     deleting = {"Objects": [{"Key": "workspaces/w1/projects/a"}, {"Key": "workspaces/w1/projects/b", "VersionId": "v"}]}
-    assert requests_of("s3", "DeleteObjects", {"Bucket": "b", "Delete": deleting}, REGION, ACCOUNT_ID) == [
+    assert pairs("s3", "DeleteObjects", {"Bucket": "b", "Delete": deleting}) == [
         ("s3:DeleteObject", "arn:aws:s3:::b/workspaces/w1/projects/a"),
         ("s3:DeleteObjectVersion", "arn:aws:s3:::b/workspaces/w1/projects/b"),
     ]
     copy = {"Bucket": "b", "Key": "to/k", "CopySource": "src/from%20here/k?versionId=v2"}
-    assert requests_of("s3", "CopyObject", copy, REGION, ACCOUNT_ID) == [
+    assert pairs("s3", "CopyObject", copy) == [
         ("s3:PutObject", "arn:aws:s3:::b/to/k"),
         ("s3:GetObjectVersion", "arn:aws:s3:::src/from here/k"),
     ]
     versions = requests_of("s3", "ListObjectVersions", {"Bucket": "b", "Prefix": "w/"}, REGION, ACCOUNT_ID)
-    assert versions == [("s3:ListBucketVersions", "arn:aws:s3:::b")]
+    assert versions == [("s3:ListBucketVersions", "arn:aws:s3:::b", {"s3:prefix": ("w/",)})]
 
 
 def test_a_secret_is_matched_by_its_name_and_the_six_character_suffix() -> None:
@@ -155,7 +283,7 @@ def test_a_secret_is_matched_by_its_name_and_the_six_character_suffix() -> None:
 
 def test_queues_identities_models_and_metrics_name_their_resources() -> None:
     def one(service: str, operation: str, **params: Any) -> tuple[str, str]:
-        (request,) = requests_of(service, operation, params, REGION, ACCOUNT_ID)
+        (request,) = pairs(service, operation, params)
         return request
 
     queue = f"arn:aws:sqs:{REGION}:{ACCOUNT_ID}:q"
@@ -344,14 +472,78 @@ def test_the_purge_worker_deletes_a_workspaces_records_and_versions_and_nothing_
     assert not can(purge, "dynamodb", "DeleteItem", TableName=MAIN, Key={})
     assert not can(purge, "dynamodb", "TransactWriteItems", TransactItems=[_write("Delete", MAIN)])
     # The ledger and the rate-limits table: under a condition on the leading keys, the workspace's usage days and its
-    # keys' window items only, never an account's ledger (conditions are kept, not judged: checked as written).
-    usage = {s.condition for s in real_policies()[purge] if any(r.endswith(f"table/{LEDGER}") for r in s.resources)}
-    windows = {s.condition for s in real_policies()[purge] if any(r.endswith(f"table/{RATES}") for r in s.resources)}
-    assert usage == {'{"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["USAGE#*"]}}'}
-    assert windows == {'{"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["key#*"]}}'}
-    assert not can(purge, "dynamodb", "DeleteItem", TableName=LEDGER, Key={})
+    # keys' window items only, never an account's ledger nor another limiter's counters.
+    days = [{"DeleteRequest": {"Key": {"pk": s("USAGE#w1"), "sk": s(f"2024-01-0{d}")}}} for d in (1, 2)]
+    account = {"DeleteRequest": {"Key": {"pk": s("ACCT#u1"), "sk": s("BALANCE")}}}
+    assert can(purge, "dynamodb", "BatchWriteItem", RequestItems={LEDGER: days})
+    assert not can(purge, "dynamodb", "BatchWriteItem", RequestItems={LEDGER: [*days, account]})
+    usage = {"KeyConditionExpression": "pk = :pk", "ProjectionExpression": "pk, sk"}
+    assert can(purge, "dynamodb", "Query", TableName=LEDGER, **usage, ExpressionAttributeValues={":pk": s("USAGE#w1")})
+    assert not can(purge, "dynamodb", "Query", TableName=LEDGER, **usage,
+                   ExpressionAttributeValues={":pk": s("ACCT#u1")})  # fmt: skip
+    windows = [{"DeleteRequest": {"Key": {"pk": s(f"key#k1{shard}")}}} for shard in ("", "#shard1")]
+    assert can(purge, "dynamodb", "BatchWriteItem", RequestItems={RATES: windows})
+    mail = {"DeleteRequest": {"Key": {"pk": s("mail-to#ab12")}}}
+    assert not can(purge, "dynamodb", "BatchWriteItem", RequestItems={RATES: [*windows, mail]})
+    assert not can(purge, "dynamodb", "Scan", TableName=LEDGER)
+    # The stored turns' TTLs after a retention change: the agents' conversations partitions only.
+    turn = {"pk": s("AGENT#a1#CONVERSATIONS"), "sk": s("TURN#t1")}
+    assert can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key=turn, UpdateExpression="SET expiresAt = :e")
+    assert not can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("WS#w1"), "sk": s("META")})
+    assert not can(purge, "dynamodb", "DeleteItem", TableName=LEDGER, Key={"pk": s("USAGE#w1")})
     assert not can(purge, "s3", "DeleteObjects", Bucket=BUCKET, Delete={"Objects": [{"Key": "elsewhere/a"}]})
     assert not can(purge, "s3", "GetObject", Bucket=BUCKET, Key=prefix + "projects/a")
+
+
+def test_the_invite_function_reads_and_counts_its_mail_limits_and_no_other_partition() -> None:
+    """Its rate-limits grant holds for invite-* items only: a read of another partition of the same table (a magic
+    link's counter, an API key's window) is refused, as AWS refuses it."""
+    invite = "PortalInvitationCreateFunction"
+    for counter in ("invite-ws#w1", "invite-pair#" + "cd" * 32, "invite-to#" + "ab" * 32):
+        assert can(invite, "dynamodb", "GetItem", TableName=RATES, Key={"pk": s(counter)}, ConsistentRead=True)
+        counted = {"Key": {"pk": s(counter)}, "UpdateExpression": "ADD n :one"}
+        assert can(invite, "dynamodb", "UpdateItem", TableName=RATES, **counted)
+    for elsewhere in ("USER#u1", "mail-to#ab12", "key#k1", "xinvite-ws#w1"):
+        assert not can(invite, "dynamodb", "GetItem", TableName=RATES, Key={"pk": s(elsewhere)}), elsewhere
+        assert not can(invite, "dynamodb", "UpdateItem", TableName=RATES, Key={"pk": s(elsewhere)}), elsewhere
+    assert not can(invite, "dynamodb", "PutItem", TableName=RATES, Item={"pk": s("invite-ws#w1")})  # not granted
+
+
+@pytest.mark.parametrize("function", ["PortalKeyUsageFunction", "PortalAgentUsageFunction"])
+def test_the_usage_endpoints_query_a_workspaces_usage_and_never_an_accounts_ledger(function: str) -> None:
+    days = {"KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last"}
+    values = {":first": s("2024-01-01"), ":last": s("2024-01-31")}
+    assert can(function, "dynamodb", "Query", TableName=LEDGER, **days,
+               ExpressionAttributeValues=values | {":pk": s("USAGE#w1")})  # fmt: skip
+    assert not can(function, "dynamodb", "Query", TableName=LEDGER, **days,
+                   ExpressionAttributeValues=values | {":pk": s("ACCT#u1")})  # fmt: skip
+    assert not can(function, "dynamodb", "Scan", TableName=LEDGER)
+
+
+def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
+    """A call of ``operation`` on table ``name`` that reads or writes the one partition ``partition``."""
+    key = {"pk": s(partition)}
+    if operation == "Query":
+        values = {":pk": key["pk"]}
+        return {"TableName": name, "KeyConditionExpression": "pk = :pk", "ExpressionAttributeValues": values}
+    if operation == "BatchWriteItem":
+        return {"RequestItems": {name: [{"DeleteRequest": {"Key": key}}]}}
+    if operation == "BatchGetItem":
+        return {"RequestItems": {name: {"Keys": [key]}}}
+    return {"TableName": name, "Item" if operation == "PutItem" else "Key": key}
+
+
+def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
+    """The template's six grants on leading keys: each allows a partition its pattern names and refuses any other."""
+    conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
+    assert len(conditioned) == 6, conditioned
+    for function, statement in conditioned:
+        (pattern,) = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+        name = statement.resources[0].rsplit("/", 1)[-1]
+        for action in statement.actions:
+            operation = action.split(":")[1]
+            assert can(function, "dynamodb", operation, **_touching(operation, name, pattern.replace("*", "x1")))
+            assert not can(function, "dynamodb", operation, **_touching(operation, name, "NOT#" + pattern)), action
 
 
 def test_chat_may_invoke_only_its_parameters_model() -> None:

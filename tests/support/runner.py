@@ -112,7 +112,8 @@ class LocalService:
 # their workspaces would spend the invitation budgets (5 an hour per address). Test runners get larger ones; the
 # throttles' own tests pass ``sign_in_limits={}`` to run with the deployed defaults.
 GENEROUS_MAIL = {"MAGIC_LINK_PER_IP": "10000", "MAGIC_LINK_PER_ADDRESS": "1000",
-                 "INVITATIONS_PER_WORKSPACE": "10000", "INVITATIONS_PER_ADDRESS": "1000"}  # fmt: skip
+                 "INVITATIONS_PER_WORKSPACE": "10000", "INVITATIONS_PER_ADDRESS": "1000",
+                 "INVITATIONS_TO_ADDRESS": "1000"}  # fmt: skip
 
 
 def started_service(

@@ -392,7 +392,8 @@ def test_a_demotion_or_removal_racing_the_acceptance_is_caught_by_the_acceptance
 
 
 def generous(monkeypatch: pytest.MonkeyPatch, **limits: int) -> None:
-    """Invitation mail limits set for a test (``per_workspace``, ``per_address``), the providers made afresh."""
+    """Invitation mail limits set for a test (``per_workspace``, ``per_address``, ``to_address``), the providers
+    made afresh."""
     from core.platform import providers as platform_providers
 
     for name, value in limits.items():
@@ -415,9 +416,46 @@ def test_invitation_mail_to_one_address_is_throttled_and_says_so(studio: Studio)
     assert link_token(studio.portal, "flooded@example.com") == token
     who = studio.portal.sign_in("flooded@example.com")
     assert accept(studio.portal, who, token).status == 200  # the refused renewal killed no link
-    # The address's limit holds across workspaces: another workspace's owner cannot mail it either.
-    other = Studio.open(studio.portal, email="other-owner@example.com")
-    assert_error(other.call(INVITE, body={"email": "flooded@example.com", "role": "member"}), 429, "RATE_LIMITED")
+
+
+def test_a_strangers_invitations_do_not_block_another_workspaces(studio: Studio) -> None:
+    """Issue 38, hole 4: a free account invites the victim company's new hire five times, its own limit for that
+    address; the company's invitation still goes through, is mailed and accepted."""
+    attacker = Studio.open(studio.portal, email="attacker@example.net", plan="free", name="Spam")
+    for _ in range(5):
+        invite(attacker, "newhire@victim.example")
+    victims = studio.call(INVITE, body={"email": "newhire@victim.example", "role": "member"})
+    assert victims.status == 201, victims.body
+    refused = attacker.call(INVITE, body={"email": "newhire@victim.example", "role": "member"})
+    assert_error(refused, 429, "RATE_LIMITED")  # the attacker's own limit for that address
+    assert "This workspace has sent that address 5 invitations in 60 minutes" in refused.json()["error"]
+    assert len(studio.portal.mails("newhire@victim.example")) == 6
+    hire = studio.portal.sign_in("newhire@victim.example")
+    answer = accept(studio.portal, hire, link_token(studio.portal, "newhire@victim.example"))
+    assert answer.status == 200 and answer.json()["workspace"]["id"] == studio.workspace_id
+
+
+def test_the_address_bound_across_workspaces_still_stops_a_flood_from_many(studio: Studio) -> None:
+    """Twenty mails an hour to one address from all workspaces together: four workspaces at their own limit of five
+    reach it, and a fifth workspace's first invitation is refused. Requests a workspace's own limit refused spent
+    nothing of the address's bound."""
+    flooders = [studio] + [Studio.open(studio.portal, email=f"flood{n}@example.net", plan="free") for n in range(4)]
+    for n, flooder in enumerate(flooders[:4]):
+        for _ in range(5):
+            invite(flooder, "target@example.org")
+        if n == 0:  # over its own limit: refused before the address's bound is counted
+            for _ in range(3):
+                assert_error(flooder.call(INVITE, body={"email": "target@example.org", "role": "member"}), 429,
+                             "RATE_LIMITED")  # fmt: skip
+    refused = flooders[4].call(INVITE, body={"email": "target@example.org", "role": "member"})
+    assert_error(refused, 429, "RATE_LIMITED")
+    assert (
+        "That address has been sent 20 invitations in 60 minutes by all workspaces together" in refused.json()["error"]
+    )
+    assert 0 < int(refused.header("Retry-After") or 0) <= 3600 + 60
+    assert len(studio.portal.mails("target@example.org")) == 20
+    assert flooders[4].ok(INVITATIONS) == {"invitations": []}  # nothing stored for the refused one
+    assert invite(flooders[4], "someone.else@example.org")["email"] == "someone.else@example.org"  # its own budget
 
 
 def test_invitation_mail_of_one_workspace_is_throttled(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -435,5 +473,5 @@ def test_the_invitation_throttle_keeps_no_address_in_the_rate_table(studio: Stud
     invite(studio, "Private.Invitee@Example.com")
     rows = studio.portal.aws.dynamodb.scan(TableName=get_settings().rate_limits_table)["Items"]
     subjects = sorted(row["pk"]["S"].split("#")[0] for row in rows if row["pk"]["S"].startswith("invite-"))
-    assert subjects == ["invite-to", "invite-ws"]
+    assert subjects == ["invite-pair", "invite-to", "invite-ws"]
     assert "private.invitee" not in repr(rows).lower() and "example.com" not in repr(rows).lower()

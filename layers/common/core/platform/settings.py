@@ -103,10 +103,12 @@ class Settings(BaseModel):
     magic_link_per_address: int = Field(5, alias="MAGIC_LINK_PER_ADDRESS", ge=1)
     magic_link_per_ip: int = Field(30, alias="MAGIC_LINK_PER_IP", ge=1)
     magic_link_limit_minutes: int = Field(15, alias="MAGIC_LINK_LIMIT_MINUTES", ge=1)
-    # Invitation mail sent at most this often in any rolling INVITATION_LIMIT_MINUTES, per workspace and per invited
-    # address (across workspaces); past that, 429 RATE_LIMITED and nothing stored (docs/decisions.md).
+    # Invitation mail sent at most this often in any rolling INVITATION_LIMIT_MINUTES: per workspace, per workspace
+    # and invited address, and per invited address from all workspaces together (larger than one workspace's, so no
+    # one workspace exhausts it); past one, 429 RATE_LIMITED and nothing stored (docs/decisions.md).
     invitations_per_workspace: int = Field(50, alias="INVITATIONS_PER_WORKSPACE", ge=1)
     invitations_per_address: int = Field(5, alias="INVITATIONS_PER_ADDRESS", ge=1)
+    invitations_to_address: int = Field(20, alias="INVITATIONS_TO_ADDRESS", ge=1)
     invitation_limit_minutes: int = Field(60, alias="INVITATION_LIMIT_MINUTES", ge=1)
     portal_app_url: str = Field("http://localhost:5173", alias="PORTAL_APP_URL")
     # Secure cookies everywhere but plain-http local runs.
@@ -143,6 +145,9 @@ class Settings(BaseModel):
     # A line every so often while the model is silent, so proxies and browsers keep the stream open.
     chat_keepalive_seconds: float = Field(10.0, alias="CHAT_KEEPALIVE_SECONDS", gt=0)
     offline_model_delay_ms: int = Field(30, alias="OFFLINE_MODEL_DELAY_MS", ge=0)
+    # A file the offline model waits for after its first delta when a prompt asks (``[[offline-gate]]``): a test
+    # opens it once it has read that delta, so streaming is shown by order, not by timing. Empty: no gate.
+    offline_model_gate: str = Field("", alias="OFFLINE_MODEL_GATE")
 
     model_config = {"populate_by_name": True, "frozen": True}
 

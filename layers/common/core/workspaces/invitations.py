@@ -8,9 +8,13 @@ expired token, and one presented by another address, are the same 404. Inviting 
 invitation (a new token, the old one dead); inviting a member is 409.
 
 Invitation mail is throttled, as sign-in mail is, so that nobody can use the service to flood an inbox: per
-workspace, and per invited address across every workspace (``InvitationLimits``). Over either, the answer is 429
-``RATE_LIMITED`` with ``Retry-After`` and nothing is stored or mailed; saying so reveals nothing, since the inviter
-named the address (docs/decisions.md, "Invitation mail is throttled").
+workspace, per workspace and invited address, and per invited address from all workspaces together, a larger bound
+no one workspace can reach alone (``InvitationLimits``). Over any, the answer is 429 ``RATE_LIMITED`` with
+``Retry-After`` and nothing is stored or mailed; saying so reveals nothing, since the inviter named the address
+(docs/decisions.md, "Invitation mail is throttled").
+
+An invitation stands only while its inviter could still make it (``MAY_INVITE``): accepting one whose inviter was
+removed or demoted since voids it (404, as a revoked one; audited ``invitation.void``).
 """
 
 from __future__ import annotations
@@ -57,10 +61,12 @@ MAY_INVITE: dict[InvitedRole, tuple[Role, ...]] = {"member": ("owner", "admin"),
 
 @dataclass(frozen=True)
 class InvitationLimits:
-    """Invitation mails allowed in any rolling ``window_seconds``: per workspace, and per address (all workspaces)."""
+    """Invitation mails allowed in any rolling ``window_seconds``: per workspace, per workspace and address, and per
+    address from all workspaces together (``to_address``, larger than ``per_address``: docs/decisions.md)."""
 
     per_workspace: int
     per_address: int
+    to_address: int
     window_seconds: int
 
 
@@ -70,26 +76,26 @@ class InvitationMailThrottle:
     limits: InvitationLimits
 
     def count(self, workspace_id: str, email: str) -> None:
-        """Count one invitation mail; over a limit: ``RateLimited``. The workspace first, so a workspace flooding one
-        address spends its own allowance before the address's; the address is keyed by its hash only."""
+        """Count one invitation mail; over a limit: ``RateLimited``, naming it. In this order, so that a request
+        refused by one limit never spends the ones after it: the workspace's own allowance, then its allowance for
+        this address (so one workspace, a stranger's included, never spends another workspace's), then the address's
+        bound across workspaces, which a workspace reaches only within its own allowance for the address. The
+        address is keyed by a hash only (with the workspace, for the second)."""
         limits, minutes = self.limits, self.limits.window_seconds // 60
-        try:
-            self.limiter.take(f"invite-ws#{workspace_id}", limits.per_workspace, limits.window_seconds)
-        except RateLimited as refused:
-            raise RateLimited(
-                f"This workspace has sent {limits.per_workspace} invitations in {minutes} minutes, "
-                "its limit: try again after Retry-After seconds",
-                headers=refused.headers,
-            ) from None
-        try:
-            self.limiter.take(f"invite-to#{sha256_hex('invitation|' + email)}", limits.per_address,
-                              limits.window_seconds)  # fmt: skip
-        except RateLimited as refused:
-            raise RateLimited(
-                f"That address has been sent {limits.per_address} invitations in {minutes} minutes, "
-                "its limit: try again after Retry-After seconds",
-                headers=refused.headers,
-            ) from None
+        limited = (
+            (f"invite-ws#{workspace_id}", limits.per_workspace,
+             f"This workspace has sent {limits.per_workspace} invitations in {minutes} minutes, its limit"),
+            (f"invite-pair#{sha256_hex(f'invitation|{workspace_id}|{email}')}", limits.per_address,
+             f"This workspace has sent that address {limits.per_address} invitations in {minutes} minutes, its limit"),
+            (f"invite-to#{sha256_hex('invitation|' + email)}", limits.to_address,
+             f"That address has been sent {limits.to_address} invitations in {minutes} minutes by all workspaces "
+             "together, its limit"),
+        )  # fmt: skip
+        for subject, limit, message in limited:
+            try:
+                self.limiter.take(subject, limit, limits.window_seconds)
+            except RateLimited as refused:
+                raise RateLimited(f"{message}: try again after Retry-After seconds", headers=refused.headers) from None
 
 
 def to_invitation(record: InvitationRecord) -> Invitation:

@@ -84,8 +84,9 @@ def invitations() -> InvitationService:
     settings = get_settings()
     store = InvitationStore(aws.dynamodb(), settings.main_table)
     limits = InvitationLimits(
-        settings.invitations_per_workspace, settings.invitations_per_address, settings.invitation_limit_minutes * 60
-    )
+        per_workspace=settings.invitations_per_workspace, per_address=settings.invitations_per_address,
+        to_address=settings.invitations_to_address, window_seconds=settings.invitation_limit_minutes * 60,
+    )  # fmt: skip
     throttle = InvitationMailThrottle(SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
                                       limits)  # fmt: skip
     return InvitationService(access(), store, audit.writes(), identity.mailer, app_url=settings.portal_app_url,

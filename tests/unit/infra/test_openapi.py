@@ -18,6 +18,8 @@ from core.platform.errors import DomainError
 from core.posts.models import FeedQuery
 from stack import openapi
 from stack.openapi import contracts, schemas
+from stack.template import load
+from tests.support import handler_routes
 
 PLANES = tuple(contracts.PLANES)
 REGENERATE = "PYTHONPATH=layers/common .venv/bin/python -m stack.openapi"
@@ -43,14 +45,22 @@ def test_document_is_valid_openapi_3_1(plane: str) -> None:
 
 @pytest.mark.parametrize("plane", PLANES)
 def test_every_template_route_is_an_operation_and_every_operation_a_route(plane: str) -> None:
+    """The document's operations are the template's events, read from the template itself (not through the
+    generator's ``Stack.routes``), and each is the route its handler declares, path and method (not by method only:
+    tests/support/handler_routes.py compares the handler's own ``@app.<method>(path)`` with the event)."""
     document = json.loads(openapi.render(plane))
     documented = {(path, method.upper()) for path, item in document["paths"].items() for method in item}
+    events = [r for r in handler_routes.template_routes(load()) if r.api == contracts.PLANES[plane]]
     routed = {
         (route.path.replace("+}", "}"), route.method)
-        for route in contracts.stack().routes(contracts.PLANES[plane])
+        for route in events
         if route.method != "ANY"  # the fallback's: 404/405 for whatever is not routed
     }
     assert documented == routed
+    declared = {r.function: handler_routes.declared_routes(contracts.handler_module(r.function)) for r in events}
+    assert handler_routes.disagreements(events, declared) == []
+    by_operation = {(op.path, op.method): op.function for op in contracts.operations(plane)}
+    assert by_operation == {(r.path.replace("+}", "}"), r.method): r.function for r in events if r.method != "ANY"}
 
 
 @pytest.mark.parametrize("plane", PLANES)

@@ -1,8 +1,10 @@
 """A streaming function for the tests, written as the real ones will be: Powertools routes, a ``StreamBody``.
 
-- ``GET /ticks?count=&delay=&failAt=&marker=&wait=``: NDJSON lines ``{"n", "t": unix time produced, "pid"}``,
+- ``GET /ticks?count=&delay=&failAt=&marker=&wait=&gate=``: NDJSON lines ``{"n", "t": unix time produced, "pid"}``,
   ``delay`` s apart, after ``wait`` s before answering at all; it raises before line ``failAt``, and its
-  generator's ``finally`` writes ``completed`` or ``closed`` to the file ``marker``.
+  generator's ``finally`` writes ``completed`` or ``closed`` to the file ``marker``. With ``gate`` (a file path)
+  it produces nothing after line 0 until that file exists: a test that opens the gate only once it has read
+  line 0 shows streaming by order, not by timing (buffered, line 0 could not arrive before the rest was made).
 - ``/sized``: a streamed body with its own Content-Length; ``/text`` (also HEAD): a plain str body;
   ``/context``: what the handler sees of its context; ``/boom``: raises before anything is streamed.
 """
@@ -24,10 +26,16 @@ from core.platform.rest.responses import SetCookie
 app = APIGatewayRestResolver()
 
 
-def _ticks(count: int, delay: float, fail_at: int, marker: str | None) -> Iterator[bytes]:
+GATE_POLL_SECONDS = 0.01
+
+
+def _ticks(count: int, delay: float, fail_at: int, marker: str | None, gate: str | None = None) -> Iterator[bytes]:
     completed = False
     try:
         for n in range(count):
+            if n == 1 and gate:
+                while not Path(gate).exists():  # ended by the function's timeout if the gate is never opened
+                    time.sleep(GATE_POLL_SECONDS)
             if n:
                 time.sleep(delay)
             if n == fail_at:
@@ -47,7 +55,7 @@ def ticks() -> Response:
     return Response(
         200,
         content_type="application/x-ndjson",
-        body=StreamBody(_ticks(count, delay, fail_at, query.get("marker"))),
+        body=StreamBody(_ticks(count, delay, fail_at, query.get("marker"), query.get("gate"))),
         headers={"X-Probe": ["one", "two"]},
         cookies=[SetCookie("a=1; Path=/"), SetCookie("b=2; Path=/")],  # written as given, as the plane's are
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator
 from math import ceil
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +185,45 @@ def test_slow_hook_sleeps_before_the_first_delta(sleeps: list[float]) -> None:
 def test_markers_do_not_change_the_answer(sleeps: list[float]) -> None:
     assert reply("Any [[offline-slow]] jazz?") == reply("Any jazz?")
     assert "offline" not in reply("Any [[offline-slow]] jazz?")
+
+
+def test_gate_hook_holds_everything_after_the_first_delta_until_the_gate_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The e2e streaming test's proof rests on this: after the first delta nothing comes until the gate file is
+    there. The model's polls are counted (its sleep is the test's): the third one opens the gate."""
+    gate = tmp_path / "gate"
+    polls: list[float] = []
+
+    def poll(seconds: float) -> None:
+        polls.append(seconds)
+        if len(polls) == 3:
+            gate.touch()
+
+    monkeypatch.setattr(offline, "sleep", poll)
+    stream = OfflineModel(delay_seconds=0, gate=str(gate)).stream(request("Any jazz? [[offline-gate]]"))
+    assert isinstance(next(stream), TextDelta) and polls == [] and not gate.exists()
+    second = next(stream)  # the model waited, polling, until the gate was opened
+    assert isinstance(second, TextDelta) and len(polls) == 3 and gate.exists()
+    rest = list(stream)
+    assert isinstance(rest[-1], Usage) and len(polls) == 3  # once open, never waited again
+    assert "offline" not in "".join(event.text for event in [second, *rest] if isinstance(event, TextDelta))
+
+
+def test_a_gate_never_opened_is_a_model_timeout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    monkeypatch.setattr(offline, "monotonic", lambda: now[0])
+    monkeypatch.setattr(offline, "sleep", lambda seconds: now.__setitem__(0, now[0] + 1))  # each poll: a second
+    stream = OfflineModel(delay_seconds=0, gate=str(tmp_path / "never")).stream(request("Any jazz? [[offline-gate]]"))
+    next(stream)
+    with pytest.raises(ModelError) as raised:
+        next(stream)
+    assert raised.value.code == "MODEL_TIMEOUT" and now[0] == offline.GATE_SECONDS + 1
+
+
+def test_the_gate_marker_without_a_gate_or_a_gate_without_the_marker_waits_for_nothing(
+    tmp_path: Path, sleeps: list[float]
+) -> None:
+    assert reply("Any [[offline-gate]] jazz?") == reply("Any jazz?")
+    gated = OfflineModel(delay_seconds=0, gate=str(tmp_path / "never"))
+    assert isinstance(list(gated.stream(request("Any jazz?")))[-1], Usage) and sleeps == []

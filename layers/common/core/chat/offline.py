@@ -11,13 +11,17 @@ and keep-alive paths end to end through the real local runner:
 - ``[[offline-error]]``: raises ``ModelError("MODEL_UNAVAILABLE")`` after two deltas.
 - ``[[offline-error-before]]``: raises ``ModelError("MODEL_UNAVAILABLE")`` before any delta.
 - ``[[offline-slow]]``: sleeps 1.5 s before the first delta.
+- ``[[offline-gate]]``: after the first delta, waits until the file ``gate`` (``OFFLINE_MODEL_GATE``) exists, at
+  most ``GATE_SECONDS``; with no gate set, the marker does nothing. A test opens the gate once it has read that
+  delta: buffered, the delta could not have reached it, so streaming is shown by order, not by a timing ratio.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from time import sleep
+from pathlib import Path
+from time import monotonic, sleep
 
 from core.chat.model import (
     AgentContext,
@@ -35,6 +39,9 @@ ERROR_MIDWAY = "[[offline-error]]"
 ERROR_BEFORE = "[[offline-error-before]]"
 SLOW = "[[offline-slow]]"
 SLOW_SECONDS = 1.5
+GATE = "[[offline-gate]]"
+GATE_SECONDS = 120.0  # a gate never opened: the model gives up (the turn's own deadline comes first)
+GATE_POLL_SECONDS = 0.01
 WORDS_PER_DELTA = 3
 MAX_CITED = 3
 QUOTE_CHARS = 240  # a passage this short is quoted whole
@@ -53,10 +60,11 @@ _STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 class OfflineModel:
-    def __init__(self, delay_seconds: float = 0.03) -> None:
+    def __init__(self, delay_seconds: float = 0.03, gate: str = "") -> None:
         if delay_seconds < 0:
             raise ValueError("delay_seconds must not be negative")
         self._delay = delay_seconds
+        self._gate = Path(gate) if gate else None
 
     def stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
         last = request.messages[-1] if request.messages else None
@@ -72,9 +80,19 @@ class OfflineModel:
             if index and self._delay:
                 sleep(self._delay)  # so that streaming is observable over HTTP
             yield TextDelta(chunk)
+            if index == 0 and GATE in prompt and self._gate is not None:
+                self._wait_for_gate(self._gate)
             if index == 1 and ERROR_MIDWAY in prompt:
                 raise ModelError("MODEL_UNAVAILABLE")
         yield Usage(input_tokens=estimate_tokens(request_chars(request)), output_tokens=estimate_tokens(len(answer)))
+
+    @staticmethod
+    def _wait_for_gate(gate: Path) -> None:
+        gives_up = monotonic() + GATE_SECONDS
+        while not gate.exists():
+            if monotonic() > gives_up:
+                raise ModelError("MODEL_TIMEOUT")
+            sleep(GATE_POLL_SECONDS)
 
 
 def compose_answer(context: AgentContext, prompt: str, *, first_turn: bool) -> str:

@@ -22,7 +22,7 @@ def model() -> ChatModel:
     if settings.chat_model == "offline":
         from core.chat.offline import OfflineModel
 
-        return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000)
+        return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000, gate=settings.offline_model_gate)
     from core.chat.bedrock import BedrockModel
 
     return BedrockModel(aws.bedrock_runtime(), settings.bedrock_model_id)

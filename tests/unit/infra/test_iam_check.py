@@ -8,10 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from stack.template import ACCOUNT_ID, ROOT
+from stack.template import ACCOUNT_ID, ROOT, TEMPLATE
 from tests.support.iam_check import PolicyCheck, dump_policies, load_policies
 from tests.support.iam_eval import Statement
 from tests.support.iam_plugin import without
+from tests.support.iam_policies import emulated_resources, function_policies, partition_keys
 
 TABLE = f"arn:aws:dynamodb:us-east-1:{ACCOUNT_ID}:table/main"
 READ = Statement("Allow", ("dynamodb:GetItem", "dynamodb:Query"), (TABLE, f"{TABLE}/index/*"), policy="Read")
@@ -39,6 +40,26 @@ def test_a_call_outside_the_policy_is_recorded_not_raised() -> None:
         "Reader: kinesis.PutRecord: which IAM action and resource AWS checks is not known here",
     ]
     assert check.used == {}
+
+
+def test_a_call_outside_a_grants_partitions_is_a_violation_naming_the_partition() -> None:
+    """The check the suites run (tests/support/iam_plugin.py): the invite function's real policy, its rate-limits grant
+    held to invite-* items; a read of a user's partition of that table is denied, its own partition allowed."""
+    names = emulated_resources()
+    rates = names["RateLimitsTable"]
+    invite = "PortalInvitationCreateFunction"
+    check = PolicyCheck({invite: function_policies(TEMPLATE, names)[invite]}, "us-east-1", ACCOUNT_ID, test="t::one",
+                        partition_keys=partition_keys(TEMPLATE, names))  # fmt: skip
+    check.judge(invite, "dynamodb", "GetItem", {"TableName": rates, "Key": {"pk": {"S": "invite-ws#w1"}}})
+    assert check.taken_violations() == []
+    check.judge(invite, "dynamodb", "GetItem", {"TableName": rates, "Key": {"pk": {"S": "USER#u1"}}})
+    table = f"arn:aws:dynamodb:us-east-1:{ACCOUNT_ID}:table/{rates}"
+    assert check.taken_violations() == [
+        f"{invite} may not dynamodb:GetItem on {table} [dynamodb:leadingkeys: USER#u1] (dynamodb.GetItem)"
+    ]
+    check.judge(invite, "dynamodb", "GetItem", {"TableName": rates, "Key": {"sk": {"S": "no partition key"}}})
+    (unjudged,) = check.taken_violations()  # recorded, not raised, and never taken to hold
+    assert unjudged.startswith(f"{invite}: dynamodb:GetItem on {table} (dynamodb.GetItem): condition not judged")
 
 
 def test_removing_an_action_leaves_the_rest_of_the_statement() -> None:

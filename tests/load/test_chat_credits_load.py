@@ -28,7 +28,6 @@ from tests.support.load import (
     owner_on_plan,
     received,
     shoot,
-    xfail_if_dropped,
 )
 from tests.support.runner import LocalService, portal
 
@@ -84,10 +83,11 @@ def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalServic
     paid = time.monotonic() - started
     print(f"\nchat: {TURNS} concurrent turns, {AFFORDABLE} credits: cold refusals {cold:.2f}s, paid burst {paid:.2f}s")
 
-    answered = received(shots)
+    answered = received(shots)  # a turn whose connection was refused reached no function: it changed nothing
     streamed = [s for s in answered if s.status == 200]
     refused = [s for s in answered if s.status != 200]
-    assert len(streamed) <= AFFORDABLE, [(s.status, s.body[:80]) for s in shots]
+    # Exactly the affordable turns stream: fewer only if fewer than that were answered at all.
+    assert len(streamed) == min(AFFORDABLE, len(answered)), [(s.status, s.body[:80]) for s in shots]
     for shot in streamed:
         events = lines(shot)
         assert shot.headers["content-type"] == "application/x-ndjson"
@@ -97,12 +97,11 @@ def test_exactly_the_affordable_turns_stream_and_are_billed(service: LocalServic
         assert shot.headers["content-type"].startswith("application/json")
         assert (shot.status, set(shot.json()), shot.code()) == (402, {"error", "code"}, "INSUFFICIENT_CREDITS")
 
-    assert balance(service, owner) == {"available": 0, "held": 0, "total": 0}
+    left = AFFORDABLE - len(streamed)
+    assert balance(service, owner) == {"available": left, "held": 0, "total": left}
     turn_ids = {lines(s)[0]["turnId"] for s in streamed}
     billed = entries(dynamodb, owner.user_id, "llm")
-    assert turn_ids <= {e["refId"] for e in billed}  # every turn that streamed was billed...
-    assert [e["amountCredits"] for e in billed] == [-1] * AFFORDABLE  # ...and exactly the affordable ones, once
+    assert turn_ids == {e["refId"] for e in billed}  # every turn that streamed was billed, and no other...
+    assert [e["amountCredits"] for e in billed] == [-1] * len(streamed)  # ...once each
     assert holds(dynamodb, owner.user_id) == []
     assert_consistent(dynamodb, owner.user_id)
-    xfail_if_dropped(shots, "concurrent chat turns")
-    assert len(streamed) == AFFORDABLE  # with every answer seen: the billed turns are the streamed ones

@@ -21,7 +21,6 @@ from tests.support.load import (
     received,
     shoot,
     warm,
-    xfail_if_dropped,
 )
 from tests.support.runner import LocalService, portal
 
@@ -66,4 +65,3 @@ def test_one_idempotency_key_mints_one_key(service: LocalService) -> None:
     again = mint()
     assert again.status == 201 and (again.json()["key"]["id"], again.json()["key"]["key"]) == (key_id, raw)
     assert len(portal(service, "GET", path, owner.jwt).json()["keys"]) == 1
-    xfail_if_dropped(shots, "concurrent mints")

@@ -22,7 +22,7 @@ import pytest
 
 from local.containers.capacity import CONTAINER_MEMORY, PoolLimits
 from stack.process_tree import descendants, rss_bytes
-from tests.support.load import DROPPED, Shot, bearer, burst, shoot
+from tests.support.load import REFUSED, Shot, bearer, burst, shoot
 from tests.support.runner import LocalService, sign_in
 
 pytestmark = pytest.mark.load
@@ -52,7 +52,8 @@ def test_32_clients_on_feed_portal_and_chat_each_get_an_answer(service: LocalSer
     by_kind = {kind: shots[index :: len(kinds)] for index, kind in enumerate(kinds)}
     summary = {kind: sorted((s.status, s.code()) for s in found) for kind, found in by_kind.items()}
 
-    assert not [s.error for s in shots if s.status == DROPPED], summary  # every request got an HTTP answer
+    # Every request got an HTTP answer: no connection refused (a timeout or a reset fails in ``shoot`` itself).
+    assert not [s.error for s in shots if s.status == REFUSED], summary
     shed = [s for s in shots if s.status in (429, 503)]
     assert all(s.headers.get("retry-after", "").isdigit() for s in shed), summary
     assert {s.status for s in shots} <= {200, 429, 503}, summary  # never a 502: no function ran out of time

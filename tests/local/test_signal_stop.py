@@ -23,13 +23,15 @@ import pytest
 
 from local.gateway.http_server import DRAIN_SECONDS
 from stack.process import RunnerProcess
-from tests.support.load import DROPPED, shoot
+from tests.support.load import REFUSED, BrokenExchange, shoot
 from tests.support.signal_storm import Stormed, storm
 
 ROUNDS = 20  # ~0.5 s each; the Event wait hung in every round (tests/support/signal_storm.py has the numbers)
-STOP_WITHIN = 5.0  # seconds from the first signal to the end of the stormed process's graceful stop (≤ 0.4 s)
+# Hang detectors, not measures (a stop that deadlocks never ends), set far past what a busy machine takes:
+STOP_WITHIN = 30.0  # seconds from the first signal to the end of the stormed process's graceful stop (≤ 0.4 s)
 RUNNER_ROUNDS = 3
-RUNNER_STOP_WITHIN = DRAIN_SECONDS + 10  # the drain's bound, and the rest of the stop (~2 s) with room to spare
+BROKEN = -1  # a client's request cut off by the runner (stopping): no HTTP answer
+RUNNER_STOP_WITHIN = DRAIN_SECONDS + 40  # the drain's bound, and the rest of the stop (~2 s) with room to spare
 CLIENTS = 6
 
 
@@ -50,7 +52,8 @@ def test_the_stop_wait_survives_signal_storms(tmp_path: Path) -> None:
 
 @contextmanager
 def _clients(demo: dict, count: int) -> Iterator[list[int]]:
-    """``count`` clients calling both APIs back to back (functions answer 401/403/404): statuses seen so far."""
+    """``count`` clients calling both APIs back to back (functions answer 401/403/404): statuses seen so far. They are
+    load, not a check: a request the stopping runner cuts off is noted ``BROKEN`` and the client goes on."""
     statuses: list[int] = []
     done = threading.Event()
     calls = [(demo["brainUrl"], "/v1/agent/_whoami"), (demo["portalUrl"], "/api/workspaces")]
@@ -58,7 +61,10 @@ def _clients(demo: dict, count: int) -> Iterator[list[int]]:
     def client(index: int) -> None:
         base, path = calls[index % len(calls)]
         while not done.is_set():
-            statuses.append(shoot(base, "GET", path, headers={"Authorization": "Bearer x"}, timeout=30).status)
+            try:
+                statuses.append(shoot(base, "GET", path, headers={"Authorization": "Bearer x"}, timeout=30).status)
+            except BrokenExchange:
+                statuses.append(BROKEN)
 
     threads = [threading.Thread(target=client, args=(index,), daemon=True) for index in range(count)]
     for thread in threads:
@@ -94,7 +100,7 @@ def test_a_busy_runner_stops_on_every_signal_storm(tmp_path: Path) -> None:
         try:
             with _clients(demo, CLIENTS) as statuses:
                 answering = time.monotonic() + 60  # the first answers wait for the containers' cold starts
-                while not any(status != DROPPED for status in statuses):
+                while not any(status not in (REFUSED, BROKEN) for status in statuses):
                     assert time.monotonic() < answering, f"the runner answered nobody: {statuses[-5:]}"
                     time.sleep(0.1)
                 time.sleep(rng.uniform(0, 1))  # a random moment of its busy life

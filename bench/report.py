@@ -55,6 +55,7 @@ BENCHES = (
     Bench("publish_bundle.py", ("--reads", "20"), 420),
     Bench("knowledge.py", ("--runs", "3", "--turns", "30", "--memory-mb", "20", "100"), 300),
     Bench("knowledge_recall.py", (), 60),
+    Bench("knowledge_isolation.py", ("--runs", "3", "--paragraph-mb", "2"), 120),
     Bench("package_cold_start.py", ("--runs", "3"), 180),
     Bench("stored_conversations.py", ("--turns-per-thread", "20", "--runs", "3"), 600),
 )

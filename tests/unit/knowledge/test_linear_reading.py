@@ -357,3 +357,28 @@ def test_a_cell_spanning_a_billion_columns_is_read_once() -> None:
         for name, content in parts.items():
             new.writestr(name, content)
     assert [p.text for p in extract(out.getvalue(), DOCX, max_chars=PLENTY)] == ["Menu | dish 0"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join(f"Line {n} of the opening hours. Mon-Fri 7:00-18:00 and more words" for n in range(6_000)),
+        " ".join(f"word{n % 97}." if n % 13 == 0 else f"word{n % 89}" for n in range(60_000)),
+        "x" + " " * 300_000 + "y",
+        "\n\n".join("Paragraph " + "lorem ipsum " * (n % 400) for n in range(900)),
+    ],
+    ids=["many-lines", "one-line-of-words", "spaces", "paragraphs"],
+)
+def test_a_huge_block_read_a_segment_at_a_time_gives_the_passages_of_the_whole_block(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert len(text) > 4 * extract_passages.SEGMENT_CHARS
+
+    def passages() -> list[tuple[str, str]]:
+        reading = Reading(max_chars=PLENTY, deadline=None)
+        reading.block(text, "section A")
+        return [(p.text, p.where) for p in reading.finish()]
+
+    segmented = passages()
+    monkeypatch.setattr(extract_passages, "SEGMENT_CHARS", 10**12)  # the whole block at once, as before
+    assert segmented == passages()

@@ -159,6 +159,31 @@ def split_long(text: str, limit: int) -> Iterator[str]:
         yield text[start:end] if start else text
 
 
+# A block longer than this is normalised and cut in segments of at most this many characters, each ending after a
+# line end, else at a space, else hard (a run of 65,536 characters without a space is no word anyone reads).
+SEGMENT_CHARS = 4 * CHECK_EVERY
+
+
+_JOINTS = ("", " ", "\n")  # how two segments' text meet: weakest first
+
+
+def _segments(text: str) -> Iterator[tuple[str, str]]:
+    """``text`` in segments, each with how its normalised text joins the one before: a line end, a space, or
+    nothing (a hard cut inside a run without either)."""
+    start, end, joint = 0, len(text), ""
+    while end - start > SEGMENT_CHARS:
+        stop = start + SEGMENT_CHARS
+        if cut := text.rfind("\n", start, stop) + 1:
+            following = "\n"
+        elif cut := text.rfind(" ", start, stop) + 1:
+            following = " "
+        else:
+            cut, following = stop, ""
+        yield text[start:cut], joint
+        start, joint = cut, following
+    yield (text[start:] if start else text), joint
+
+
 class Reading:
     """The passages of one document so far, against the characters left in the plan and the deadline.
 
@@ -191,16 +216,28 @@ class Reading:
 
     def block(self, text: str, where: str) -> None:
         """A paragraph (lines kept): joined with the blocks before it at the same place while the passage has room."""
-        # Normalising is one linear pass (C speed, ~20 ns a character): spent before it, so a huge block is checked
-        # first; its cutting into pieces is then spent piece by piece.
-        self.spend(len(text) + ITEM_WORK)
-        text = normalise(text)
-        if not text:
-            return
-        if where != self._where:
-            self.flush()
-            self._where = where
-        for piece in split_long(text, PASSAGE_CHARS):
+        self.spend(ITEM_WORK)
+        # A huge block is normalised and cut a segment at a time (each spent before its work): a deadline that
+        # passes inside one 50 MB line is seen within a segment's work, not after the whole line. The last piece of
+        # a segment waits for the next one's text, so pieces are cut as they would be from the whole block.
+        pending, gap = "", ""
+        for segment, joint in _segments(text):
+            self.spend(len(segment))
+            normal = normalise(segment)
+            gap = max(gap, joint, key=_JOINTS.index)  # a segment that normalises to nothing: the stronger joint
+            if not normal:
+                continue
+            pieces = list(split_long(pending + gap + normal if pending else normal, PASSAGE_CHARS))
+            pending, gap = pieces.pop(), ""
+            self._add(pieces, where)
+        if pending:
+            self._add([pending], where)
+
+    def _add(self, pieces: list[str], where: str) -> None:
+        for piece in pieces:
+            if where != self._where:
+                self.flush()
+                self._where = where
             self.spend(len(piece))
             grown = self._size + len(piece) + (1 if self._parts else 0)
             if grown > PASSAGE_CHARS:

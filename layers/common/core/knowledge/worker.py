@@ -66,11 +66,11 @@ class KnowledgeWorker:
         store: KnowledgeSources,
         *,
         plan_chars: Callable[[str], int],
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ):
         self._store = store
         self._plan_chars = plan_chars  # a workspace's owner's plan: characters indexed per agent
-        self._clock = clock  # what a document's reading deadline is measured on (a test's own clock)
+        self._clock = clock or time.monotonic  # what a document's reading deadline is measured on
 
     def rebuild(self, workspace_id: str, agent_id: str, *, time_left: Callable[[], float]) -> Rebuilt:
         for _ in range(ATTEMPTS):

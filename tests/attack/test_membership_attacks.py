@@ -139,6 +139,31 @@ def expire(service: LocalService, workspace: str, email: str, token: str) -> Non
         )  # fmt: skip
 
 
+@pytest.mark.parametrize("lost", ["removed", "demoted"])
+def test_an_ex_admins_invitation_of_their_own_second_address_does_not_bring_them_back(
+    service: LocalService, team: Team, lost: str
+) -> None:
+    """Issue 38, hole 3: an admin invites an address they control, is removed (or made a member), then accepts:
+    refused as a revoked invitation is (the same bytes as a guessed token), nothing joined, and audited."""
+    admin = team.join("admin", "admin")
+    alt = sign_in(service, team.address("alt"))
+    made = invite(service, admin.jwt, team.workspace, team.address("alt"))
+    assert made.status == 201, made.body
+    token = invitation_token(service, team.address("alt"))
+    if lost == "removed":
+        assert team.call(team.owner, "DELETE", f"/members/{admin.user_id}").status == 200
+    else:
+        assert team.call(team.owner, "PATCH", f"/members/{admin.user_id}", {"role": "member"}).status == 200
+    answer = accept(service, alt.jwt, token)
+    assert gone(answer) and answer.body == guessed(service, alt).body, answer.body
+    assert alt.user_id not in team.members() and team.pending() == []
+    audit = team.call(team.owner, "GET", "/audit").json()["entries"]
+    assert (audit[0]["action"], audit[0]["target"]) == (
+        "invitation.void",
+        f"invitation:{made.json()['invitation']['id']}",
+    )
+
+
 # --- roles
 
 

@@ -15,6 +15,23 @@ class KnowledgePointer(Record):
     passages: int = 0
 
 
+class BehaviourRecord(Record):
+    """How the agent answers (authoring.md, "How an agent answers"): the owner's words and the model's settings.
+
+    Stored whole on the agent item with every field set, so a reader needs no defaults of its own; the defaults
+    live here, and a PATCH's ``null`` puts a field back to its default."""
+
+    instructions: str = ""
+    model: str | None = None  # a catalogue id (core.chat.catalogue); None: the deployment's default
+    temperature: float = 0.3
+    max_reply_tokens: int = 512
+    knowledge_only: bool = True
+    fallback: str = ""
+
+
+DEFAULT_BEHAVIOUR = BehaviourRecord()
+
+
 class AgentRecord(Record):
     id: str
     workspace_id: str
@@ -29,6 +46,7 @@ class AgentRecord(Record):
     post_count: int = 0  # drafts included; moved by each post's create and delete transaction
     item_count: int = 0  # inactive included
     knowledge: KnowledgePointer | None = None  # None until the worker first indexes the agent
+    behaviour: BehaviourRecord = DEFAULT_BEHAVIOUR  # absent on agents written before it: the defaults
     version: int = 0
     created_at: str
     updated_at: str

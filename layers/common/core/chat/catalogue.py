@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from core.platform.settings import Settings, get_settings
+from core.platform.settings import PlanLimits, Settings, get_settings
 
 Provider = Literal["bedrock", "openai", "offline"]
 
@@ -40,6 +40,9 @@ class ModelSpec(BaseModel):
     base_url: str | None = None
     model_name: str | None = None
     secret_id: str | None = None
+    # The plans (``free``, ``pro``, ``business``) whose workspaces' agents may choose it; None: every plan. A plan's
+    # own ``PlanLimits.models`` narrows it further (docs/decisions.md, "Which plans offer which models").
+    plans: tuple[str, ...] | None = None
 
     @model_validator(mode="after")
     def _provider_settings(self) -> ModelSpec:
@@ -77,6 +80,17 @@ class Catalogue:
 
     def get(self, model_id: str) -> ModelSpec | None:
         return self._by_id.get(model_id)
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(model.id for model in self.models)
+
+    def offered(self, plan: str, limits: PlanLimits) -> tuple[str, ...]:
+        """The ids an agent of a workspace on ``plan`` (whose limits are ``limits``) may choose: the model's
+        ``plans`` name it (or are unset) and the plan's ``models`` name the model (or are unset)."""
+        return tuple(
+            model.id for model in self.models
+            if (model.plans is None or plan in model.plans) and (limits.models is None or model.id in limits.models)
+        )  # fmt: skip
 
     def resolve(self, model_id: str | None) -> ModelSpec:
         """The model an agent runs on: its own if the deployment still lists it, else the default."""

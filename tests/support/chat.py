@@ -29,11 +29,17 @@ def grant(aws: Any, account: str, amount: int) -> None:
 
 
 class RecordingModel:
-    """The offline model, remembering every request the chat service sent it."""
+    """The offline model, remembering every request the chat service sent it (and which model it was asked as)."""
 
     def __init__(self) -> None:
         self.inner = OfflineModel(delay_seconds=0)
         self.requests: list[Any] = []
+        self.specs: list[Any] = []
+
+    def for_spec(self, spec: Any) -> RecordingModel:
+        """``chat_providers.model``'s stand-in: the same recorder for every model of the catalogue."""
+        self.specs.append(spec)
+        return self
 
     def stream(self, request):
         self.requests.append(request)

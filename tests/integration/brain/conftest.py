@@ -37,7 +37,7 @@ def funded(tenant: Tenant, seed: Seeder, aws) -> Tenant:
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> RecordingModel:
     recorder = RecordingModel()
-    monkeypatch.setattr(chat_providers, "model", cache(lambda: recorder))
+    monkeypatch.setattr(chat_providers, "model", cache(recorder.for_spec))
     platform_providers.reset()
     return recorder
 

@@ -99,7 +99,7 @@ def test_sends_the_request_and_streams_deltas_in_order_then_the_reported_usage(b
             {"role": "assistant", "content": [{"text": "Hello!"}]},
             {"role": "user", "content": [{"text": PROMPT}]},
         ],
-        "inferenceConfig": {"maxTokens": 300},
+        "inferenceConfig": {"maxTokens": 300, "temperature": 0.3},
     }
     assert body.closed
 

@@ -40,7 +40,8 @@ class BedrockModel:
                 modelId=self._model_id,
                 system=[{"text": request.system}],
                 messages=[{"role": m.role, "content": [{"text": m.text}]} for m in request.messages],
-                inferenceConfig={"maxTokens": request.max_tokens},
+                # The agent's behaviour: the reply stops at its maxReplyTokens, at its temperature.
+                inferenceConfig={"maxTokens": request.max_tokens, "temperature": request.temperature},
             )
         except ClientError as error:
             raise self._failure(_code(error), "call") from None

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
+from core.platform import registry
 from core.platform.settings import PlanLimits, Settings, get_settings
 
 Provider = Literal["bedrock", "openai", "offline"]
@@ -113,6 +114,7 @@ def parse(settings: Settings) -> Catalogue:
     return Catalogue([only])
 
 
+@registry.track  # forgotten with the settings by ``platform_providers.reset()`` (tests change the environment)
 @cache
 def catalogue() -> Catalogue:
     """The container's list (settings are read once per container too)."""

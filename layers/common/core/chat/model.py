@@ -2,8 +2,10 @@
 
 The chat service builds a ``ModelRequest`` from an agent's published data and the
 visitor's message and iterates ``ChatModel.stream``. Implementations: Bedrock
-ConverseStream in AWS (``core.chat.bedrock``) and an offline model for local runs
-and tests (``core.chat.offline``).
+ConverseStream in AWS (``core.chat.bedrock``), an OpenAI-compatible chat-completions
+server (``core.chat.openai_compat``) and an offline model for local runs and tests
+(``core.chat.offline``); which one an agent uses is its model's ``provider``
+(``core.chat.catalogue``, ``core.chat.providers.model``).
 """
 
 from __future__ import annotations
@@ -55,7 +57,12 @@ class ModelRequest:
     system: str
     messages: tuple[Message, ...]
     context: AgentContext
-    max_tokens: int
+    max_tokens: int  # the agent's maxReplyTokens: the reply stops there, and its usage never counts more
+    temperature: float = 0.3
+    # The agent's behaviour as the offline model needs it (a real model reads both in ``system``): the owner's
+    # words for "the material has no answer" ("" for the service's own), and whether it may go beyond the material.
+    fallback: str = ""
+    knowledge_only: bool = True
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,12 @@ retriever found in the owner's documents (so grounding can be seen and tested), 
 section text sharing the most words with the question, in a short reply in the agent's voice, streamed a few
 words at a time.
 
+It honours what it can of the agent's behaviour (``ModelRequest``): a content question nothing in the material
+matches is answered with the owner's fallback text word for word (and nothing else); with knowledgeOnly false it
+says first that such a question goes beyond the material (it has no general knowledge to add); the reply is cut to
+``max_tokens`` (counted as the usage counts them, four characters a token), so ``outputTokens`` never exceeds it.
+It never reads ``system``: nothing the owner's instructions say can make it reveal them or name other agents.
+
 Test hooks: markers in the visitor's last message that let tests exercise failure
 and keep-alive paths end to end through the real local runner:
 
@@ -71,7 +77,11 @@ class OfflineModel:
         prompt = last.text if last and last.role == "user" else ""
         if ERROR_BEFORE in prompt:
             raise ModelError("MODEL_UNAVAILABLE")
-        answer = compose_answer(request.context, _MARKER.sub(" ", prompt), first_turn=len(request.messages) <= 1)
+        answer = compose_answer(
+            request.context, _MARKER.sub(" ", prompt), first_turn=len(request.messages) <= 1,
+            fallback=request.fallback, knowledge_only=request.knowledge_only,
+        )  # fmt: skip
+        answer = fit_tokens(answer, request.max_tokens)
         if SLOW in prompt:
             sleep(SLOW_SECONDS)
         words = re.findall(r"\S+\s*", answer)
@@ -95,7 +105,9 @@ class OfflineModel:
             sleep(GATE_POLL_SECONDS)
 
 
-def compose_answer(context: AgentContext, prompt: str, *, first_turn: bool) -> str:
+def compose_answer(
+    context: AgentContext, prompt: str, *, first_turn: bool, fallback: str = "", knowledge_only: bool = True,
+) -> str:  # fmt: skip
     """A short reply in the agent's voice that cites the published material most relevant to ``prompt``."""
     brand = context.brand_name
     terms = _terms(prompt)
@@ -106,7 +118,11 @@ def compose_answer(context: AgentContext, prompt: str, *, first_turn: bool) -> s
     if not (items or posts or quote or context.passages):
         # Only content words can match: a bare greeting is not a question we failed to answer.
         if terms:
-            parts.append(f"I couldn't find that in {brand}'s published material, so I'd rather not guess.")
+            beyond = [] if knowledge_only else [f"That goes beyond {brand}'s published material, and I have no "
+                                                "general knowledge of my own to add."]  # fmt: skip
+            if fallback.strip():
+                return " ".join([*beyond, fallback.strip()])  # the owner's words, exactly as they wrote them
+            parts += beyond or [f"I couldn't find that in {brand}'s published material, so I'd rather not guess."]
         return " ".join([*parts, *_overview(context)])
     parts.append(f"Here's what I found in {brand}'s published material.")
     if context.passages:
@@ -124,6 +140,16 @@ def compose_answer(context: AgentContext, prompt: str, *, first_turn: bool) -> s
         parts.append(f"{brand} {also}posted about it: {_listing([_post_label(p) for p in posts])}.")
     parts.append("Would you like more detail on any of these?")
     return " ".join(parts)
+
+
+def fit_tokens(answer: str, max_tokens: int) -> str:
+    """``answer``, cut (at a word, with an ellipsis) to what ``max_tokens`` tokens hold as the usage counts them."""
+    limit = max(1, max_tokens) * 4  # estimate_tokens: four characters a token, rounded up
+    if len(answer) <= limit:
+        return answer
+    cut = answer[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > 0 else cut).rstrip() + "…"
 
 
 def _overview(context: AgentContext) -> list[str]:

@@ -1,14 +1,17 @@
-"""The chat's providers: the model (Bedrock or the offline one) and the turn service, billed through credits."""
+"""The chat's providers: the deployment's models, one ``ChatModel`` per model, and the turn service (billed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING
 
-from core.platform import aws
+from core.platform import aws, registry
 from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.chat.catalogue import ModelSpec
     from core.chat.conversations import ConversationReader
     from core.chat.erasure import ConversationEraser
     from core.chat.model import ChatModel
@@ -16,21 +19,30 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
     from core.chat.service import ChatService
 
 
-@per_container
-def model() -> ChatModel:
+def _model(spec: ModelSpec) -> ChatModel:
+    """The model ``spec`` names, built on first use and kept for the container's life (one per model id)."""
     settings = get_settings()
-    if settings.chat_model == "offline":
+    if spec.provider == "offline":
         from core.chat.offline import OfflineModel
 
         return OfflineModel(delay_seconds=settings.offline_model_delay_ms / 1000, gate=settings.offline_model_gate)
+    if spec.provider == "openai":
+        from core.chat.openai_compat import model_for  # only here: a function of Bedrock models never loads it
+
+        return model_for(spec)
     from core.chat.bedrock import BedrockModel
 
-    return BedrockModel(aws.bedrock_runtime(), settings.bedrock_model_id)
+    return BedrockModel(aws.bedrock_runtime(), spec.model_id or settings.bedrock_model_id)
+
+
+# Cached per spec (a frozen, hashable value: its id and settings), cleared by ``platform_providers.reset()``.
+model: Callable[[ModelSpec], ChatModel] = registry.track(cache(_model))
 
 
 @per_container
 def service() -> ChatService:
     from core.agents.store import PublishedAgentStore
+    from core.chat.catalogue import catalogue
     from core.chat.conversation_store import ConversationStore
     from core.chat.service import ChatService
     from core.credits import providers as credits
@@ -44,11 +56,10 @@ def service() -> ChatService:
         limiter=SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
         credits=credits.billing(),
         model=model,
+        models=catalogue,
         conversations=ConversationStore(aws.dynamodb(), settings.main_table),
         retriever=knowledge.retriever(),
-        price=settings.chat_credits_per_turn,
         visitor_limit=settings.chat_visitor_turns_per_minute,
-        max_tokens=settings.chat_max_tokens,
         keepalive_seconds=settings.chat_keepalive_seconds,
     )
 

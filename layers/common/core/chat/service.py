@@ -3,6 +3,10 @@
 Order: the agent (404), the brand override (400), the visitor's rate limit (429), then
 the credits hold (402). Only a turn that passed all four streams (``ChatStream``). The reads
 and the visitor's count are issued together, so a refused turn still counts for its visitor.
+
+The agent's ``behaviour`` shapes the turn: its model (from the deployment's catalogue; a model no longer listed
+is the default's), that model's price held and settled, the owner's instructions in the prompt after the service's
+rules, the temperature, the reply's token limit, knowledgeOnly and the fallback.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.agents.ports import Agents
-from core.agents.records import AgentRecord
+from core.agents.records import AgentRecord, BehaviourRecord
 from core.brands.records import BrandRecord
-from core.chat.model import ChatModel, ModelRequest, Usage
+from core.chat.catalogue import Catalogue, ModelSpec
+from core.chat.model import AgentContext, ChatModel, Message, ModelRequest, Usage
 from core.chat.models import ChatRequest
 from core.chat.ports import Conversations
 from core.chat.prompt import build_context, conversation, system_prompt
@@ -46,30 +51,30 @@ class ChatService:
         agents: Agents,
         limiter: SlidingWindowLimiter,
         credits: Billing,
-        model: Callable[[], ChatModel],
+        model: Callable[[ModelSpec], ChatModel],
+        models: Callable[[], Catalogue],
         conversations: Conversations,
         retriever: Retriever,
-        price: int,
         visitor_limit: int,
-        max_tokens: int,
         keepalive_seconds: float,
     ):
         self._agents = agents
         self._limiter = limiter
         self._credits = credits
         self._model = model
+        self._models = models
         self._conversations = conversations
         self._retriever = retriever
-        self._price = price
         self._visitor_limit = visitor_limit
-        self._max_tokens = max_tokens
         self._keepalive = keepalive_seconds
 
     def start(
         self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float, key_id: str | None = None,
+        behaviour: BehaviourRecord | None = None,
     ) -> ChatStream:  # fmt: skip
         """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it);
-        ``key_id``: the key that asked, whose usage (and the agent's) the turn's settlement counts.
+        ``key_id``: the key that asked, whose usage (and the agent's) the turn's settlement counts; ``behaviour``:
+        one that overrides the agent's saved behaviour for this turn only (an owner's preview), else the agent's.
 
         Two round trips before the stream: every read the turn needs (and the visitor's count) at once,
         then the hold. The answers are decided in the documented order whatever order the reads end in.
@@ -96,17 +101,16 @@ class ChatService:
         passages = self._retriever.passages(agent, request.prompt, recent, usable_sources(items.result()))
         context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section,
                                 passages)  # fmt: skip
-        model_request = ModelRequest(
-            system=system_prompt(context), messages=conversation(history, request.prompt), context=context,
-            max_tokens=self._max_tokens,
-        )  # fmt: skip
-        model = self._model()  # built before the hold: nothing after the hold can fail and strand it
+        behaviour = behaviour or agent.behaviour
+        spec = self.model_of(behaviour)
+        model_request = request_for(context, behaviour, conversation(history, request.prompt))
+        model = self._model(spec)  # built before the hold: nothing after the hold can fail and strand it
         turn_id = new_id("turn")
         # The usage's day is the read plane's clock's (the limiter's): the day this request counted on its key.
         usage = HoldUsage(workspace_id=workspace.id, key_id=key_id, agent_id=agent.id,
                           day=datetime.fromtimestamp(rate_limit.now(), UTC).strftime("%Y-%m-%d"))  # fmt: skip
-        hold = self._credits.hold(workspace.owner_id, "llm", turn_id, self._price, f"Chat with {agent.name}",
-                                  usage=usage)  # fmt: skip
+        hold = self._credits.hold(workspace.owner_id, "llm", turn_id, spec.credits_per_turn,
+                                  turn_description(agent, spec), usage=usage)  # fmt: skip
         observability.count("ChatTurns")
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip
@@ -122,6 +126,11 @@ class ChatService:
             deadline=time.monotonic() + seconds_left - FINISH_SECONDS,
             on_reply=store if workspace.store_conversations else None, sources=sources_of(passages),
         )  # fmt: skip
+
+    def model_of(self, behaviour: BehaviourRecord) -> ModelSpec:
+        """The model a turn runs on and is priced by: the behaviour's, or the default's when unset or no longer
+        listed (a model removed from the deployment never fails an agent's turns)."""
+        return self._models().resolve(behaviour.model)
 
     @staticmethod
     def _brand(agent: AgentRecord, brand_slug: str | None, brands: list[BrandRecord]) -> BrandRecord | None:
@@ -149,6 +158,22 @@ class ChatService:
             )
         except Exception:  # the visitor has their answer; a lost transcript must not fail the turn
             logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})
+
+
+def request_for(context: AgentContext, behaviour: BehaviourRecord, messages: tuple[Message, ...]) -> ModelRequest:
+    """What the model is asked: the prompt (the rules, the owner's instructions, the material), the conversation and
+    the behaviour's settings, which the offline model reads from here and a real model from ``system`` as well."""
+    return ModelRequest(
+        system=system_prompt(context, behaviour), messages=messages, context=context,
+        max_tokens=behaviour.max_reply_tokens, temperature=behaviour.temperature, fallback=behaviour.fallback,
+        knowledge_only=behaviour.knowledge_only,
+    )  # fmt: skip
+
+
+def turn_description(agent: AgentRecord, spec: ModelSpec) -> str:
+    """The hold's description, which becomes the ledger entry's: the agent and the model the turn was priced by
+    (the entry's wire shape has no field of its own for the model)."""
+    return f"Chat with {agent.name} · {spec.id}"
 
 
 def sources_of(passages: list[Passage]) -> list[dict[str, str | None]]:

@@ -83,7 +83,7 @@ def test_an_unexpected_model_failure_is_an_internal_error_line(funded, aws, monk
             yield from OfflineModel(delay_seconds=0).stream(request)
             raise RuntimeError("socket closed by botocore.internal.Thing")
 
-    monkeypatch.setattr(chat_providers, "model", cache(Breaking))
+    monkeypatch.setattr(chat_providers, "model", cache(lambda spec: Breaking()))
     platform_providers.reset()
     start, *deltas, error = chat().lines()
     assert deltas and all(d["type"] == "delta" for d in deltas)
@@ -147,7 +147,7 @@ def test_a_turn_out_of_time_ends_with_an_error_line_before_lambda_stops_it(funde
             gate.wait(SILENT_MODEL_SECONDS)
             yield from OfflineModel(delay_seconds=0).stream(request)
 
-    monkeypatch.setattr(chat_providers, "model", cache(Silent))
+    monkeypatch.setattr(chat_providers, "model", cache(lambda spec: Silent()))
     platform_providers.reset()
     event = chat_event(prompt="rain jacket")
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from core.chat.model import AgentContext, Message, ModelError, ModelRequest, TextDelta, Usage
-from core.chat.openai_compat import OpenAICompatModel, key_of, retry_after
+from core.chat.openai_compat import OpenAICompatModel, key_of, model_for, retry_after
 from tests.support.openai_server import TEXT, OpenAIServer, Script, serve
 
 KEY = "sk-local-3f9a2c7e5b1d4e8fa6c0b2d4"
@@ -26,6 +26,7 @@ REQUEST = ModelRequest(
     messages=(Message("user", "Hi"), Message("assistant", "Hello!"), Message("user", PROMPT)),
     context=AgentContext("Harbour Helper", "Harbour Cafe", (), (), None, None),
     max_tokens=300,
+    temperature=0.7,
 )
 LEAVE_SECONDS = 30  # a bound for a stuck test, not a measure: the handler sees the close within its next poll
 HANG_BUDGET = 0.3  # the adapter's whole reply budget in the never-answering tests: they end by it, never race it
@@ -91,7 +92,8 @@ def test_the_request_is_the_documented_streaming_call(server: OpenAIServer) -> N
         "stream": True,
         "stream_options": {"include_usage": True},
         "max_tokens": 300,
-    } | ({"temperature": REQUEST.temperature} if hasattr(REQUEST, "temperature") else {})
+        "temperature": 0.7,
+    }
 
 
 def test_max_tokens_bounds_the_reply_and_its_usage(server: OpenAIServer) -> None:
@@ -323,6 +325,46 @@ def test_a_key_stored_as_json_or_as_itself() -> None:
     assert key_of("sk-abc\n") == "sk-abc"
     assert key_of(json.dumps({"apiKey": " sk-abc "})) == "sk-abc"
     assert key_of("{not json") == "{not json"
+
+
+def test_a_catalogue_model_reads_its_key_from_secrets_manager_once_per_container(aws) -> None:
+    from core.chat.catalogue import ModelSpec
+    from core.platform import aws as platform_aws
+    from core.platform import providers as platform_providers
+
+    aws.secrets.create_secret(Name="ws-local/models/local-gpt", SecretString=json.dumps({"apiKey": KEY}))
+    reads: list[str] = []
+
+    def count_reads() -> None:  # on the container's client (a new container makes a new one)
+        platform_aws.client("secretsmanager").meta.events.register(
+            "before-parameter-build.secrets-manager.GetSecretValue",
+            lambda params, **_: reads.append(params["SecretId"]),
+        )
+
+    count_reads()
+    with serve(key=KEY) as keyed:
+        spec = ModelSpec(id="local-gpt", name="Local GPT", provider="openai", credits_per_turn=2,
+                         base_url=keyed.base_url, model_name="gpt-local-mini",
+                         secret_id="ws-local/models/local-gpt")  # fmt: skip
+        adapter = model_for(spec)
+        assert drain(adapter)[2] is None and drain(adapter)[2] is None  # two turns, one read
+        assert reads == ["ws-local/models/local-gpt"]
+        platform_providers.reset()  # a new container (or a SnapStart restore) reads it again
+        count_reads()
+        assert drain(adapter)[2] is None
+        assert reads == ["ws-local/models/local-gpt"] * 2
+    assert [seen.headers["Authorization"] for seen in keyed.requests] == [f"Bearer {KEY}"] * 3
+
+
+def test_a_catalogue_model_without_a_secret_sends_no_key() -> None:
+    from core.chat.catalogue import ModelSpec
+
+    with serve() as open_server:
+        spec = ModelSpec(id="ollama", name="Ollama", provider="openai", credits_per_turn=1,
+                         base_url=open_server.base_url, model_name="llama3.2")  # fmt: skip
+        assert drain(model_for(spec))[2] is None
+    assert "Authorization" not in open_server.requests[0].headers
+    assert open_server.requests[0].body["model"] == "llama3.2"
 
 
 def test_the_chat_function_loads_no_openai_client_unless_a_model_needs_it() -> None:

@@ -83,11 +83,9 @@ class OpenAICompatModel:
             "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
-            "max_tokens": request.max_tokens,
+            "max_tokens": request.max_tokens,  # the agent's maxReplyTokens
+            "temperature": request.temperature,  # the agent's, 0..1: within every compatible server's range
         }
-        temperature = getattr(request, "temperature", None)  # the agent's behaviour (core.chat.model)
-        if temperature is not None:
-            body["temperature"] = temperature
         return body
 
     def _stream(self, request: ModelRequest) -> Iterator[TextDelta | Usage]:
@@ -290,7 +288,7 @@ def retry_after(header: str | None, now: float) -> int | None:
     return min(max(seconds, 1), RETRY_AFTER_CAP)
 
 
-def build(spec: ModelSpec) -> OpenAICompatModel:
+def model_for(spec: ModelSpec) -> OpenAICompatModel:
     """The model of a catalogue entry whose provider is ``openai``: its key from Secrets Manager (``secretId``),
     read once per container and again after ``SECRET_MAX_AGE``; no ``secretId`` (a local server) sends no key."""
     if spec.provider != "openai" or not spec.base_url or not spec.model_name:

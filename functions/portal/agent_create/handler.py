@@ -1,8 +1,10 @@
-"""POST /api/workspaces/{workspaceId}/agents {name, slug?, brandId?, activeWorkflowId?}: 201 {agent}.
+"""POST /api/workspaces/{workspaceId}/agents {name, slug?, brandId?, activeWorkflowId?, behaviour?}: 201 {agent}.
 
 Owner or admin. Without ``brandId`` the agent has the workspace's default brand; without ``activeWorkflowId`` a
 workflow of its own is made with it. The slug (from the name unless given) is unique in the workspace (409); 402
-PLAN_LIMIT_REACHED over the owner's plan's agents per workspace. Honours ``Idempotency-Key``.
+PLAN_LIMIT_REACHED over the owner's plan's agents per workspace, or for a ``behaviour.model`` the plan does not offer
+(one the deployment does not list is 400). Behaviour fields not sent take their defaults. Honours
+``Idempotency-Key``.
 """
 
 from core.agents import providers as agents

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from core.agents.records import AgentRecord
     from core.brands.records import BrandRecord
     from core.items.records import ItemRecord
+    from core.platform.settings import PlanLimits
     from core.platform.transactions import Also
     from core.posts.records import PostRecord
     from core.workflows.records import WorkflowRecord
@@ -41,3 +42,10 @@ class AgentStore(Protocol):
     def update(self, old: AgentRecord, new: AgentRecord, *, also: Also) -> AgentRecord: ...
     def put_document(self, workspace_id: str, agent_id: str, field: str, text: str, at: str, *, also: Also) -> None: ...
     def delete(self, agent: AgentRecord, tombstone: PurgeRecord, *, also: Also) -> None: ...
+
+
+class Models(Protocol):
+    """The deployment's models as the writer checks an agent's choice (``core.chat.catalogue.Catalogue``)."""
+
+    def ids(self) -> tuple[str, ...]: ...
+    def offered(self, plan: str, limits: PlanLimits) -> tuple[str, ...]: ...

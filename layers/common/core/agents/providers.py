@@ -9,6 +9,7 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.agents.ports import Models
     from core.agents.service import ReadPlaneService
     from core.agents.writer import AgentService
 
@@ -39,4 +40,12 @@ def writer() -> AgentService:
         audit.writes(),
         enqueue_purge=purge.enqueue,
         notify=knowledge.notify,
+        models=_catalogue,
     )
+
+
+def _catalogue() -> Models:
+    """The deployment's models, imported only by a write that names one (the writers' cold path does not load it)."""
+    from core.chat.catalogue import catalogue
+
+    return catalogue()

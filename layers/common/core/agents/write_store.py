@@ -62,12 +62,14 @@ class AgentStore:
         })  # fmt: skip
 
     def update(self, old: AgentRecord, new: AgentRecord, *, also: Also) -> AgentRecord:
-        """Change name, slug, brand or workflow, if the agent is still as ``old`` was read; moves claim and counts."""
+        """Change name, slug, brand, workflow or behaviour, if the agent is still as ``old`` was read; moves claim and
+        counts."""
         ws, stored = old.workspace_id, versioned(old.version, new)
         tx = Transaction(self._table)
         update_fields(tx, keys.agent(ws, old.id), {
             "name": stored.name, "slug": stored.slug, "brandId": stored.brand_id,
             "activeWorkflowId": stored.active_workflow_id, "updatedAt": stored.updated_at,
+            "behaviour": stored.behaviour.model_dump(mode="json", by_alias=True),
         }, old.version)  # fmt: skip
         if old.slug != new.slug:
             tx.delete(keys.agent_slug_claim(ws, old.slug))

@@ -1,5 +1,9 @@
 """Agents (authoring.md, "Agents"): create within the plan, rename, repoint, publish documents, delete.
 
+An agent's ``behaviour`` (how it answers: instructions, model, temperature, reply length, knowledge only, fallback)
+is stored whole on its item; a body's behaviour fields change only those, ``null`` putting one back to its default.
+A model must be one the deployment lists (400) and that the workspace owner's plan offers (402).
+
 Deleting is immediate for every reader (the agent's item goes in the deleting transaction) and leaves a tombstone;
 the purge worker then removes its posts, copies, items, objects and stored conversations in the background, as
 it does for a workspace. A retried DELETE finds the tombstone and queues the purge again.
@@ -11,15 +15,23 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from core.agents.ports import AgentStore
-from core.agents.records import AgentRecord
-from core.agents.writer_models import Agent, AgentCreate, AgentEnvelope, AgentUpdate, SiteEnvelope, WrapEnvelope
+from core.agents.ports import AgentStore, Models
+from core.agents.records import DEFAULT_BEHAVIOUR, AgentRecord, BehaviourRecord
+from core.agents.writer_models import (
+    Agent,
+    AgentCreate,
+    AgentEnvelope,
+    AgentUpdate,
+    BehaviourPatch,
+    SiteEnvelope,
+    WrapEnvelope,
+)
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform import together
 from core.platform.envelopes import Deleted
 from core.platform.errors import NotFound, PlanLimitReached, ValidationFailed
 from core.platform.ids import new_id, now_iso
-from core.platform.settings import plan_limit_message
+from core.platform.settings import PLAN_LIMITS, RAISED_BY, PlanLimits, plan_limit_message
 from core.platform.write_fields import changes, document_size_problem
 from core.workflows.records import WorkflowRecord
 from core.workspaces.access import AuthoringAccess
@@ -38,6 +50,31 @@ def agent_view(record: AgentRecord) -> Agent:
 def stored_agent(access: WorkspaceAccess) -> AgentRecord:
     """The agent the access check read in its one BatchGetItem (the check has answered 404 if there is none)."""
     return AgentRecord.model_validate(access.agent)
+
+
+def behaved(current: BehaviourRecord, patch: BehaviourPatch | None) -> BehaviourRecord:
+    """``current`` with the fields ``patch`` sent: a value replaces the field's, a ``null`` restores its default."""
+    if patch is None:
+        return current
+    sent = {name: getattr(patch, name) for name in patch.model_fields_set}
+    return current.model_copy(
+        update={name: getattr(DEFAULT_BEHAVIOUR, name) if value is None else value for name, value in sent.items()}
+    )
+
+
+def check_model(models: Models, model_id: str, plan: str, limits: PlanLimits) -> None:
+    """400 for a model the deployment does not list; 402 for one the owner's plan does not offer (naming the plan,
+    the models it offers and the plans that offer this one)."""
+    listed = models.ids()
+    if model_id not in listed:
+        raise ValidationFailed(f"behaviour.model: {model_id!r} is not a model of this deployment "
+                               f"(GET /api/models lists them: {', '.join(listed)})")  # fmt: skip
+    offered = models.offered(plan, limits)
+    if model_id not in offered:
+        others = [name for name, other in PLAN_LIMITS.items() if model_id in models.offered(name, other)]
+        said = f"The {plan} plan does not offer the model {model_id}; it offers {', '.join(offered) or 'none'}"
+        said += f" ({', '.join(others)} offer {model_id})." if others else "."
+        raise PlanLimitReached(f"{said} {RAISED_BY}")
 
 
 def checked_document(kind: str, document: Any) -> dict[str, Any]:
@@ -61,8 +98,10 @@ class AgentService:
         *,
         enqueue_purge: Callable[[str, str], None],
         notify: Callable[[str, str], None],
+        models: Callable[[], Models],
     ):
         self._access = access
+        self._models = models  # the deployment's catalogue, loaded only by a write that names a model
         self._agents = agents
         self._tombstones = tombstones
         self._writes = writes
@@ -93,11 +132,14 @@ class AgentService:
         access = self._access.writer(author.user_id, workspace_id, with_user=True)
         plan = self._access.plan_name(access)
         limit = self._access.limits(plan).agents_per_workspace
+        if request.behaviour is not None and request.behaviour.model is not None:
+            check_model(self._models(), request.behaviour.model, plan, self._access.limits(plan))
         workspace, now = access.workspace, now_iso()
         agent = AgentRecord(
             id=new_id("prj"), workspace_id=workspace_id, slug=request.slug or slugify(request.name, "agent"),
             name=request.name, brand_id=request.brand_id or workspace.default_brand_id,
             active_workflow_id=request.active_workflow_id or new_id("wf"), created_at=now, updated_at=now,
+            behaviour=behaved(DEFAULT_BEHAVIOUR, request.behaviour),
         )  # fmt: skip
         workflow = None
         if request.active_workflow_id is None:  # the agent gets a workflow of its own, made in the same write
@@ -118,9 +160,18 @@ class AgentService:
                                 answer=AgentEnvelope, work=work)  # fmt: skip
 
     def update(self, author: Author, workspace_id: str, agent_id: str, request: AgentUpdate) -> AgentEnvelope:
-        access = self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        model = request.behaviour.model if request.behaviour is not None else None
+        if model is None:
+            access = self._access.agent_writer(author.user_id, workspace_id, agent_id)
+        else:  # the plan is the owner's: read with the caller's user in the access check's one read
+            access = self._access.writer(author.user_id, workspace_id, with_user=True, agent_id=agent_id)
+            if access.agent is None:
+                raise NotFound("Agent not found")
+            plan = self._access.plan_name(access)
+            check_model(self._models(), model, plan, self._access.limits(plan))
         first = stored_agent(access)
         wanted = changes(request)
+        patch = wanted.pop("behaviour", None)
 
         def work(write: Write) -> AgentEnvelope:
             reads = iter([first])
@@ -129,7 +180,7 @@ class AgentService:
                 old = next(reads, None) or self._agents.get(workspace_id, agent_id)
                 if old is None:
                     raise NotFound("Agent not found")
-                new = old.model_copy(update=wanted)
+                new = old.model_copy(update=wanted | {"behaviour": behaved(old.behaviour, patch)})
                 if new == old:
                     return write.unchanged(f"agent:{agent_id}", AgentEnvelope(agent=agent_view(old)), old)
                 new = new.model_copy(update={"updated_at": now_iso()})

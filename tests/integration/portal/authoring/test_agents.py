@@ -57,6 +57,8 @@ def test_every_field_of_an_agent_and_its_own_workflow(studio: Studio) -> None:
     assert agent == {
         "id": agent["id"], "slug": "cafe-barista", "name": "Café Barista", "brandId": workspace["defaultBrandId"],
         "activeWorkflowId": agent["activeWorkflowId"], "postCount": 0, "itemCount": 0,
+        "behaviour": {"instructions": "", "model": None, "temperature": 0.3, "maxReplyTokens": 512,
+                      "knowledgeOnly": True, "fallback": ""},
         "createdAt": agent["createdAt"], "updatedAt": agent["createdAt"],
     }  # fmt: skip
     assert agent["id"].startswith("prj_") and agent["activeWorkflowId"].startswith("wf_")

@@ -109,8 +109,10 @@ class _Resolver:
         parameters = {name: str(p.get("Default", "")) for name, p in template.get("Parameters", {}).items()}
         self.parameters = parameters | {k: v for k, v in resources.items() if k in parameters}
         self.resources, self.region, self.account = resources, region, account
+        # The stack's name as the emulator's (``emulated_resources``): a secret the template names by it (a chat
+        # model's key, ``<stack>/models/*``) is created under the same name by the tests.
         self.pseudo = {"AWS::Region": region, "AWS::AccountId": account, "AWS::Partition": "aws",
-                       "AWS::URLSuffix": "amazonaws.com"}  # fmt: skip
+                       "AWS::URLSuffix": "amazonaws.com", "AWS::StackName": "local"}  # fmt: skip
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, list):

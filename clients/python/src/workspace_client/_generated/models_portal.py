@@ -27,6 +27,7 @@ class Agent(ApiModel):
     active_workflow_id: str = Field(alias="activeWorkflowId")
     post_count: int = Field(alias="postCount")
     item_count: int = Field(alias="itemCount")
+    behaviour: Behaviour = Field(alias="behaviour")
     created_at: str = Field(alias="createdAt")
     updated_at: str = Field(alias="updatedAt")
 
@@ -36,6 +37,7 @@ class AgentCreate(ApiModel):
     slug: str | None = Field(None, alias="slug")
     brand_id: str | None = Field(None, alias="brandId")
     active_workflow_id: str | None = Field(None, alias="activeWorkflowId")
+    behaviour: BehaviourPatch | None = Field(None, alias="behaviour")
 
 
 class AgentEnvelope(ApiModel):
@@ -68,6 +70,7 @@ class AgentUpdate(ApiModel):
     slug: str | None = Field(None, alias="slug")
     brand_id: str | None = Field(None, alias="brandId")
     active_workflow_id: str | None = Field(None, alias="activeWorkflowId")
+    behaviour: BehaviourPatch | None = Field(None, alias="behaviour")
 
 
 class ApiKey(ApiModel):
@@ -102,6 +105,31 @@ class AuditEntry(ApiModel):
 class AuditPage(ApiModel):
     entries: list[AuditEntry] = Field(alias="entries")
     next_cursor: str | None = Field(alias="nextCursor")
+
+
+class Behaviour(ApiModel):
+    """How the agent answers (management plane only: the read plane never shows any of it)."""
+
+    instructions: str = Field(alias="instructions")
+    model: str | None = Field(alias="model")
+    temperature: float = Field(alias="temperature")
+    max_reply_tokens: int = Field(alias="maxReplyTokens")
+    knowledge_only: bool = Field(alias="knowledgeOnly")
+    fallback: str = Field(alias="fallback")
+
+
+class BehaviourPatch(ApiModel):
+    """Any of the behaviour's fields. Each one sent as ``null`` goes back to its default (so every field is
+    ``clearable``: its ``null`` stays among the fields sent); one omitted keeps its value (PATCH) or takes its
+    default (POST).
+    """
+
+    instructions: str | None = Field(None, alias="instructions")
+    model: str | None = Field(None, alias="model")
+    temperature: float | None = Field(None, alias="temperature")
+    max_reply_tokens: int | None = Field(None, alias="maxReplyTokens")
+    knowledge_only: bool | None = Field(None, alias="knowledgeOnly")
+    fallback: str | None = Field(None, alias="fallback")
 
 
 class Brand(ApiModel):
@@ -348,6 +376,19 @@ class MintedApiKey(ApiModel):
 
 class MintedKeyEnvelope(ApiModel):
     key: MintedApiKey = Field(alias="key")
+
+
+class ModelInfo(ApiModel):
+    id: str = Field(alias="id")
+    name: str = Field(alias="name")
+    provider: Literal["bedrock", "openai", "offline"] = Field(alias="provider")
+    credits_per_turn: int = Field(alias="creditsPerTurn")
+    context_tokens: int = Field(alias="contextTokens")
+    default: bool = Field(alias="default")
+
+
+class ModelList(ApiModel):
+    models: list[ModelInfo] = Field(alias="models")
 
 
 class ObjectDownload(ApiModel):
@@ -632,6 +673,8 @@ AgentUpdate.model_rebuild()
 ApiKey.model_rebuild()
 AuditEntry.model_rebuild()
 AuditPage.model_rebuild()
+Behaviour.model_rebuild()
+BehaviourPatch.model_rebuild()
 Brand.model_rebuild()
 BrandCreate.model_rebuild()
 BrandEnvelope.model_rebuild()
@@ -667,6 +710,8 @@ MemberUpdate.model_rebuild()
 MintKeyRequest.model_rebuild()
 MintedApiKey.model_rebuild()
 MintedKeyEnvelope.model_rebuild()
+ModelInfo.model_rebuild()
+ModelList.model_rebuild()
 ObjectDownload.model_rebuild()
 ObjectPage.model_rebuild()
 PageInput.model_rebuild()

@@ -12,6 +12,7 @@ from .models_portal import (
     AgentList,
     AgentUpdate,
     AuditPage,
+    BehaviourPatch,
     Brand,
     BrandCreate,
     BrandEnvelope,
@@ -40,6 +41,7 @@ from .models_portal import (
     MemberUpdate,
     MintedKeyEnvelope,
     MintKeyRequest,
+    ModelList,
     ObjectDownload,
     ObjectPage,
     PageInput,
@@ -111,6 +113,7 @@ class PortalOperations:
         slug: str | None = None,
         brand_id: str | None = None,
         active_workflow_id: str | None = None,
+        behaviour: BehaviourPatch | None = None,
         idempotency_key: str | None = None,
     ) -> AgentEnvelope:
         """POST /api/workspaces/{workspaceId}/agents: Create an agent."""
@@ -123,7 +126,13 @@ class PortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id},
                 body=AgentCreate(
-                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                    **present(
+                        name=name,
+                        slug=slug,
+                        brand_id=brand_id,
+                        active_workflow_id=active_workflow_id,
+                        behaviour=behaviour,
+                    )
                 ),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
@@ -670,6 +679,10 @@ class PortalOperations:
             )
         )
 
+    def list_models(self) -> ModelList:
+        """GET /api/models: The deployment's models."""
+        return self._call(Operation("GET", "/api/models", response=ModelList, ok=(200,), auth="bearer"))
+
     def list_objects(
         self, workspace_id: str, *, prefix: str | None = None, limit: int | None = None, cursor: str | None = None
     ) -> ObjectPage:
@@ -922,6 +935,7 @@ class PortalOperations:
         slug: str | None = None,
         brand_id: str | None = None,
         active_workflow_id: str | None = None,
+        behaviour: BehaviourPatch | None = None,
         idempotency_key: str | None = None,
     ) -> AgentEnvelope:
         """PATCH /api/workspaces/{workspaceId}/agents/{agentId}: Change an agent."""
@@ -934,7 +948,13 @@ class PortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
                 body=AgentUpdate(
-                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                    **present(
+                        name=name,
+                        slug=slug,
+                        brand_id=brand_id,
+                        active_workflow_id=active_workflow_id,
+                        behaviour=behaviour,
+                    )
                 ),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
@@ -1188,6 +1208,7 @@ class AsyncPortalOperations:
         slug: str | None = None,
         brand_id: str | None = None,
         active_workflow_id: str | None = None,
+        behaviour: BehaviourPatch | None = None,
         idempotency_key: str | None = None,
     ) -> AgentEnvelope:
         """POST /api/workspaces/{workspaceId}/agents: Create an agent."""
@@ -1200,7 +1221,13 @@ class AsyncPortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id},
                 body=AgentCreate(
-                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                    **present(
+                        name=name,
+                        slug=slug,
+                        brand_id=brand_id,
+                        active_workflow_id=active_workflow_id,
+                        behaviour=behaviour,
+                    )
                 ),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
@@ -1751,6 +1778,10 @@ class AsyncPortalOperations:
             )
         )
 
+    async def list_models(self) -> ModelList:
+        """GET /api/models: The deployment's models."""
+        return await self._call(Operation("GET", "/api/models", response=ModelList, ok=(200,), auth="bearer"))
+
     async def list_objects(
         self, workspace_id: str, *, prefix: str | None = None, limit: int | None = None, cursor: str | None = None
     ) -> ObjectPage:
@@ -2009,6 +2040,7 @@ class AsyncPortalOperations:
         slug: str | None = None,
         brand_id: str | None = None,
         active_workflow_id: str | None = None,
+        behaviour: BehaviourPatch | None = None,
         idempotency_key: str | None = None,
     ) -> AgentEnvelope:
         """PATCH /api/workspaces/{workspaceId}/agents/{agentId}: Change an agent."""
@@ -2021,7 +2053,13 @@ class AsyncPortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
                 body=AgentUpdate(
-                    **present(name=name, slug=slug, brand_id=brand_id, active_workflow_id=active_workflow_id)
+                    **present(
+                        name=name,
+                        slug=slug,
+                        brand_id=brand_id,
+                        active_workflow_id=active_workflow_id,
+                        behaviour=behaviour,
+                    )
                 ),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )

@@ -19,7 +19,7 @@ from tests.support.moto_state import taken
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "faults: injected DynamoDB/S3 failures at every AWS call of an operation")
+    config.addinivalue_line("markers", "faults: injected AWS failures at every call of an operation, in every service")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -6,7 +6,8 @@ agent, a post, an item, a brand, a workflow, an object: ``fuzzing_ground``), so 
 is given a second one to delete. It leaves out the two operations that end what it runs on (sign-out and deleting
 its workspace); the anonymous run covers them like every other operation.
 
-With ``FUZZ_PHASES`` holding ``stateful`` (``make fuzz``), a third run chains requests along the document's links
+A third run chains requests along the document's links (short in ``make test``: ``FUZZ_STATEFUL_EXAMPLES``
+scenarios, no time bound; long in ``make fuzz``, ``FUZZ_PHASES`` holding ``stateful``)
 (create → get → patch → delete of agents, posts, items, brands, workflows; invitations made and revoked; keys minted
 and revoked; an agent's conversations and usage; with the ids the service answered) and checks,
 besides the rest, that what was created can be read and what was deleted cannot.
@@ -20,7 +21,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fuzz import STATEFUL, STATEFUL_EXCLUDED_CHECKS, STATELESS, Ground, fuzz, fuzzing_ground
+from tests.support.fuzz import (
+    MAX_EXAMPLES,
+    MAX_TIME,
+    STATEFUL,
+    STATEFUL_EXAMPLES,
+    STATEFUL_EXCLUDED_CHECKS,
+    STATELESS,
+    Ground,
+    fuzz,
+    fuzzing_ground,
+)
 from tests.support.load import ops
 from tests.support.runner import LocalService, portal, sign_in, started_service
 
@@ -84,7 +95,6 @@ def test_every_portal_operation_conforms_without_credentials(service: LocalServi
     assert run.failures == [], run.output[-6000:]
 
 
-@pytest.mark.skipif(not STATEFUL, reason="the stateful phase runs in `make fuzz` (FUZZ_PHASES=...,stateful)")
 def test_portal_resources_chain_along_the_links(
     service: LocalService, signed_in: dict[str, str], ground: Ground, tmp_path: Path
 ) -> None:
@@ -111,6 +121,8 @@ def test_portal_resources_chain_along_the_links(
         # usage read is fuzzed by the stateless runs above, and its link is held by tests/fuzz/test_links.py.
         exclude_operations=("GET /api/workspaces/{workspaceId}/keys/{keyId}/usage",),
         infer_links=False,  # the document's links, the ones its clients are told about
+        # make test: a fixed number of scenarios, run once (what it reaches is the seed's, not the machine's load)
+        max_time=MAX_TIME if STATEFUL else None, max_examples=MAX_EXAMPLES if STATEFUL else STATEFUL_EXAMPLES,
     )  # fmt: skip
     print(run.summary())
     reached = run.succeeded("stateful")

@@ -8,6 +8,11 @@ machine was (41 of 48 on a loaded one, a failure that was not the service's). ``
 ``stateful`` and raises both bounds. The seed is fixed unless ``FUZZ_SEED`` is set, so a failure found in CI is
 found again by the same command.
 
+``make test`` runs a short stateful phase too (``FUZZ_STATEFUL_EXAMPLES`` scenarios of at most six linked requests,
+and no time bound: schemathesis repeats a stateful phase until a time bound is spent, so under one a run's length,
+and what it reached, would be the machine's load; without one it runs its scenarios once). ``make fuzz`` runs it
+long, under ``FUZZ_MAX_TIME``.
+
 ``FUZZ_PHASES`` picks the phases. The stateless ones (examples, coverage, fuzzing) run with every path parameter
 fixed to a resource that exists (``fuzzing_ground``), so cases reach the handlers' logic instead of a 404; the
 stateful one (``make fuzz`` only) runs on its own, with hardly anything fixed: its requests take their ids from the
@@ -35,7 +40,8 @@ MAX_TIME = int(os.environ.get("FUZZ_MAX_TIME", "600"))  # a stuck run's end, not
 SEED = os.environ.get("FUZZ_SEED", "20261123")
 PHASES = os.environ.get("FUZZ_PHASES", "examples,coverage")
 STATELESS = ",".join(p for p in PHASES.split(",") if p and p != "stateful")
-STATEFUL = "stateful" in PHASES.split(",")
+STATEFUL = "stateful" in PHASES.split(",")  # the long stateful run (make fuzz); else the short one
+STATEFUL_EXAMPLES = int(os.environ.get("FUZZ_STATEFUL_EXAMPLES", "20"))  # make test's: scenarios, run once
 # Every check schemathesis has, less the two that need a chain of requests (the stateful run has them:
 # ``STATEFUL_EXCLUDED_CHECKS``): a stateless case's ids are fixed, so a DELETE's next case finds nothing.
 #
@@ -102,7 +108,8 @@ def fuzz(
     headers: dict[str, str] | None = None,
     parameters: dict[str, str] | None = None,
     exclude_operations: tuple[str, ...] = (),
-    max_time: int = MAX_TIME,
+    max_time: int | None = MAX_TIME,
+    max_examples: int = MAX_EXAMPLES,
     operation_parameters: dict[str, dict[str, str]] | None = None,
     phases: str = STATELESS,
     excluded_checks: str = EXCLUDED_CHECKS,
@@ -113,7 +120,7 @@ def fuzz(
 
     ``parameters`` are fixed for every operation; ``operation_parameters`` (by operation, ``"DELETE /path"``) for
     one operation, over them. Without ``infer_links`` the stateful phase follows the document's links only, not
-    the ones schemathesis guesses besides.
+    the ones schemathesis guesses besides. ``max_time`` None: no time bound, the phases run their cases once.
     """
     report_dir.mkdir(parents=True, exist_ok=True)
     config = report_dir / f"{label}.toml"
@@ -129,7 +136,7 @@ def fuzz(
     command = [
         str(st), "--config-file", str(config), "run", f"{base_url}/openapi.json",
         "--checks", "all", "--exclude-checks", excluded_checks, "--phases", phases,
-        "--max-examples", str(MAX_EXAMPLES), "--max-time", str(max_time), "--seed", SEED,
+        "--max-examples", str(max_examples), *(["--max-time", str(max_time)] if max_time else []), "--seed", SEED,
         "--workers", "2", "--request-timeout", "30", "--warnings", "off", "--no-color",
         "--report", "json", "--report-json-path", str(report), "--output-truncate", "true",
     ]  # fmt: skip
@@ -143,7 +150,7 @@ def fuzz(
     calls.unlink(missing_ok=True)
     env = os.environ | {"SCHEMATHESIS_HOOKS": "tests.support.fuzz_hooks", "PYTHONPATH": str(ROOT),
                         "FUZZ_CALL_LOG": str(calls)}  # fmt: skip
-    limit = max_time * 4 + 120  # a hung run fails the test instead of CI
+    limit = (max_time or MAX_TIME) * 4 + 120  # a hung run fails the test instead of CI
     done = subprocess.run(command, check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=limit)
     output = done.stdout + done.stderr
     (report_dir / f"{label}.log").write_text(output)  # the console's account (the stateful phase's links, too)

@@ -160,8 +160,9 @@ PORTAL = sorted(
     name for name, spec in stack().functions().items()
     if name.startswith("Portal") and name != "PortalFallbackFunction"
 )  # fmt: skip
-# The resources whose writer a portal function's own writer builds on: the objects a post or an item names.
-WRITER_USES = {"posts": {"objects"}, "items": {"objects"}}
+# The resources whose writer a portal function's own writer builds on: the objects a post or an item names; the
+# agent's behaviour, which an owner's preview (chat) overrides with the agent PATCH's own model and checks.
+WRITER_USES = {"posts": {"objects"}, "items": {"objects"}, "chat": {"agents"}}
 
 
 def _resource_of(function: str) -> str | None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
     from core.chat.conversations import ConversationReader
     from core.chat.erasure import ConversationEraser
     from core.chat.model import ChatModel
+    from core.chat.preview import PreviewService
     from core.chat.restamp import RetentionStamper
     from core.chat.service import ChatService
 
@@ -60,6 +61,33 @@ def service() -> ChatService:
         conversations=ConversationStore(aws.dynamodb(), settings.main_table),
         retriever=knowledge.retriever(),
         visitor_limit=settings.chat_visitor_turns_per_minute,
+        keepalive_seconds=settings.chat_keepalive_seconds,
+    )
+
+
+@per_container
+def preview() -> PreviewService:
+    """An owner's preview of an agent (the management plane): a chat turn billed to the workspace's owner, limited
+    per user, never stored (``core.chat.preview``)."""
+    from core.agents.store import PublishedAgentStore
+    from core.chat.catalogue import catalogue
+    from core.chat.preview import PreviewService
+    from core.credits import providers as credits
+    from core.knowledge import providers as knowledge
+    from core.platform.rate_limit import SlidingWindowLimiter
+    from core.platform.rate_limit_store import RateLimitStore
+    from core.workspaces import providers as workspaces
+
+    settings = get_settings()
+    return PreviewService(
+        access=workspaces.access(),
+        agents=PublishedAgentStore(aws.dynamodb(), settings.main_table),
+        limiter=SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
+        credits=credits.billing(),
+        model=model,
+        models=catalogue,
+        retriever=knowledge.retriever(),
+        per_minute=settings.preview_turns_per_minute,
         keepalive_seconds=settings.chat_keepalive_seconds,
     )
 

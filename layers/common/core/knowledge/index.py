@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,12 +99,9 @@ class KnowledgeIndex:
     def __len__(self) -> int:
         return len(self._passages)
 
-    def search(
-        self, weighted: dict[str, float], *, limit: int, budget: int, usable: Callable[[Source], bool] | None = None
-    ) -> list[Passage]:
-        """The best passages for query terms (``weighted``: term -> weight), best first: at most ``limit``, their
-        texts together at most ``budget`` characters (a passage that does not fit is passed over), each of a source
-        ``usable`` accepts (one it refuses takes no place nor budget: the next best passage has them)."""
+    def rank(self, weighted: dict[str, float], *, usable: Callable[[Source], bool] | None = None) -> Iterator[Passage]:
+        """Every passage a query term finds, best first (ties: the earlier passage), each with its BM25 score, of a
+        source ``usable`` accepts (all, when None). Lazy: a caller that has enough stops the walk."""
         count = len(self._passages)
         scores: dict[int, float] = {}
         for term, weight in weighted.items():
@@ -117,17 +114,45 @@ class KnowledgeIndex:
                 number, frequency = posting[at], posting[at + 1]
                 norm = K1 * (1 - B + B * self._lengths[number] / self._average)
                 scores[number] = scores.get(number, 0.0) + weight * idf * frequency * (K1 + 1) / (frequency + norm)
-        chosen: list[Passage] = []
-        used = 0
         for number in sorted(scores, key=lambda n: (-scores[n], n)):
             source, where, text = self._passages[number]
-            if used + len(text) > budget or (usable is not None and not usable(self._sources[source])):
+            if usable is not None and not usable(self._sources[source]):
                 continue
-            chosen.append(Passage(text, where, self._sources[source], scores[number]))
-            used += len(text)
-            if len(chosen) == limit:
+            yield Passage(text, where, self._sources[source], scores[number])
+
+    def search(
+        self, weighted: dict[str, float], *, limit: int, budget: int, usable: Callable[[Source], bool] | None = None
+    ) -> list[Passage]:
+        """The best passages for query terms (``weighted``: term -> weight), best first: at most ``limit``, their
+        texts together at most ``budget`` characters (a passage that does not fit is passed over), each of a source
+        ``usable`` accepts (one it refuses takes no place nor budget: the next best passage has them)."""
+        return [passage for passage, taken in self.consider(weighted, limit=limit, budget=budget, usable=usable)
+                if taken]  # fmt: skip
+
+    def consider(
+        self,
+        weighted: dict[str, float],
+        *,
+        limit: int,
+        budget: int,
+        usable: Callable[[Source], bool] | None = None,
+        shown: int = 0,
+    ) -> list[tuple[Passage, bool]]:
+        """What ``search`` decides, with its reasons: the passages it takes (``True``), in rank order, together with
+        the best ``shown`` passages of the ranking, taken or not (``False``: passed over for the budget, or after the
+        ``limit`` was reached). The preview's ``retrieval`` event lists them (core.chat.preview)."""
+        considered: list[tuple[Passage, bool]] = []
+        taken = used = 0
+        for rank, passage in enumerate(self.rank(weighted, usable=usable)):
+            fits = taken < limit and used + len(passage.text) <= budget
+            if fits:
+                taken += 1
+                used += len(passage.text)
+            if fits or rank < shown:
+                considered.append((passage, fits))
+            if taken == limit and rank + 1 >= shown:
                 break
-        return chosen
+        return considered
 
 
 def query_terms(message: str, recent: Iterable[str] = ()) -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""The knowledge providers: the chat's retriever, the writers' ``notify``, the worker."""
+"""The knowledge providers: the chat's retriever, the owners' search, the writers' ``notify``, the worker."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from core.platform.settings import get_settings
 if TYPE_CHECKING:
     from core.knowledge.queue import KnowledgeQueue
     from core.knowledge.retrieval import Retriever
+    from core.knowledge.search import KnowledgeSearch
     from core.knowledge.worker import KnowledgeWorker
 
 logger = logging.getLogger(__name__)
@@ -23,6 +24,24 @@ def retriever() -> Retriever:
     from core.knowledge.store import KnowledgeReadStore
 
     return Retriever(KnowledgeReadStore(aws.s3(), get_settings().content_bucket))
+
+
+@per_container
+def search() -> KnowledgeSearch:
+    """``POST …/knowledge/search`` (the management plane): a member's access check, the agent's active items, the
+    chat's ranking."""
+    from core.agents.records import AgentRecord
+    from core.agents.store import PublishedAgentStore
+    from core.knowledge.search import KnowledgeSearch
+    from core.workspaces import providers as workspaces
+
+    access = workspaces.access()
+
+    def agent_of(user_id: str, workspace_id: str, agent_id: str) -> AgentRecord:
+        return AgentRecord.model_validate(access.member(user_id, workspace_id, agent_id).agent)
+
+    agents = PublishedAgentStore(aws.dynamodb(), get_settings().main_table)
+    return KnowledgeSearch(agent_of, agents.list_active_items, retriever())
 
 
 @per_container

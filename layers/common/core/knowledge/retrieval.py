@@ -13,6 +13,7 @@ file, so a document deactivated, deleted or repointed is never quoted while its 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections import OrderedDict
@@ -28,6 +29,7 @@ logger = logging.getLogger(__name__)
 MAX_PASSAGES = 6
 BUDGET_CHARS = 4000  # of passage text in the model's context: about a thousand tokens
 CACHED_AGENTS = 16  # a chat container serves a few agents; each cached index is its agent's latest version
+SHOWN_PASSAGES = 20  # a preview's ``retrieval`` event: the best of the ranking, taken or not (and all it took)
 
 
 def usable_sources(items: Iterable[ItemRecord]) -> Callable[[Source], bool]:
@@ -63,6 +65,32 @@ class Retriever:
             return []
         index = self._index(agent.id, agent.knowledge)
         return index.search(query_terms(message, recent), limit=MAX_PASSAGES, budget=BUDGET_CHARS, usable=usable)
+
+    def considered(
+        self,
+        agent: AgentRecord,
+        message: str,
+        recent: Sequence[str] = (),
+        usable: Callable[[Source], bool] | None = None,
+    ) -> list[tuple[Passage, bool]]:
+        """What ``passages`` decides for the same turn, with its reasons (``KnowledgeIndex.consider``): every
+        passage it takes (``True``) and the best ``SHOWN_PASSAGES`` of the ranking, each with its score, best first.
+        The taken ones, in order, are exactly what ``passages`` returns."""
+        if agent.knowledge is None:
+            return []
+        index = self._index(agent.id, agent.knowledge)
+        return index.consider(query_terms(message, recent), limit=MAX_PASSAGES, budget=BUDGET_CHARS, usable=usable,
+                              shown=SHOWN_PASSAGES)  # fmt: skip
+
+    def search(
+        self, agent: AgentRecord, query: str, limit: int, usable: Callable[[Source], bool] | None = None
+    ) -> list[Passage]:
+        """The best ``limit`` passages for ``query`` as a turn ranks them (the same terms, the same sources usable),
+        without the turn's budget of characters: ``POST …/knowledge/search`` shows the ranking itself."""
+        if agent.knowledge is None:
+            return []
+        index = self._index(agent.id, agent.knowledge)
+        return list(itertools.islice(index.rank(query_terms(query), usable=usable), limit))
 
     def _index(self, agent_id: str, pointer: KnowledgePointer) -> KnowledgeIndex:
         with self._lock:

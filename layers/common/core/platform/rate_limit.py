@@ -82,7 +82,8 @@ class _Refusal:
 # The metric's name for each kind of subject (its prefix): bounded, never the subject itself (an id, a hash).
 _LIMITER_OF_PREFIX = {"key": "key_rate", "visitor": "chat_visitor", "mail-to": "magic_link_address",
                       "mail-ip": "magic_link_ip", "invite-ws": "invitation_workspace",
-                      "invite-pair": "invitation_workspace_address", "invite-to": "invitation_address"}  # fmt: skip
+                      "invite-pair": "invitation_workspace_address", "invite-to": "invitation_address",
+                      "preview": "agent_preview"}  # fmt: skip
 
 
 def _limiter_of(subject: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -163,6 +163,76 @@ class BrandUpdate(ApiModel):
     is_default: bool | None = Field(None, alias="isDefault")
 
 
+class ChatDeltaEvent(ApiModel):
+    type: Literal["delta"] = Field(alias="type")
+    text: str = Field(alias="text")
+
+
+class ChatDoneEvent(ApiModel):
+    type: Literal["done"] = Field(alias="type")
+    usage: ChatUsage = Field(alias="usage")
+
+
+class ChatErrorEvent(ApiModel):
+    """The last line of a turn that failed after ``start`` (its status was already 200)."""
+
+    type: Literal["error"] = Field(alias="type")
+    message: str = Field(alias="message")
+    code: str = Field(alias="code")
+
+
+class ChatKeepaliveEvent(ApiModel):
+    """Sent while the model is silent (every 10 s); carries no text."""
+
+    type: Literal["keepalive"] = Field(alias="type")
+
+
+class ChatRetrievalEvent(ApiModel):
+    """The preview's line after ``start``: every passage the turn's retrieval considered, best first, with its score
+    and source (those it used, and the best of the rest).
+    """
+
+    type: Literal["retrieval"] = Field(alias="type")
+    passages: list[ConsideredPassage] = Field(alias="passages")
+
+
+class ChatSource(ApiModel):
+    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``) or a site section (neither)."""
+
+    item_id: str | None = Field(alias="itemId")
+    post_id: str | None = Field(alias="postId")
+    name: str = Field(alias="name")
+    r2_key: str | None = Field(alias="r2Key")
+    where: str = Field(alias="where")
+
+
+class ChatSourcesEvent(ApiModel):
+    """The line before ``done``: the sources of the passages the model was given, most relevant first."""
+
+    type: Literal["sources"] = Field(alias="type")
+    sources: list[ChatSource] = Field(alias="sources")
+
+
+class ChatStartEvent(ApiModel):
+    type: Literal["start"] = Field(alias="type")
+    thread_key: str = Field(alias="threadKey")
+    turn_id: str = Field(alias="turnId")
+
+
+class ChatUsage(ApiModel):
+    input_tokens: int = Field(alias="inputTokens")
+    output_tokens: int = Field(alias="outputTokens")
+    credits: int = Field(alias="credits")
+
+
+class ConsideredPassage(ApiModel):
+    text: str = Field(alias="text")
+    where: str = Field(alias="where")
+    score: float = Field(alias="score")
+    source: PassageSource = Field(alias="source")
+    used: bool = Field(alias="used")
+
+
 class CreateWorkspaceRequest(ApiModel):
     name: str = Field(alias="name")
 
@@ -250,6 +320,11 @@ class FeedPage(ApiModel):
     order: int | None = Field(alias="order")
 
 
+class HistoryEntry(ApiModel):
+    content: str = Field(alias="content")
+    role: str | None = Field(None, alias="role")
+
+
 class IdTokenRequest(ApiModel):
     id_token: str = Field(alias="idToken")
 
@@ -326,6 +401,17 @@ class JoinedWorkspace(ApiModel):
 
 class KeyList(ApiModel):
     keys: list[ApiKey] = Field(alias="keys")
+
+
+class KnowledgeSearchRequest(ApiModel):
+    query: str = Field(alias="query")
+    limit: int | None = Field(6, alias="limit")
+
+
+class KnowledgeSearchResult(ApiModel):
+    """The best passages for the query as a chat turn ranks them, best first; ``[]`` for an agent not indexed yet."""
+
+    passages: list[RetrievedPassage] = Field(alias="passages")
 
 
 class MagicLinkRequest(ApiModel):
@@ -410,6 +496,18 @@ class PageInput(ApiModel):
     order: int | None = Field(None, alias="order")
 
 
+class PassageSource(ApiModel):
+    """Where a passage comes from: an item (``itemId``, ``r2Key``), a post (``postId``), an owner's answer
+    (``answerId``) or a site section (none of them); every key present, null where it has none.
+    """
+
+    item_id: str | None = Field(alias="itemId")
+    post_id: str | None = Field(alias="postId")
+    answer_id: str | None = Field(alias="answerId")
+    name: str = Field(alias="name")
+    r2_key: str | None = Field(alias="r2Key")
+
+
 class Post(ApiModel):
     """A feed post as its author sees it: published or not, and when it last changed."""
 
@@ -482,6 +580,20 @@ class PostUpdate(ApiModel):
     pages: list[PageInput] | None = Field(None, alias="pages")
     poster: str | None = Field(None, alias="poster")
     playable: str | None = Field(None, alias="playable")
+
+
+class PreviewRequest(ApiModel):
+    prompt: str = Field(alias="prompt")
+    history: list[HistoryEntry] | None = Field(None, alias="history")
+    section: str | None = Field(None, alias="section")
+    behaviour: BehaviourPatch | None = Field(None, alias="behaviour")
+
+
+class RetrievedPassage(ApiModel):
+    text: str = Field(alias="text")
+    where: str = Field(alias="where")
+    score: float = Field(alias="score")
+    source: PassageSource = Field(alias="source")
 
 
 class Sent(ApiModel):
@@ -663,6 +775,18 @@ class WrapEnvelope(ApiModel):
     wrap: dict[str, Any] | None = Field(alias="wrap")
 
 
+PreviewEvent = Annotated[
+    ChatStartEvent
+    | ChatDeltaEvent
+    | ChatKeepaliveEvent
+    | ChatSourcesEvent
+    | ChatDoneEvent
+    | ChatErrorEvent
+    | ChatRetrievalEvent,
+    Field(discriminator="type"),
+]
+
+
 Account.model_rebuild()
 Agent.model_rebuild()
 AgentCreate.model_rebuild()
@@ -679,6 +803,16 @@ Brand.model_rebuild()
 BrandCreate.model_rebuild()
 BrandEnvelope.model_rebuild()
 BrandUpdate.model_rebuild()
+ChatDeltaEvent.model_rebuild()
+ChatDoneEvent.model_rebuild()
+ChatErrorEvent.model_rebuild()
+ChatKeepaliveEvent.model_rebuild()
+ChatRetrievalEvent.model_rebuild()
+ChatSource.model_rebuild()
+ChatSourcesEvent.model_rebuild()
+ChatStartEvent.model_rebuild()
+ChatUsage.model_rebuild()
+ConsideredPassage.model_rebuild()
 CreateWorkspaceRequest.model_rebuild()
 CreditAmounts.model_rebuild()
 CreditBalance.model_rebuild()
@@ -689,6 +823,7 @@ Empty.model_rebuild()
 Erasure.model_rebuild()
 Error.model_rebuild()
 FeedPage.model_rebuild()
+HistoryEntry.model_rebuild()
 IdTokenRequest.model_rebuild()
 Invitation.model_rebuild()
 InvitationAccept.model_rebuild()
@@ -702,6 +837,8 @@ ItemList.model_rebuild()
 ItemUpdate.model_rebuild()
 JoinedWorkspace.model_rebuild()
 KeyList.model_rebuild()
+KnowledgeSearchRequest.model_rebuild()
+KnowledgeSearchResult.model_rebuild()
 MagicLinkRequest.model_rebuild()
 MagicLinkVerifyRequest.model_rebuild()
 Member.model_rebuild()
@@ -715,11 +852,14 @@ ModelList.model_rebuild()
 ObjectDownload.model_rebuild()
 ObjectPage.model_rebuild()
 PageInput.model_rebuild()
+PassageSource.model_rebuild()
 Post.model_rebuild()
 PostCreate.model_rebuild()
 PostEnvelope.model_rebuild()
 PostPage.model_rebuild()
 PostUpdate.model_rebuild()
+PreviewRequest.model_rebuild()
+RetrievedPassage.model_rebuild()
 Sent.model_rebuild()
 SignInResponse.model_rebuild()
 SiteDocument.model_rebuild()

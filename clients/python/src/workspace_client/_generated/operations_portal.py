@@ -34,6 +34,8 @@ from .models_portal import (
     ItemUpdate,
     JoinedWorkspace,
     KeyList,
+    KnowledgeSearchRequest,
+    KnowledgeSearchResult,
     MagicLinkRequest,
     MagicLinkVerifyRequest,
     Member,
@@ -557,6 +559,22 @@ class PortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "keyId": key_id},
                 query={"days": days},
+            )
+        )
+
+    def knowledge_search(
+        self, workspace_id: str, agent_id: str, *, query: str, limit: int | None = None
+    ) -> KnowledgeSearchResult:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a message (unbilled)."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search",
+                response=KnowledgeSearchResult,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=KnowledgeSearchRequest(**present(query=query, limit=limit)),
             )
         )
 
@@ -1656,6 +1674,22 @@ class AsyncPortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "keyId": key_id},
                 query={"days": days},
+            )
+        )
+
+    async def knowledge_search(
+        self, workspace_id: str, agent_id: str, *, query: str, limit: int | None = None
+    ) -> KnowledgeSearchResult:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a message (unbilled)."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search",
+                response=KnowledgeSearchResult,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=KnowledgeSearchRequest(**present(query=query, limit=limit)),
             )
         )
 

@@ -86,19 +86,21 @@ class Retriever:
         self, agent: AgentRecord, query: str, limit: int, usable: Callable[[Source], bool] | None = None
     ) -> list[Passage]:
         """The best ``limit`` passages for ``query`` as a turn ranks them (the same terms, the same sources usable),
-        without the turn's budget of characters: ``POST …/knowledge/search`` shows the ranking itself."""
+        without the turn's budget of characters: ``POST …/knowledge/search`` shows the ranking itself. An index that
+        cannot be read is ``StorageUnavailable`` (503) here, not an empty answer: an owner must not be told that
+        nothing matches when the index could not be asked (a turn, by contrast, answers without passages)."""
         if agent.knowledge is None:
             return []
-        index = self._index(agent.id, agent.knowledge)
+        index = self._index(agent.id, agent.knowledge, strict=True)
         return list(itertools.islice(index.rank(query_terms(query), usable=usable), limit))
 
-    def _index(self, agent_id: str, pointer: KnowledgePointer) -> KnowledgeIndex:
+    def _index(self, agent_id: str, pointer: KnowledgePointer, *, strict: bool = False) -> KnowledgeIndex:
         with self._lock:
             cached = self._cached.get(agent_id)
             if cached and cached[0] == pointer.version:
                 self._cached.move_to_end(agent_id)
                 return cached[1]
-        index, keep = self._load(agent_id, pointer)
+        index, keep = self._load(agent_id, pointer, strict=strict)
         if not keep:
             return index
         with self._lock:
@@ -108,12 +110,14 @@ class Retriever:
                 self._cached.popitem(last=False)
         return index
 
-    def _load(self, agent_id: str, pointer: KnowledgePointer) -> tuple[KnowledgeIndex, bool]:
-        """The index and whether to keep it for this version."""
+    def _load(self, agent_id: str, pointer: KnowledgePointer, *, strict: bool) -> tuple[KnowledgeIndex, bool]:
+        """The index and whether to keep it for this version; ``strict``: an unreadable one raises."""
         try:
             data = self._store.index(pointer.key)
         except StorageUnavailable:  # not kept: the next turn tries again
             logger.warning("knowledge index unreadable", extra={"agentId": agent_id, "version": pointer.version})
+            if strict:
+                raise
             return KnowledgeIndex.empty(), False
         if data is None:  # superseded and removed between the pointer's read and this GET: the next turn reads anew
             return KnowledgeIndex.empty(), False

@@ -236,21 +236,22 @@ def test_an_override_model_is_billed_its_price(shop: Shop, aws: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("behaviour", "status", "code", "said"),
+    ("behaviour", "refusal"),
     [
-        ({"model": "gpt-9"}, 400, "VALIDATION_ERROR", "behaviour.model:"),
-        ({"model": "offline-max"}, 402, "PLAN_LIMIT_REACHED", "The pro plan does not offer the model offline-max"),
-        ({"temperature": 1.5}, 400, "VALIDATION_ERROR", "behaviour.temperature:"),
-        ({"maxReplyTokens": 63}, 400, "VALIDATION_ERROR", "behaviour.maxReplyTokens:"),
-        ({"instructions": "x" * 8001}, 400, "VALIDATION_ERROR", "behaviour.instructions:"),
-        ({"instructions": "be kind\x00"}, 400, "VALIDATION_ERROR", "behaviour.instructions:"),
-        ({"fallback": "y" * 501}, 400, "VALIDATION_ERROR", "behaviour.fallback:"),
-        ({"tone": "dry"}, 400, "VALIDATION_ERROR", "behaviour.tone:"),
+        ({"model": "gpt-9"}, (400, "VALIDATION_ERROR", "behaviour.model:")),
+        ({"model": "offline-max"}, (402, "PLAN_LIMIT_REACHED", "The pro plan does not offer the model offline-max")),
+        ({"temperature": 1.5}, (400, "VALIDATION_ERROR", "behaviour.temperature:")),
+        ({"maxReplyTokens": 63}, (400, "VALIDATION_ERROR", "behaviour.maxReplyTokens:")),
+        ({"instructions": "x" * 8001}, (400, "VALIDATION_ERROR", "behaviour.instructions:")),
+        ({"instructions": "be kind\x00"}, (400, "VALIDATION_ERROR", "behaviour.instructions:")),
+        ({"fallback": "y" * 501}, (400, "VALIDATION_ERROR", "behaviour.fallback:")),
+        ({"tone": "dry"}, (400, "VALIDATION_ERROR", "behaviour.tone:")),
     ],
 )
 def test_a_bad_override_is_refused_before_anything_is_held(
-    shop: Shop, aws: Any, behaviour: dict[str, Any], status: int, code: str, said: str
+    shop: Shop, aws: Any, behaviour: dict[str, Any], refusal: tuple[int, str, str]
 ) -> None:
+    status, code, said = refusal
     refused = shop.preview({"prompt": QUESTION, "behaviour": behaviour})
     assert (refused.status, refused.header("Content-Type")) == (status, "application/json; charset=utf-8")
     body = refused.json()

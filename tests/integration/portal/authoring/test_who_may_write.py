@@ -83,6 +83,7 @@ BEFORE_THE_WRITER = {
     "PortalMembersListFunction", "PortalBrandsListFunction", "PortalKeysListFunction", "PortalKeysMintFunction",
     "PortalKeyRevokeFunction", "PortalAccountFunction", "PortalCreditsBalanceFunction", "PortalCreditsHistoryFunction",
     "PortalInvitationAcceptFunction",  # names no workspace: its caller is whoever the invitation's address is
+    "PortalModelsListFunction",  # names no workspace: the deployment's models, for any signed-in user
 }  # fmt: skip
 WRITES = [name for name, route in ROUTES.items() if route.write]
 READS = [name for name, route in ROUTES.items() if not route.write and not route.managers_only]

@@ -43,6 +43,7 @@ BENCHES = (
     Bench("aws_calls.py", (), 120),
     Bench("round_trips.py", ("--runs", "5"), 120),
     Bench("chat_turn.py", ("--turns", "5"), 150),
+    Bench("chat_instructions.py", ("--turns", "20"), 150),
     Bench("openai_first_line.py", ("--turns", "10"), 150),
     Bench("stream_memory.py", ("--mb", "128", "--runs", "3"), 180),
     Bench("warm_profile.py", ("--runs", "20"), 150),

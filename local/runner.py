@@ -28,6 +28,12 @@ from local.triggers.queues import QueuePoller
 from local.triggers.schedules import Scheduler
 from stack.template import Stack, load
 
+# The models a local run offers (the template's ChatModels in AWS): both offline, at two prices.
+LOCAL_CHAT_MODELS = [
+    {"id": "offline", "name": "Offline", "provider": "offline", "creditsPerTurn": 1, "default": True},
+    {"id": "offline-plus", "name": "Offline Plus", "provider": "offline", "creditsPerTurn": 3},
+]
+
 logger = logging.getLogger("local.runner")
 REGION = "us-east-1"
 # Dummy credentials: moto accepts anything, and real AWS must never be reached from here.
@@ -162,12 +168,14 @@ def start(
 
     # Functions and the two APIs.
     base_env = AWS_ENV | {"AWS_ENDPOINT_URL": endpoint, "AWS_MAX_ATTEMPTS": "2"}
-    # What differs from AWS: mail goes to files, cookies work over plain http, chat answers offline.
+    # What differs from AWS: mail goes to files, cookies work over plain http, chat answers offline, on two offline
+    # models at two prices (LOCAL_CHAT_MODELS), so that per-model billing is seen and tested.
     local_env = {
         "MAIL_TRANSPORT": "outbox",
         "OUTBOX_DIR": str(state_dir / "outbox"),
         "COOKIE_SECURE": "false",
         "CHAT_MODEL": "offline",
+        "CHAT_MODELS": json.dumps(LOCAL_CHAT_MODELS, separators=(",", ":")),
     } | (function_env or {})
     code = package.built(stack, built, state_dir) if built else package.source_tree(stack)
     pool = ContainerPool(code.functions, code.layers, base_env, overrides=local_env, limits=limits, python=code.python)

@@ -221,9 +221,12 @@ def test_a_model_the_owners_plan_does_not_offer_is_402_naming_the_plan_and_its_m
     assert behaviour_of(free, agent["id"])["model"] == "offline-plus"
     assert [a["name"] for a in free.ok(LIST)["agents"]] == ["Mia"]
     free.portal.users.set_plan(free.who.user_id, "business")
-    assert free.ok(UPDATE, agent_id=agent["id"], body={"behaviour": {"model": "offline-max"}})["agent"]["behaviour"][
-        "model"
-    ] == "offline-max"
+    assert (
+        free.ok(UPDATE, agent_id=agent["id"], body={"behaviour": {"model": "offline-max"}})["agent"]["behaviour"][
+            "model"
+        ]
+        == "offline-max"
+    )
 
 
 def test_the_plan_is_the_owners_even_when_an_admin_writes(portal: Portal) -> None:

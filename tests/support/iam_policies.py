@@ -108,6 +108,8 @@ class _Resolver:
         self.types = {name: res["Type"] for name, res in template["Resources"].items()}
         parameters = {name: str(p.get("Default", "")) for name, p in template.get("Parameters", {}).items()}
         self.parameters = parameters | {k: v for k, v in resources.items() if k in parameters}
+        self.lists = {name for name, p in template.get("Parameters", {}).items() if p["Type"] == "CommaDelimitedList"}
+        self.conditions: dict[str, Any] = template.get("Conditions", {})
         self.resources, self.region, self.account = resources, region, account
         # The stack's name as the emulator's (``emulated_resources``): a secret the template names by it (a chat
         # model's key, ``<stack>/models/*``) is created under the same name by the tests.
@@ -131,7 +133,28 @@ class _Resolver:
         if function == "Fn::Sub":
             text, variables = (argument, {}) if isinstance(argument, str) else (argument[0], self(argument[1]))
             return re.sub(r"\$\{([^}]+)\}", lambda m: self._variable(m.group(1), variables), text)
+        if function == "Fn::Split":
+            return str(self(argument[1])).split(str(self(argument[0])))
+        if function == "Fn::If":  # a grant that depends on a parameter (ChatBedrockModelIds)
+            return self(argument[1] if self.holds(argument[0]) else argument[2])
         raise ValueError(f"{function} in a policy: not resolved here ({value})")
+
+    def holds(self, condition: Any) -> bool:
+        """A condition of the template (by name) or a condition function, with the parameters given."""
+        if isinstance(condition, str):
+            return self.holds(self.conditions[condition])
+        ((function, argument),) = condition.items()
+        if function == "Condition":
+            return self.holds(argument)
+        if function == "Fn::Not":
+            return not self.holds(argument[0])
+        if function == "Fn::And":
+            return all(self.holds(part) for part in argument)
+        if function == "Fn::Or":
+            return any(self.holds(part) for part in argument)
+        if function == "Fn::Equals":
+            return str(self(argument[0])) == str(self(argument[1]))
+        raise ValueError(f"{function} in a condition: not resolved here ({condition})")
 
     def _variable(self, name: str, variables: dict[str, Any]) -> str:
         if name.startswith("!"):  # ${!Literal} is the text ${Literal}
@@ -156,7 +179,8 @@ class _Resolver:
         if logical_id in self.pseudo:
             return self.pseudo[logical_id]
         if logical_id in self.parameters:
-            return self.parameters[logical_id]
+            value = self.parameters[logical_id]
+            return value.split(",") if logical_id in self.lists else value  # type: ignore[return-value]
         kind = self.types.get(logical_id)
         if kind == "AWS::SQS::Queue":
             return _QUEUE_URL.format(region=self.region, account=self.account, name=self.name(logical_id))

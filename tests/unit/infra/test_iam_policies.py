@@ -534,9 +534,9 @@ def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
 
 
 def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
-    """The template's six grants on leading keys: each allows a partition its pattern names and refuses any other."""
+    """The template's seven grants on leading keys (the preview's count among them): each allows a partition its pattern names and refuses any other."""
     conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
-    assert len(conditioned) == 6, conditioned
+    assert len(conditioned) == 7, conditioned
     for function, statement in conditioned:
         (pattern,) = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
         name = statement.resources[0].rsplit("/", 1)[-1]
@@ -563,6 +563,19 @@ def test_a_parameter_given_in_resources_overrides_its_default() -> None:
     other = "amazon.nova-pro-v1:0"
     chat = function_policies(TEMPLATE, NAMES | {"ChatModelId": other})["BrainChatFunction"]
     assert permitted(chat, "bedrock-runtime", "ConverseStream", modelId=other, messages=[])
+
+
+@pytest.mark.parametrize("function", ["BrainChatFunction", "PortalAgentPreviewFunction"])
+def test_the_other_bedrock_models_of_the_catalogue_are_granted_only_when_listed(function: str) -> None:
+    """ChatModels may name several Bedrock models: ChatBedrockModelIds grants them, each by its own ARN."""
+    default, pro, lite = "amazon.nova-lite-v1:0", "amazon.nova-pro-v1:0", "amazon.nova-micro-v1:0"
+    listed = function_policies(TEMPLATE, NAMES | {"ChatBedrockModelIds": f"{pro},{lite}"})[function]
+    for model in (default, pro, lite):
+        assert permitted(listed, "bedrock-runtime", "ConverseStream", modelId=model, messages=[]), model
+    assert not permitted(listed, "bedrock-runtime", "ConverseStream", modelId="amazon.nova-premier-v1:0", messages=[])
+    unlisted = real_policies()[function]  # the parameter's default: ChatModelId alone
+    assert permitted(unlisted, "bedrock-runtime", "ConverseStream", modelId=default, messages=[])
+    assert not permitted(unlisted, "bedrock-runtime", "ConverseStream", modelId=pro, messages=[])
 
 
 def test_an_unresolvable_resource_is_an_error_not_a_wildcard() -> None:

@@ -534,7 +534,8 @@ def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
 
 
 def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
-    """The template's seven grants on leading keys (the preview's count among them): each allows a partition its pattern names and refuses any other."""
+    """The template's seven grants on leading keys (the preview's count among them): each allows a partition its
+    pattern names and refuses any other."""
     conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
     assert len(conditioned) == 7, conditioned
     for function, statement in conditioned:

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from workspace_client._generated.models_portal import Agent, AgentItem, Brand, Post, StoredObject
+from workspace_client._generated.models_portal import (
+    Agent,
+    AgentItem,
+    AgentUpdate,
+    Behaviour,
+    Brand,
+    Post,
+    StoredObject,
+)
 from workspace_client.bundle import BundleError, load_bundle
 from workspace_client.bundle.changes import NEW_BRAND, CreateAgent, CreateBrand, UpdateAgent, UpdateBrand, human_size
 from workspace_client.bundle.files import BundleFile
@@ -31,11 +39,19 @@ BRANDS = [Brand(id="brd_1", slug="shop", name="Shop", is_default=True, palette=[
                 created_at=NOW, updated_at=NOW)]  # fmt: skip
 
 
-def held(bundle: Bundle) -> AgentState:
-    """What the service holds once ``bundle`` is published (wire form: the service's normal form and defaults)."""
+# The service's defaults (core/agents/records.py DEFAULT_BEHAVIOUR), in the wire's form.
+DEFAULT_BEHAVIOUR = {"instructions": "", "model": None, "temperature": 0.3, "maxReplyTokens": 512,
+                     "knowledgeOnly": True, "fallback": ""}  # fmt: skip
+
+
+def held(bundle: Bundle, **behaviour: Any) -> AgentState:
+    """What the service holds once ``bundle`` is published (wire form: the service's normal form and defaults);
+    ``behaviour``: the agent's behaviour fields (snake_case) beside the bundle's and the defaults."""
+    given = bundle.agent.behaviour.given() if bundle.agent.behaviour else {}
     agent = Agent(
         id=AGENT, slug=bundle.agent.slug, name=bundle.agent.name, brand_id="brd_1", active_workflow_id="wf_1",
         post_count=len(bundle.posts), item_count=len(bundle.items), created_at=NOW, updated_at=NOW,
+        behaviour=Behaviour.model_validate(DEFAULT_BEHAVIOUR | given | behaviour),
     )  # fmt: skip
     generated = {"mediaType": None, "isVideo": False, "updatedAt": NOW}
     posts = [
@@ -313,3 +329,74 @@ def test_carrying_out_sets_the_agent_on_the_brand_the_run_created(tmp_path: Path
     assert [name for name, _ in portal.calls] == ["create_brand", "update_agent"]
     assert portal.calls[0][1]["idempotency_key"].startswith("bundle-brand-")
     assert portal.calls[1][1] == {"brand_id": "brd_new"}
+
+
+# --- behaviour (issue 39): agent.json's ``behaviour``, the fields it gives made to match, the others left alone
+
+VOICE = {"instructions": "Warm and brief.\n- Two sentences.", "model": None, "temperature": 0.5,
+         "fallback": "Ask at the counter."}  # fmt: skip
+
+
+def voiced(tmp_path: Path, **behaviour: Any) -> Bundle:
+    agent = {"slug": "test-barista", "name": "Test Barista", "behaviour": behaviour}
+    return load_bundle(write_bundle(tmp_path / "voiced", agent_json=agent))
+
+
+def test_the_defaults_here_are_the_services(tmp_path: Path) -> None:
+    from core.agents.records import DEFAULT_BEHAVIOUR as SERVICE  # the test's stand-in must not drift from it
+
+    assert Behaviour.model_validate(DEFAULT_BEHAVIOUR).model_dump() == {
+        "instructions": SERVICE.instructions, "model": SERVICE.model, "temperature": SERVICE.temperature,
+        "max_reply_tokens": SERVICE.max_reply_tokens, "knowledge_only": SERVICE.knowledge_only,
+        "fallback": SERVICE.fallback}  # fmt: skip
+
+
+def test_a_behaviour_held_as_the_bundle_gives_it_is_no_change_whatever_the_fields_it_leaves_out(
+    tmp_path: Path,
+) -> None:
+    bundle = voiced(tmp_path, **VOICE)
+    assert bundle.agent.behaviour is not None and bundle.agent.behaviour.given() == {
+        "instructions": "Warm and brief.\n- Two sentences.", "model": None, "temperature": 0.5,
+        "fallback": "Ask at the counter."}  # fmt: skip  # model null given: the default model, a value
+    assert plan_against(held(bundle, max_reply_tokens=300, knowledge_only=False), WS, bundle).empty
+
+
+def test_only_the_fields_that_differ_are_sent_and_a_null_model_goes_back_to_the_default(tmp_path: Path) -> None:
+    bundle = voiced(tmp_path, **VOICE)
+    state = held(bundle, temperature=0.9, model="offline-plus", max_reply_tokens=300)
+    (change,) = plan_against(state, WS, bundle).changes
+    assert isinstance(change, UpdateAgent)
+    assert change.fields == {"behaviour": {"model": None, "temperature": 0.5}}  # maxReplyTokens: not the bundle's
+    assert str(change) == "update agent test-barista: behaviour.model, behaviour.temperature"
+
+    class Portal:
+        def __init__(self) -> None:
+            self.calls: list[dict[str, Any]] = []
+
+        def update_agent(self, ws: str, agent_id: str, **fields: Any) -> None:
+            from workspace_client._operation import Operation
+
+            body = AgentUpdate(**fields)
+            self.calls.append(Operation("PATCH", "/x", body=body).json_body or {})
+
+    portal = Portal()
+    carry_out(portal, plan_against(state, WS, bundle), progress=False)  # type: ignore[arg-type]
+    assert portal.calls == [{"behaviour": {"model": None, "temperature": 0.5}}]  # null sent: the default model
+
+
+def test_a_bundle_without_behaviour_leaves_the_agents_alone(bundle: Bundle) -> None:
+    assert bundle.agent.behaviour is None
+    assert plan_against(held(bundle, instructions="Set with the CLI", model="offline-plus"), WS, bundle).empty
+
+
+def test_a_new_agent_is_created_with_the_bundles_behaviour_under_a_key_that_names_it(tmp_path: Path) -> None:
+    plain = load_bundle(write_bundle(tmp_path / "plain", agent_json={"slug": "test-barista", "name": "Test Barista"}))
+    bundle = voiced(tmp_path, **VOICE)
+    create = plan_against(AgentState(None, BRANDS), WS, bundle).changes[0]
+    plain_create = plan_against(AgentState(None, BRANDS), WS, plain).changes[0]
+    assert isinstance(create, CreateAgent) and isinstance(plain_create, CreateAgent)
+    assert create.behaviour == bundle.agent.behaviour.given() and plain_create.behaviour is None  # type: ignore[union-attr]
+    # A replayed create answers with the agent it made: a bundle whose behaviour changed is another create.
+    assert create.key != plain_create.key
+    unchanged = {"slug": "test-barista", "name": "Test Barista", "brand": "brd_1"}  # a bundle without: the old key
+    assert plain_create.key == idempotency_key(WS, "test-barista", "agent", unchanged)

@@ -91,11 +91,7 @@ class Operation:
         are the caller's JSON, not fields with defaults. A field set to None (``CLEAR``) is sent as ``null``."""
         if self.body is None:
             return None
-        fields = self.body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
-        model = type(self.body).model_fields
-        for name in self.body.model_fields_set & model.keys():
-            if getattr(self.body, name) is None:
-                fields[model[name].alias or name] = None
+        fields = _given(self.body)
         extra = self.body.model_extra
         if not extra:
             return fields
@@ -109,6 +105,20 @@ class Operation:
 
     def parse(self, content: bytes) -> Any:
         return None if self.response is None else adapter(self.response).validate_json(content)
+
+
+def _given(body: BaseModel) -> dict[str, Any]:
+    """The fields set on ``body``, wire names; one set to None (``CLEAR``) is ``null``, also inside a nested model
+    (an agent's ``behaviour``: ``{"behaviour": {"model": null}}`` puts its model back to the default)."""
+    fields: dict[str, Any] = body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+    model = type(body).model_fields
+    for name in body.model_fields_set & model.keys():
+        value = getattr(body, name)
+        if value is None:
+            fields[model[name].alias or name] = None
+        elif isinstance(value, BaseModel):
+            fields[model[name].alias or name] = _given(value)
+    return fields
 
 
 @cache

@@ -5,6 +5,8 @@ Each line is validated against the OpenAPI document's event union (``ChatEvent``
 that gives every event a ``text`` (empty unless it is a delta) and carries what the turn has said so
 far: the ``turn_id`` and ``thread_key`` from ``start``, the ``sources`` of the reply (the ``sources``
 event, sent just before ``done``) and on the final ``done`` event the ``usage`` with the credits charged.
+A preview (``Portal.preview``) also sends a ``retrieval`` event after ``start``: every passage the turn
+considered, with its score and source, kept on the events that follow as ``passages``.
 An ``error`` event raises ``ChatStreamError``; a stream that ends without ``done`` raises
 ``IncompleteStreamError`` (the connection was cut: the turn may still be billed). An event of a type
 this client does not know is skipped, and fields it does not know are kept on ``wire`` (a newer service
@@ -21,11 +23,13 @@ from typing import Any, Literal
 
 from ._generated.models_brain import ChatDoneEvent, ChatErrorEvent, ChatStartEvent, ChatUsage
 from ._generated.models_brain import ChatEvent as WireEvent
+from ._generated.models_portal import ChatRetrievalEvent, ConsideredPassage
 from ._model import ApiModel
 from ._operation import adapter
 from .errors import ChatStreamError, IncompleteStreamError
 
 SOURCES = "sources"  # the event listing what the reply drew on, just before ``done``
+RETRIEVAL = "retrieval"  # a preview's event after ``start``: the passages considered, with their scores
 SourceKind = Literal["item", "post", "section"]
 
 
@@ -74,7 +78,8 @@ def sources_of(entries: Any) -> tuple[Source, ...]:
 class ChatEvent:
     """One event of a turn. ``type``: ``start``, ``delta``, ``keepalive``, ``sources`` or ``done``; ``wire``: the
     line as sent. ``sources``: what the reply drew on, from the ``sources`` event on (so on ``done`` too); empty
-    before it, when it drew on nothing, and from a service that sends no such event."""
+    before it, when it drew on nothing, and from a service that sends no such event. ``passages``: a preview's
+    ``retrieval`` event's passages (best first, each with ``score``, ``used``, ``source``), from that event on."""
 
     type: str
     text: str
@@ -83,6 +88,7 @@ class ChatEvent:
     usage: ChatUsage | None
     wire: WireEvent | ApiModel
     sources: tuple[Source, ...] = ()
+    passages: tuple[ConsideredPassage, ...] = ()
 
     @property
     def final(self) -> bool:
@@ -103,12 +109,15 @@ def known_types() -> frozenset[str]:
 
 
 class ChatDecoder:
-    """Turns NDJSON lines into ``ChatEvent``s, remembering the turn's ids and sources for the events that follow."""
+    """Turns NDJSON lines into ``ChatEvent``s, remembering the turn's ids and sources for the events that follow.
+    ``retrieval``: a preview's stream, whose ``retrieval`` event is read (a visitor's chat never has one)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, retrieval: bool = False) -> None:
         self.turn_id: str | None = None
         self.thread_key: str | None = None
         self.sources: tuple[Source, ...] = ()
+        self.passages: tuple[ConsideredPassage, ...] = ()
+        self.retrieval = retrieval
         self.finished = False
 
     def decode(self, line: str) -> ChatEvent | None:
@@ -122,6 +131,9 @@ class ChatDecoder:
             wire = adapter(WireEvent).validate_python(raw)
         elif kind == SOURCES:  # a service newer than the generated models: read without them
             wire = ApiModel.model_validate(raw)
+        elif kind == RETRIEVAL and self.retrieval:
+            retrieval = adapter(ChatRetrievalEvent).validate_python(raw)
+            self.passages, wire = tuple(retrieval.passages), retrieval
         else:
             return None
         if kind == SOURCES:
@@ -134,15 +146,15 @@ class ChatDecoder:
         usage = wire.usage if isinstance(wire, ChatDoneEvent) else None
         self.finished = usage is not None
         text = getattr(wire, "text", "") if kind == "delta" else ""
-        return ChatEvent(str(kind), text, self.turn_id, self.thread_key, usage, wire, self.sources)
+        return ChatEvent(str(kind), text, self.turn_id, self.thread_key, usage, wire, self.sources, self.passages)
 
     def end(self) -> None:
         if not self.finished:
             raise IncompleteStreamError(f"the chat stream of turn {self.turn_id} ended before its final event")
 
 
-def events(lines: Iterator[str]) -> Iterator[ChatEvent]:
-    decoder = ChatDecoder()
+def events(lines: Iterator[str], *, retrieval: bool = False) -> Iterator[ChatEvent]:
+    decoder = ChatDecoder(retrieval=retrieval)
     for line in lines:
         if (event := decoder.decode(line)) is not None:
             yield event
@@ -151,8 +163,8 @@ def events(lines: Iterator[str]) -> Iterator[ChatEvent]:
     decoder.end()
 
 
-async def async_events(lines: AsyncIterator[str]) -> AsyncIterator[ChatEvent]:
-    decoder = ChatDecoder()
+async def async_events(lines: AsyncIterator[str], *, retrieval: bool = False) -> AsyncIterator[ChatEvent]:
+    decoder = ChatDecoder(retrieval=retrieval)
     async for line in lines:
         if (event := decoder.decode(line)) is not None:
             yield event

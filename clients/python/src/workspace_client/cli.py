@@ -5,6 +5,8 @@ workspaces, keys, agents, audit log, members and invitations (``cli_admin``).
     workspace-client workspaces create "Northwind" ; workspace-client keys mint --workspace ws_… --name site
     workspace-client publish examples/northwind-barista --workspace ws_… [--dry-run] [--no-progress] [--no-wait]
     workspace-client export --workspace ws_… --agent barista barista-copy/
+    workspace-client agents update barista --workspace ws_… --instructions-file voice.txt --model offline-plus
+    workspace-client agents try barista "When are you open?" --workspace ws_… ; workspace-client models
 
 Exit status: 0 done, 1 refused (by the service, whose message and code are shown, or for the bundle), 2 usage;
 ``publish`` also 3 (published, but a document could not be read: each is named with the reason) and 4 (published,

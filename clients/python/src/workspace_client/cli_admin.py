@@ -6,6 +6,7 @@ its id first: a member's line starts with the user's id, which ``members role|re
     workspace-client workspaces list | create NAME
     workspace-client keys list|mint|revoke --workspace ws_… [--name N --origin URL… --rate-limit N | KEY_ID]
     workspace-client agents list --workspace ws_…
+    workspace-client agents update|try AGENT …, models, knowledge search AGENT QUERY   (``cli_agents``)
     workspace-client audit --workspace ws_… [--limit N] [--all]
     workspace-client members list|leave --workspace ws_…
     workspace-client members role|remove|transfer --workspace ws_… USER_ID [admin|member]
@@ -65,9 +66,12 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     revoke = command(under, "revoke", _revoke, parents=[in_workspace], help="revoke a key at once")
     revoke.add_argument("key_id", metavar="KEY_ID")
 
-    agents = commands.add_parser("agents", help="list a workspace's agents")
+    agents = commands.add_parser("agents", help="list a workspace's agents, change how one answers, try one")
     under = agents.add_subparsers(title="actions", required=True, metavar="ACTION")
     command(under, "list", _agents, parents=[in_workspace], help="the workspace's agents")
+    from . import cli_agents  # agents update|try, models, knowledge search
+
+    cli_agents.add_commands(commands, under, shared, in_workspace, signed_in)
 
     audit = command(commands, "audit", _audit, parents=[in_workspace],
                     help="the workspace's audit log, newest first (owners and admins)")  # fmt: skip

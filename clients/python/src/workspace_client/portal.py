@@ -7,25 +7,46 @@
 
 After a sign-in the client holds the ``session`` cookie (its cookie jar) and a portal JWT, which it
 renews by itself shortly before it expires (see ``_session``). Every JSON operation of the OpenAPI
-document is a method (``_generated/operations_portal.py``); this module adds the session around them.
+document is a method (``_generated/operations_portal.py``); this module adds the session around them, and
+``preview`` (NDJSON, streamed): an agent tried as a turn, with the passages its retrieval considered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._generated.models_portal import Account, Empty, TokenResponse
+import httpx
+
+from ._generated.models_portal import Account, BehaviourPatch, Empty, HistoryEntry, PreviewRequest, TokenResponse
 from ._generated.operations_portal import AsyncPortalOperations, PortalOperations
-from ._operation import Operation
+from ._operation import Operation, present
 from ._session import SESSION_COOKIE, TokenHolder, magic_link_token, renews_itself
 from ._transport import AsyncTransport, SyncTransport
-from .errors import AuthError, TokenExpiredError
+from .chat import ChatEvent, async_events, events
+from .errors import AuthError, IncompleteStreamError, TokenExpiredError
 
 REFRESH_MARGIN_SECONDS = 120.0
+
+
+def preview_operation(
+    workspace_id: str,
+    agent_id: str,
+    prompt: str,
+    *,
+    history: list[str | HistoryEntry] | None = None,
+    section: str | None = None,
+    behaviour: BehaviourPatch | None = None,
+) -> Operation:
+    """``POST …/agents/{agentId}/preview``. ``history``: plain strings are the entries' content; ``behaviour``: an
+    override of the saved one, for this turn only (its fields set to None, e.g. with ``CLEAR``, are their defaults)."""
+    entries = None if history is None else [HistoryEntry(content=e) if isinstance(e, str) else e for e in history]
+    body = PreviewRequest(**present(prompt=prompt, history=entries, section=section, behaviour=behaviour))
+    path = {"workspaceId": workspace_id, "agentId": agent_id}
+    return Operation("POST", "/api/workspaces/{workspaceId}/agents/{agentId}/preview", path=path, body=body)
 
 
 class _PortalSession:
@@ -113,6 +134,25 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
         self._learn(operation, result)
         return result
 
+    def preview(self, workspace_id: str, agent_id: str, prompt: str, **fields: Any) -> Iterator[ChatEvent]:
+        """Try the agent: its reply event by event as it streams (a billed turn, never stored), the ``retrieval``
+        event's passages on ``event.passages`` from it on. ``fields``: history, section, behaviour (an override)."""
+        operation = preview_operation(workspace_id, agent_id, prompt, **fields)
+        try:
+            response = self._send(operation)
+        except TokenExpiredError:
+            if not self.session_cookie:
+                raise
+            with self._lock:  # refused before anything was billed: renewed and sent once more
+                self._tokens.expire()
+            response = self._send(operation)
+        try:
+            yield from events(response.iter_lines(), retrieval=True)
+        except httpx.TransportError as error:
+            raise IncompleteStreamError(f"the preview's stream was cut: {error!r}") from error
+        finally:
+            response.close()
+
 
 class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
     """Async portal client (``async with AsyncPortal(url) as portal``); the same methods, awaited."""
@@ -157,3 +197,21 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
             result = await super()._call(operation)
         self._learn(operation, result)
         return result
+
+    async def preview(self, workspace_id: str, agent_id: str, prompt: str, **fields: Any) -> AsyncIterator[ChatEvent]:
+        operation = preview_operation(workspace_id, agent_id, prompt, **fields)
+        try:
+            response = await self._send(operation)
+        except TokenExpiredError:
+            if not self.session_cookie:
+                raise
+            async with self._lock:
+                self._tokens.expire()
+            response = await self._send(operation)
+        try:
+            async for event in async_events(response.aiter_lines(), retrieval=True):
+                yield event
+        except httpx.TransportError as error:
+            raise IncompleteStreamError(f"the preview's stream was cut: {error!r}") from error
+        finally:
+            await response.aclose()

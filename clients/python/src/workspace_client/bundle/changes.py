@@ -68,15 +68,23 @@ class CreateAgent(Change):
     def __str__(self) -> str:
         return f"create agent {self.spec.slug} ({self.spec.name})"
 
+    @property
+    def behaviour(self) -> dict[str, Any] | None:
+        """The behaviour's fields the bundle gives (snake_case), None when it gives none."""
+        return None if self.spec.behaviour is None else self.spec.behaviour.given()
+
 
 @dataclass(frozen=True)
 class UpdateAgent(Change):
     agent_id: str
     slug: str
-    fields: dict[str, str]  # name, brand_id (NEW_BRAND: the brand the plan creates)
+    # name, brand_id (NEW_BRAND: the brand the plan creates), behaviour (its changed fields, snake_case)
+    fields: dict[str, Any]
 
     def __str__(self) -> str:
-        return f"update agent {self.slug}: {_names(self.fields)}"
+        names = [to_camel(name) for name in self.fields if name != "behaviour"]
+        names += [f"behaviour.{to_camel(name)}" for name in self.fields.get("behaviour", {})]
+        return f"update agent {self.slug}: {', '.join(names)}"
 
 
 @dataclass(frozen=True)

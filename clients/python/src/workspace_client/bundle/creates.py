@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .._generated.models_portal import PageInput
+from .._generated.models_portal import BehaviourPatch, PageInput
 from ..errors import ConflictError, NotFoundError
 from ..portal import Portal
 from .format import BrandSpec, ItemSpec, PostSpec
@@ -62,10 +62,12 @@ class Creates:
                 raise NotFoundError(404, "NOT_FOUND", f"brand {spec.slug} was deleted while being created")
             key = again(key, brand.id)
 
-    def agent(self, name: str, slug: str, brand_id: str, key: str) -> None:
+    def agent(self, name: str, slug: str, brand_id: str, key: str, *, behaviour: dict[str, Any] | None = None) -> None:
+        """The agent, created (``behaviour``: the fields the bundle gives, snake_case; a None model is null)."""
+        patch = None if behaviour is None else BehaviourPatch(**behaviour)
         for round_ in range(ROUNDS):
             agent = self.portal.create_agent(self.ws, name=name, slug=slug, brand_id=brand_id or None,
-                                             idempotency_key=key).agent  # fmt: skip
+                                             behaviour=patch, idempotency_key=key).agent  # fmt: skip
             try:
                 self.portal.get_agent(self.ws, agent.id)
             except NotFoundError:

@@ -93,6 +93,11 @@ def _documents(state: AgentState) -> dict[str, Any]:
     # if missing), not that workspace's default; published here, it changes nothing.
     brand = next((b for b in state.brands if b.id == state.agent.brand_id), None)
     agent = {"slug": state.agent.slug, "name": state.agent.name} | ({"brand": brand_entry(brand)} if brand else {})
+    # Its behaviour too, every field (defaults included): published elsewhere, the agent answers as this one does.
+    # Only the fields this client knows: a newer service's would be refused by load_bundle.
+    if (behaviour := getattr(state.agent, "behaviour", None)) is not None:
+        known = set(type(behaviour).model_fields)
+        agent["behaviour"] = behaviour.model_dump(mode="json", by_alias=True, include=known)
     ordered = sorted(state.posts, key=lambda post: (post.created_at, post.id))
     items = sorted(state.items, key=lambda item: (item.folder, item.order, item.r2_key))
     return {

@@ -64,11 +64,49 @@ class BrandSpec(Spec):
     font_family: str | None = Field(None, max_length=100)
 
 
+# Newlines, tabs and carriage returns are text; any other control character (C0, DEL, C1) the service refuses.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+class BehaviourSpec(Spec):
+    """How the agent answers (authoring.md, "How an agent answers"): the fields the bundle gives are made to match; a
+    field left out is left as the agent has it (a new agent: the service's default). ``model`` null is the
+    deployment's default model, a value like any other (an export writes every field)."""
+
+    instructions: str | None = Field(None, max_length=8000)
+    model: str | None = Field(None, min_length=1, max_length=64)
+    temperature: float | None = Field(None, ge=0, le=1)
+    max_reply_tokens: int | None = Field(None, ge=64, le=4096)
+    knowledge_only: bool | None = None
+    fallback: str | None = Field(None, max_length=500)
+
+    @field_validator("instructions", "fallback")
+    @classmethod
+    def _text(cls, value: str | None) -> str | None:
+        if value is not None and (found := CONTROL.search(value)):
+            raise ValueError(f"a control character (U+{ord(found.group()):04X}) at {found.start()}: only newlines "
+                             "and tabs may be in the text")  # fmt: skip
+        return value
+
+    @field_validator("instructions", "temperature", "max_reply_tokens", "knowledge_only", "fallback")
+    @classmethod
+    def _not_null(cls, value: Any) -> Any:
+        if value is None:  # only the model has a null of its own (the default model); a bundle says what it wants
+            raise ValueError("must be a value (leave the field out to keep the agent's)")
+        return value
+
+    def given(self) -> dict[str, Any]:
+        """The fields the bundle gives (``model`` null among them when written so), by snake_case name."""
+        return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+
+
 class AgentSpec(Spec):
     slug: str = Field(pattern=SLUG, max_length=48)
     name: str = Field(min_length=1, max_length=80)
     # The brand itself (made to match), or the slug of a brand of the workspace; None: the workspace's default brand.
     brand: BrandSpec | str | None = None
+    # None: the agent's behaviour is left as it is (a new agent's is the service's default).
+    behaviour: BehaviourSpec | None = None
 
     @property
     def brand_slug(self) -> str | None:
@@ -157,6 +195,8 @@ def load_bundle(root: Path) -> Bundle:
     raw_agent = _json(real, "agent.json")
     if isinstance(raw_agent, dict) and isinstance(raw_agent.get("brand"), dict):  # its own fields' errors, by name
         _entry(BrandSpec, raw_agent["brand"], "agent.json: brand")
+    if isinstance(raw_agent, dict) and isinstance(raw_agent.get("behaviour"), dict):
+        _entry(BehaviourSpec, raw_agent["behaviour"], "agent.json: behaviour")
     agent = _entry(AgentSpec, raw_agent, "agent.json")
     wrap, site = _document(real, "wrap.json"), _document(real, "site.json")
     if site is not None and not isinstance(site.get("pages"), list):

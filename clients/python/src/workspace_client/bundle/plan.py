@@ -12,7 +12,7 @@ import hashlib
 import json
 from typing import Any, TypeVar
 
-from .._generated.models_portal import AgentItem, Post, StoredObject
+from .._generated.models_portal import Agent, AgentItem, Post, StoredObject
 from ..portal import Portal
 from .changes import (
     NEW_BRAND,
@@ -40,6 +40,7 @@ POST_FIELDS = ("key", "kind", "title", "sub", "caption", "hashtags", "channels",
                "pages", "poster", "playable")  # fmt: skip
 PAGE_FIELDS = {"key", "media_type", "width", "height", "order"}
 ITEM_FIELDS = ("name", "kind", "folder", "order", "origin", "active")
+BEHAVIOUR_FIELDS = ("instructions", "model", "temperature", "max_reply_tokens", "knowledge_only", "fallback")
 BRAND_FIELDS = ("name", "palette", "font_family")
 R = TypeVar("R", Post, AgentItem)
 DOCUMENT_KINDS: tuple[DocumentKind, ...] = ("wrap", "site", "suggestions")
@@ -92,11 +93,26 @@ def _agent(state: AgentState, workspace_id: str, bundle: Bundle) -> list[Change]
     if state.agent is None:
         # A brand the bundle carries is named by its slug: the key is the same whether this run creates it or not.
         brand = f"slug:{spec.brand_slug}" if isinstance(spec.brand, BrandSpec) else brand_id
-        content = {"slug": spec.slug, "name": spec.name, "brand": brand}
+        content: dict[str, Any] = {"slug": spec.slug, "name": spec.name, "brand": brand}
+        if spec.behaviour is not None:  # a replayed create must not answer with an agent of another behaviour
+            content["behaviour"] = spec.behaviour.given()
         return [*changes, CreateAgent(spec, brand_id, idempotency_key(workspace_id, spec.slug, "agent", content))]
     wanted = {"name": spec.name, "brand_id": brand_id}
-    fields = {name: value for name, value in wanted.items() if value and value != getattr(state.agent, name)}
+    fields: dict[str, Any] = {name: value for name, value in wanted.items()
+                              if value and value != getattr(state.agent, name)}  # fmt: skip
+    if behaviour := _behaviour(state.agent, spec):
+        fields["behaviour"] = behaviour
     return [*changes, UpdateAgent(state.agent.id, spec.slug, fields)] if fields else changes
+
+
+def _behaviour(agent: Agent, spec: AgentSpec) -> dict[str, Any]:
+    """The behaviour's fields the bundle gives that differ from the agent's (snake_case; ``model`` may be None: the
+    default model). Fields the bundle leaves out are left as they are."""
+    if spec.behaviour is None:
+        return {}
+    have = getattr(agent, "behaviour", None)  # a service older than behaviour has none to compare with
+    return {name: value for name, value in spec.behaviour.given().items()
+            if have is None or value != getattr(have, name)}  # fmt: skip
 
 
 def _brand(state: AgentState, workspace_id: str, spec: AgentSpec) -> tuple[list[Change], str]:

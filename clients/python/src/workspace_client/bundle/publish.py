@@ -11,6 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .._generated.models_portal import BehaviourPatch
 from ..errors import ClientError, NotFoundError
 from ..portal import Portal
 from .changes import (
@@ -124,10 +125,13 @@ class _Run:
             case UpdateBrand(brand_id=brand_id, fields=fields):
                 portal.update_brand(ws, brand_id, **fields)
             case CreateAgent(spec=spec, brand_id=brand_id, key=key):
-                creates.agent(spec.name, spec.slug, creates.brand_id if brand_id == NEW_BRAND else brand_id, key)
+                brand = creates.brand_id if brand_id == NEW_BRAND else brand_id
+                creates.agent(spec.name, spec.slug, brand, key, behaviour=change.behaviour)
             case UpdateAgent(fields=fields):
                 if fields.get("brand_id") == NEW_BRAND:
                     fields = fields | {"brand_id": creates.brand_id}
+                if "behaviour" in fields:  # a field given as None (the default model) is sent as null
+                    fields = fields | {"behaviour": BehaviourPatch(**fields["behaviour"])}
                 portal.update_agent(ws, agent, **fields)
             case PutDocument(kind="wrap", document=document):
                 portal.publish_wrap(ws, agent, document=document)

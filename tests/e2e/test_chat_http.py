@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from stack.template import Stack, load
+from stack.template import ROOT, Stack, load
 from tests.support.runner import LocalService, portal, sign_in, started_service
 
 pytestmark = pytest.mark.e2e
@@ -256,3 +256,93 @@ def test_the_demo_barista_answers_from_its_own_documents_and_names_them(
         sources = next(line["sources"] for line in lines if line["type"] == "sources")
         assert fact in reply, reply
         assert source in [s["name"] for s in sources], sources
+
+
+def turn(service: LocalService, key: str, agent: str, prompt: str, client: str) -> tuple[list[dict[str, Any]], str]:
+    """A whole turn's lines and its reply."""
+    connection, response = post_chat(service, key, agent, {"prompt": prompt, "client": client})
+    assert response.status == 200, response.read()
+    lines = [json.loads(line) for line in response.read().splitlines()]
+    connection.close()
+    assert lines[-1]["type"] == "done", lines
+    return lines, "".join(line.get("text", "") for line in lines if line["type"] == "delta")
+
+
+def described(service: LocalService, owner: dict[str, str], turn_id: str) -> list[tuple[int, str]]:
+    """The turn's llm ledger entries: amount and description."""
+    table = Stack(load()).physical_name("LedgerTable")
+    found = service.aws("dynamodb").query(
+        TableName=table,
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :entry)",
+        ExpressionAttributeValues={":pk": {"S": f"ACCT#{owner['id']}"}, ":entry": {"S": "ENTRY#"}},
+        ConsistentRead=True,
+    )["Items"]
+    return [(int(i["amountCredits"]["N"]), i["description"]["S"]) for i in found if i["refId"]["S"] == turn_id]
+
+
+def test_an_agents_fallback_is_answered_word_for_word(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    """An agent made with a fallback and nothing published answers a content question with the fallback, exactly."""
+    fallback = "Our roasters know more than I do: ask them at the counter, Tuesday to Sunday."
+    made = portal(service, "POST", f"/api/workspaces/{first['id']}/agents", owner["jwt"],
+                  {"name": "Counter Help", "slug": "counter-help", "behaviour": {"fallback": fallback}})  # fmt: skip
+    assert made.status == 201, made.body
+    lines, reply = turn(
+        service, first["key"], made.json()["agent"]["id"], "Do you rent snowboards?", "e2e_visitor_fallback"
+    )
+    assert reply == fallback
+    assert lines[-1]["usage"]["outputTokens"] <= 512 and lines[-1]["usage"]["credits"] == 1
+
+
+def test_max_reply_tokens_bounds_the_reply_and_null_restores_it(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    agent = first["agents"][0]["id"]
+    path = f"/api/workspaces/{first['id']}/agents/{agent}"
+    prompt = "How much is a small coffee, and what are your opening hours?"
+    lines, unbounded = turn(service, first["key"], agent, prompt, "e2e_visitor_bounded")
+    assert lines[-1]["usage"]["outputTokens"] > 64  # the bound below bites
+    try:
+        assert portal(service, "PATCH", path, owner["jwt"], {"behaviour": {"maxReplyTokens": 64}}).status == 200
+        lines, reply = turn(service, first["key"], agent, prompt, "e2e_visitor_bounded")
+        assert lines[-1]["usage"]["outputTokens"] <= 64 and len(reply) <= 64 * 4
+        assert len(reply) < len(unbounded)
+    finally:
+        restored = portal(service, "PATCH", path, owner["jwt"], {"behaviour": {"maxReplyTokens": None}})
+    assert restored.status == 200 and restored.json()["agent"]["behaviour"]["maxReplyTokens"] == 512
+    lines, _ = turn(service, first["key"], agent, prompt, "e2e_visitor_bounded")
+    assert lines[-1]["usage"]["outputTokens"] > 64
+
+
+def test_two_agents_on_two_models_are_billed_two_prices(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    """The runner's ``offline`` (1 credit, the default) and ``offline-plus`` (3): each turn held and settled at its
+    agent's model's price, exactly, and its ledger entry names the model."""
+    made = portal(service, "POST", f"/api/workspaces/{first['id']}/agents", owner["jwt"],
+                  {"name": "Plus Barista", "slug": "plus-barista", "behaviour": {"model": "offline-plus"}})  # fmt: skip
+    assert made.status == 201, made.body
+    plus = made.json()["agent"]["id"]
+    before = balance(service, owner)
+    cheap, _ = turn(service, first["key"], first["agents"][0]["id"], "Hi!", "e2e_visitor_two_models")
+    dear, _ = turn(service, first["key"], plus, "Hi!", "e2e_visitor_two_models")
+    assert (cheap[-1]["usage"]["credits"], dear[-1]["usage"]["credits"]) == (1, 3)
+    assert described(service, owner, cheap[0]["turnId"]) == [(-1, "Chat with Northwind Barista · offline")]
+    assert described(service, owner, dear[0]["turnId"]) == [(-3, "Chat with Plus Barista · offline-plus")]
+    after = balance(service, owner)
+    assert after == {"available": before["available"] - 4, "held": 0, "total": before["total"] - 4}
+
+
+def test_the_demo_shows_a_voice_a_fallback_and_two_prices(
+    service: LocalService, first: dict[str, Any], owner: dict[str, str]
+) -> None:
+    """make serve's demo (examples/*/agent.json, published with their behaviour): the barista answers what its
+    material lacks with its owner's fallback, word for word, at 1 credit; the events helper is on offline-plus at 3."""
+    barista, events = (agent["id"] for agent in first["agents"])
+    fallback = json.loads((ROOT / "examples/northwind-barista/agent.json").read_text())["behaviour"]["fallback"]
+    lines, reply = turn(service, first["key"], barista, "Do you rent snowboards?", "e2e_demo_visitor_fallback")
+    assert reply == fallback and lines[-1]["usage"]["credits"] == 1
+    lines, _ = turn(service, first["key"], events, "Hi!", "e2e_demo_visitor_events")
+    assert lines[-1]["usage"]["credits"] == 3
+    assert described(service, owner, lines[0]["turnId"]) == [(-3, "Chat with Events Helper · offline-plus")]

@@ -38,6 +38,11 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     "JWT; a test process caches the secret across functions, so only the first function of a process fetches it",
     ("CreditHoldSweeperFunction", "dynamodb:ConditionCheckItem", "LedgerTable"): "LedgerBillingPolicy, shared with "
     "chat: the sweeper settles and releases holds through the same transactions, whose balance check it never hits",
+    ("PortalAgentPreviewFunction", "bedrock:InvokeModelWithResponseStream", "*"): "the preview runs the agent's "
+    "model as the chat does (the chat's Bedrock turn is tested, tests/integration/brain/chat/test_bedrock_turn.py); "
+    "the suites preview on the offline models",
+    ("PortalAgentPreviewFunction", "secretsmanager:GetSecretValue", "*/models/*"): "an OpenAI-compatible model's "
+    "key, read as the chat reads it (tests/integration/brain/chat/test_openai_turn.py); the suites preview offline",
     ("PortalObject*", "s3:*", "ContentBucket/workspaces/*/*/*"): _PREFIXES,
     ("PortalUploadCreateFunction", "s3:PutObject", "ContentBucket/workspaces/*/*/*"): _PREFIXES,
 }

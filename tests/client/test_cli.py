@@ -52,9 +52,10 @@ def mode(path: Path) -> int:
 @pytest.mark.parametrize(
     "command",
     [[], ["login"], ["publish"], ["export"], ["workspaces", "list"], ["keys", "mint"], ["agents", "list"], ["audit"],
-     ["members", "transfer"], ["invite"], ["invitations", "accept"], ["usage"]],
+     ["members", "transfer"], ["invite"], ["invitations", "accept"], ["usage"], ["agents", "update"],
+     ["agents", "try"], ["models"], ["knowledge", "search"]],
     ids=["main", "login", "publish", "export", "workspaces", "keys-mint", "agents", "audit", "members-transfer",
-         "invite", "invitations-accept", "usage"],
+         "invite", "invitations-accept", "usage", "agents-update", "agents-try", "models", "knowledge-search"],
 )  # fmt: skip
 def test_the_help_of_each_command_exits_0(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:

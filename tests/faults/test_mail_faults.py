@@ -144,15 +144,8 @@ class InvitationMailScenario:
         assert joined.json()["workspace"]["id"] == state.workspace_id
 
     def hole(self, calls: list[Call], position: int, fault: Fault) -> str | None:
-        if not self.idempotent:
-            return None
-        committed = max(i for i, c in enumerate(calls) if c.label == "dynamodb.TransactWriteItems")
-        lost_reply = position == committed and fault.name == "read-timeout-applied"
-        unsent = calls[position].service == "ses" and fault.name != "read-timeout-applied"
-        if lost_reply or unsent:
-            return ("the invitation and its idempotency record commit together, then the mail is sent: when the mail "
-                    "fails (or the commit's answer is lost) the keyed retry replays 201 and sends nothing, so the "
-                    "invitee never gets a link (core/workspaces/invitations.py, InvitationService.invite)")  # fmt: skip
+        # Closed: a keyed retry's replay mails a new link when the first attempt's mail failed or its answer was
+        # lost before the invitation was marked mailed (core/workspaces/invitations.py, InvitationService._mail_again).
         return None
 
 

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from core.identity import mail
 from core.platform import main_table
 from core.platform.settings import get_settings
 from core.workspaces import invitation_store, invitations
@@ -238,6 +239,73 @@ def test_invite_and_accept_honour_idempotency_keys(studio: Studio) -> None:
     replayed = accept(studio.portal, who, token, **{"Idempotency-Key": "acc-1"})
     assert (joined_once.status, replayed.status) == (200, 200) and joined_once.json() == replayed.json()
     assert [e.action for e in studio.audit()].count("member.join") == 1
+
+
+def refuse_mail(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every mail refused as SES refuses one (``MailUnavailable``: a 500); the addresses refused, in order."""
+    refused: list[str] = []
+
+    def send(self: Any, message: Any) -> None:
+        refused.append(message.to)
+        raise mail.MailUnavailable()
+
+    monkeypatch.setattr(mail.OutboxMailer, "send", send)
+    return refused
+
+
+def test_a_keyed_retry_after_a_failed_mail_mails_a_link_that_works(
+    studio: Studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The invitation and its key's record commit, then the mail fails (500): the retry with the same key replays
+    the 201 and mails the invitation again, with a new token (the first was never mailed), and that link lets the
+    invitee join. Once mailed, a further replay mails nothing (issue 38: a keyed invitation never loses its link)."""
+    body, key = {"email": "late@example.com", "role": "admin"}, "inv-late"
+    sent = mail.OutboxMailer.send
+    refused = refuse_mail(monkeypatch)
+    assert_error(studio.call(INVITE, body=body, key=key), 500, "INTERNAL_ERROR")
+    assert refused == ["late@example.com"] and studio.portal.mails("late@example.com") == []
+    stored = item(studio.portal, main_table.invitation(studio.workspace_id, "late@example.com"))
+    assert stored is not None and "mailedAt" not in stored  # stored, its link never mailed
+    first_hash = stored["tokenHash"]["S"]
+
+    monkeypatch.setattr(mail.OutboxMailer, "send", sent)
+    retried = studio.call(INVITE, body=body, key=key)
+    assert retried.status == 201, retried.body
+    invitation = retried.json()["invitation"]
+    assert (invitation["id"], invitation["role"]) == (stored["id"]["S"], "admin")
+    assert len(studio.portal.mails("late@example.com")) == 1
+    token = link_token(studio.portal, "late@example.com")
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    renewed = item(studio.portal, main_table.invitation(studio.workspace_id, "late@example.com"))
+    assert renewed is not None and renewed["tokenHash"]["S"] == digest != first_hash and "mailedAt" in renewed
+    assert renewed["expiresAt"] == stored["expiresAt"]  # the same invitation, as the replayed answer says
+    assert item(studio.portal, main_table.invitation_token(first_hash)) is None  # the unmailed token is dead
+
+    again = studio.call(INVITE, body=body, key=key)
+    assert (again.status, again.json()) == (201, retried.json())
+    assert len(studio.portal.mails("late@example.com")) == 1  # mailed once: the replay sends nothing more
+    assert [e.action for e in studio.audit()].count("member.invite") == 1  # one invitation made
+    who = studio.portal.sign_in("late@example.com")
+    answer = accept(studio.portal, who, token)
+    assert answer.status == 200, answer.body
+    assert member_ids(studio)[who.user_id] == "admin"
+
+
+def test_a_keyed_retry_of_an_invitation_revoked_since_mails_nothing(
+    studio: Studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mail failed, then the invitation was revoked: the replay answers its 201 and mails no link (only a pending
+    invitation is mailed again)."""
+    body, key = {"email": "gone@example.com", "role": "member"}, "inv-gone"
+    sent = mail.OutboxMailer.send
+    refuse_mail(monkeypatch)
+    assert_error(studio.call(INVITE, body=body, key=key), 500, "INTERNAL_ERROR")
+    monkeypatch.setattr(mail.OutboxMailer, "send", sent)
+    (pending,) = studio.ok(INVITATIONS)["invitations"]
+    assert studio.ok(REVOKE, invitation_id=pending["id"]) == {}
+    assert studio.call(INVITE, body=body, key=key).status == 201
+    assert studio.portal.mails("gone@example.com") == []
+    assert studio.ok(INVITATIONS) == {"invitations": []}
 
 
 def test_concurrent_invitations_of_one_address_leave_one_pending_with_one_live_token(

@@ -9,6 +9,10 @@ membership written (with its index row, as the owner's), ``memberCount`` moved a
 the inviter still holding a role that may make the invitation (``ConditionCheck`` on their membership), so a removal
 or demotion racing the acceptance cannot slip through; an invitation whose inviter lost that role is voided instead
 (``void``: the token and the invitation deleted, with its own audit entry).
+
+Once SES takes an invitation's mail, the invitation is marked (``mailedAt``, conditioned on the token mailed); a
+keyed retry that finds its invitation unmarked gives it a new token (``renew_token``: the same invitation, only the
+link changes) and mails that (docs/decisions.md, "A keyed invitation whose mail failed").
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from core.identity.records import UserRecord
 from core.platform import main_table as keys
-from core.platform.dynamo import batch_get, get_item, query_all, to_item
+from core.platform.dynamo import batch_get, get_item, query_all, to_item, written_if
 from core.platform.errors import Conflict, NotFound
 from core.platform.kinds import Role
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
@@ -147,6 +151,32 @@ class InvitationStore:
                   values={":seen": invitation.token_hash}, name="changed")  # fmt: skip
         tx.delete(keys.invitation_token(invitation.token_hash))
         tx.carry(also).commit_or_raise(self._db, {"changed": Changed(CHANGED)})
+
+    def mailed(self, invitation: InvitationRecord, at: str) -> bool:
+        """Mark the invitation's link as taken by SES (``mailedAt``), if its token is still the one mailed: one
+        conditional UpdateItem. False when it was renewed, revoked or accepted since (that write's link is another's
+        to mail)."""
+        return written_if(self._db, "UpdateItem", lambda: self._db.update_item(
+            TableName=self._table, Key=to_item(keys.invitation(invitation.workspace_id, invitation.email)),
+            UpdateExpression="SET mailedAt = :at", ConditionExpression="tokenHash = :hash",
+            ExpressionAttributeValues=to_item({":at": at, ":hash": invitation.token_hash}),
+        ))  # fmt: skip
+
+    def renew_token(self, invitation: InvitationRecord, token_hash: str) -> None:
+        """A new token for the same invitation (its id, role, inviter and expiry kept), in place of one never
+        marked mailed: the invitation names ``token_hash``, the old token's item goes and the new one is written,
+        if the invitation still names the old token and is still unmarked (else ``Changed``: another write renewed
+        it, or its mail went out meanwhile)."""
+        ws, tx = invitation.workspace_id, Transaction(self._table)
+        tx.update(keys.invitation(ws, invitation.email), "SET tokenHash = :new",
+                  condition="tokenHash = :seen AND attribute_not_exists(mailedAt)",
+                  values={":new": token_hash, ":seen": invitation.token_hash}, name="changed")  # fmt: skip
+        tx.delete(keys.invitation_token(invitation.token_hash))
+        token = InvitationTokenRecord(workspace_id=ws, email=invitation.email, invitation_id=invitation.id,
+                                      role=invitation.role, expires_at=invitation.expires_at,
+                                      invited_by=invitation.invited_by)  # fmt: skip
+        tx.put(keys.invitation_token(token_hash) | token.attributes(), condition=NEW)
+        tx.commit_or_raise(self._db, {"changed": Changed(CHANGED)})
 
     def accept(
         self, token_hash: str, token: InvitationTokenRecord, member: MembershipRecord, seen_count: int, *,

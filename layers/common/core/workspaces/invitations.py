@@ -13,12 +13,19 @@ no one workspace can reach alone (``InvitationLimits``). Over any, the answer is
 ``Retry-After`` and nothing is stored or mailed; saying so reveals nothing, since the inviter named the address
 (docs/decisions.md, "Invitation mail is throttled").
 
+The mail goes after the invitation is stored, and the invitation is marked mailed (``mailedAt``) once SES took it.
+A keyed invitation (``Idempotency-Key``) commits with the key's record, so its retry replays the stored 201; a replay
+that finds the invitation pending and unmarked (its mail failed, or the answer was lost before the mark) mails it
+again with a new token, so the invitee always ends with a link that works, and a replay of one already mailed sends
+nothing (docs/decisions.md, "A keyed invitation whose mail failed").
+
 An invitation stands only while its inviter could still make it (``MAY_INVITE``): accepting one whose inviter was
 removed or demoted since voids it (404, as a revoked one; audited ``invitation.void``).
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -31,10 +38,12 @@ from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.identity.mail import Mailer, Message
 from core.identity.mail_limits import EMAIL
 from core.platform import together
+from core.platform.dynamo import StorageUnavailable
 from core.platform.envelopes import Empty
 from core.platform.errors import Conflict, Forbidden, NotFound, RateLimited, ValidationFailed
 from core.platform.ids import iso, new_id, now_iso, sha256_hex
 from core.platform.kinds import InvitedRole, Role
+from core.platform.transactions import Changed
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceSummary
 from core.workspaces.ports import Invitations
@@ -50,6 +59,8 @@ from core.workspaces.writer_models import (
 
 if TYPE_CHECKING:  # built by the providers: the list, revoke and accept functions never load the limiter
     from core.platform.rate_limit import SlidingWindowLimiter
+
+logger = logging.getLogger(__name__)
 
 VALID_SECONDS = 7 * 86400
 GONE = "Invitation not found"
@@ -116,7 +127,11 @@ class InvitationService:
 
     def invite(self, author: Author, workspace_id: str, request: InvitationCreate) -> InvitationEnvelope:
         """A new invitation, or the address's pending one renewed (a new token and expiry; the role asked now); the
-        link is mailed once the invitation is stored."""
+        link is mailed once the invitation is stored, and the invitation marked mailed once SES took it.
+
+        With an Idempotency-Key the invitation and the key's record commit together, before the mail: a retry that
+        replays that answer finds the invitation unmarked when the first attempt's mail failed (or its answer was
+        lost before the mark) and mails it again, with a new token (``_mail_again``)."""
         email = request.email.lower()
         access, invitee = together.checked_then_read(
             lambda: self._access.writer(author.user_id, workspace_id), lambda: self._store.invitee(workspace_id, email)
@@ -126,11 +141,15 @@ class InvitationService:
         if not EMAIL.match(email):
             raise ValidationFailed("email: must be an e-mail address")
 
+        ran = False
+
         def work(write: Write) -> InvitationEnvelope:
+            nonlocal ran
+            ran = True
             if self._throttle is not None:  # before anything is stored: a refusal leaves the pending link working
                 self._throttle.count(workspace_id, email)
 
-            def attempt() -> tuple[InvitationEnvelope, str]:
+            def attempt() -> tuple[InvitationEnvelope, InvitationRecord, str]:
                 found = invitee()
                 if found.user_id is not None and self._store.is_member(workspace_id, found.user_id):
                     raise Conflict("That address is already a member of this workspace")
@@ -144,20 +163,51 @@ class InvitationService:
                 answer = InvitationEnvelope(invitation=to_invitation(record))
                 also = write.also(f"invitation:{record.id}", answer)  # the target names the invitation, never the token
                 self._store.save(record, replacing=old, user_id=found.user_id, also=also)
-                return answer, token
+                return answer, record, token
 
-            answer, token = until_unchanged(attempt)
-            self._mail(email, token, access.workspace.name, request.role)
+            answer, record, token = until_unchanged(attempt)
+            self._mail(record, token, access.workspace.name)
             return answer
 
-        return self._writes.run(author, workspace_id, "member.invite", on=email, request=request,
-                                answer=InvitationEnvelope, work=work)  # fmt: skip
+        answer = self._writes.run(author, workspace_id, "member.invite", on=email, request=request,
+                                  answer=InvitationEnvelope, work=work)  # fmt: skip
+        if not ran:  # a keyed retry answered from its record: the first attempt's mail may never have gone out
+            self._mail_again(invitee().invitation, answer.invitation.id, access.workspace.name)
+        return answer
 
-    def _mail(self, email: str, token: str, workspace: str, role: str) -> None:
+    def _mail_again(self, found: InvitationRecord | None, invitation_id: str, workspace: str) -> None:
+        """A replayed invitation's link mailed again if it may never have reached the invitee: the invitation the
+        answer names is still pending (not accepted, revoked, expired or made anew since) and not marked mailed.
+        Its raw token was never stored, so it gets a new one (the old link dies: only the link mailed works),
+        keeping its id, role and expiry, so the replayed answer still describes it. Counted by the mail limits as
+        any invitation mail (429 over one: nothing renewed or mailed, and the replay may be retried). A replay of an
+        invitation marked mailed sends nothing: one mail per invitation made, however often the answer is replayed.
+        """
+        if found is None or found.id != invitation_id or found.mailed_at is not None or found.expires_at <= time.time():
+            return
+        if self._throttle is not None:
+            self._throttle.count(found.workspace_id, found.email)
+        token = secrets.token_urlsafe(32)
+        try:
+            self._store.renew_token(found, sha256_hex(token))
+        except Changed:
+            return  # another request renewed it (and mails its own link) or its mail went out meanwhile
+        self._mail(found.model_copy(update={"token_hash": sha256_hex(token)}), token, workspace)
+
+    def _mail(self, invitation: InvitationRecord, token: str, workspace: str) -> None:
+        """Mail ``token``'s link for ``invitation``, then mark the invitation mailed. A failed mark is logged, not
+        raised: the mail went out and the invitation stands, so the answer is still its success; the cost is that a
+        keyed retry of this request mails a new link (the invitee's newest link works)."""
         link = f"{self._app_url}/invitations?{urlencode({'token': token})}"
-        text = (f"You are invited to join the workspace {workspace} as {'an admin' if role == 'admin' else 'a member'}."
+        role = "an admin" if invitation.role == "admin" else "a member"
+        text = (f"You are invited to join the workspace {workspace} as {role}."
                 f"\n\nSign in with this address and open:\n\n{link}\n\nThe link works once, for 7 days.")  # fmt: skip
-        self._mailer().send(Message(to=email, subject="You are invited to a workspace", text=text, link=link))
+        subject = "You are invited to a workspace"
+        self._mailer().send(Message(to=invitation.email, subject=subject, text=text, link=link))
+        try:
+            self._store.mailed(invitation, now_iso())
+        except StorageUnavailable:
+            logger.warning("invitation mailed, not marked", extra={"invitationId": invitation.id})
 
     def pending(self, user_id: str, workspace_id: str) -> InvitationList:
         """The workspace's pending invitations, oldest first (owners and admins; the Query goes beside the check).

@@ -75,6 +75,9 @@ class InvitationRecord(Record):
     created_at: str
     expires_at: int  # epoch seconds; also the table's TTL attribute (readers still check it)
     token_hash: str
+    # When SES took the mail of ``tokenHash``'s link (set after it, conditioned on that token): absent while that
+    # link may never have reached the invitee, so a keyed retry's replay mails a new one (docs/decisions.md).
+    mailed_at: str | None = None
 
 
 class InvitationTokenRecord(Record):

@@ -1,4 +1,5 @@
-"""template.yaml as SAM deploys it: r2 and chat are streaming integrations, every other route is buffered.
+"""template.yaml as SAM deploys it: r2, chat and the preview are streaming integrations, every other route is
+buffered.
 
 ``ResponseTransferMode: STREAM`` passes every validator and silently builds a buffered
 integration; only ``RESPONSE_STREAM`` makes SAM call InvokeWithResponseStream. This test
@@ -20,7 +21,9 @@ from stack.template import ROOT, TEMPLATE
 SAM_PYTHON = ROOT / ".venv-sam" / "bin" / "python"
 STREAMING = {("/v1/r2/{path+}", "get"), ("/v1/r2/{path+}", "head"), ("/v1/r2", "get"), ("/v1/r2", "head"),
              ("/v1/agent/{agentId}/chat", "post")}  # fmt: skip
-STREAMING_FUNCTIONS = {"BrainR2Function", "BrainChatFunction"}
+STREAMING_FUNCTIONS = {"BrainR2Function", "BrainChatFunction", "PortalAgentPreviewFunction"}
+# The management plane's one streamed route: an owner's preview of an agent (a chat turn behind the portal JWT).
+PORTAL_STREAMING = {("/api/workspaces/{workspaceId}/agents/{agentId}/preview", "post")}
 
 
 @cache
@@ -37,10 +40,11 @@ def integrations(api: str, template: Path = TEMPLATE) -> dict[tuple[str, str], d
             for method, op in ops.items() if "x-amazon-apigateway-integration" in op}  # fmt: skip
 
 
-def test_r2_and_chat_call_lambda_with_response_streaming() -> None:
-    found = integrations("BrainApi")
-    assert set(found) >= STREAMING
-    for route in STREAMING:
+@pytest.mark.parametrize(("api", "routes"), [("BrainApi", STREAMING), ("PortalApi", PORTAL_STREAMING)])
+def test_r2_chat_and_the_preview_call_lambda_with_response_streaming(api: str, routes: set) -> None:
+    found = integrations(api)
+    assert set(found) >= routes
+    for route in routes:
         integration = found[route]
         uri = integration["uri"]["Fn::Sub"]
         assert "/2021-11-15/functions/" in uri and uri.endswith("/response-streaming-invocations"), route
@@ -53,7 +57,8 @@ def test_r2_and_chat_call_lambda_with_response_streaming() -> None:
 def test_every_other_route_stays_buffered(api: str) -> None:
     found = integrations(api)
     assert {i["type"] for route, i in found.items() if route[1] == "options"} == {"mock"}  # CORS preflight
-    buffered = {route: i for route, i in found.items() if route not in STREAMING and route[1] != "options"}
+    streamed = STREAMING | PORTAL_STREAMING
+    buffered = {route: i for route, i in found.items() if route not in streamed and route[1] != "options"}
     assert len(buffered) >= 10
     for route, integration in buffered.items():
         assert "/2015-03-31/functions/" in integration["uri"]["Fn::Sub"], route

@@ -13,7 +13,7 @@ import pytest
 from stack.template import TEMPLATE, load
 from tests.unit.infra.test_streaming_integrations import integrations, transformed
 
-STREAMING = {"BrainR2Function", "BrainChatFunction"}
+STREAMING = {"BrainR2Function", "BrainChatFunction", "PortalAgentPreviewFunction"}
 WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction", "KnowledgeIndexFunction"}
 FALLBACKS = {"BrainFallbackFunction", "PortalFallbackFunction"}
 READ_PLANE_BUFFERED = {
@@ -89,7 +89,8 @@ def test_snapstart_off_snapshots_nothing() -> None:
 
 
 def test_memory_size_follows_the_function_class() -> None:
-    expected_class = {"BrainChatFunction": "ChatMemorySize", "BrainR2Function": "StreamingMemorySize"}
+    expected_class = {"BrainChatFunction": "ChatMemorySize", "BrainR2Function": "StreamingMemorySize",
+                      "PortalAgentPreviewFunction": "ChatMemorySize"}  # fmt: skip
     expected_class |= dict.fromkeys(WORKERS, "WorkerMemorySize") | {"KnowledgeIndexFunction": "KnowledgeMemorySize"}
     for name, props in functions().items():
         if name in FALLBACKS:

@@ -289,8 +289,13 @@ def test_publishing_an_export_changes_nothing(service: LocalService, owner: Owne
     for path, data in FILES.items():
         assert (exported / path).read_bytes() == data
     original, copy = load_bundle(bundle_dir), load_bundle(exported)
-    assert (copy.agent.model_dump(exclude={"brand"}), copy.posts) == (original.agent.model_dump(exclude={"brand"}),
-                                                                      original.posts)  # fmt: skip
+    assert (copy.agent.model_dump(exclude={"brand", "behaviour"}), copy.posts) == (
+        original.agent.model_dump(exclude={"brand", "behaviour"}), original.posts)  # fmt: skip
+    # Its behaviour too, every field: here the service's defaults, which the bundle left out (issue 39).
+    assert copy.agent.behaviour is not None and original.agent.behaviour is None
+    defaults = {"instructions": "", "model": None, "temperature": 0.3, "max_reply_tokens": 512, "knowledge_only": True,
+                "fallback": ""}  # fmt: skip
+    assert copy.agent.behaviour.given() == defaults
     # The agent's brand goes with it, whole: here the workspace's default, which the bundle left unnamed.
     assert isinstance(copy.agent.brand, BrandSpec) and original.agent.brand is None
     default = next(brand for brand in owner.portal.list_brands(owner.workspace) if brand.is_default)
@@ -343,9 +348,10 @@ def test_an_object_under_the_name_of_a_file_the_export_writes_is_skipped(
     for path, data in FILES.items():
         assert (exported / path).read_bytes() == data
     original, copy = load_bundle(bundle_dir), load_bundle(exported)
-    # The export names the agent's brand, which the bundle left unnamed (test_publishing_an_export_changes_nothing).
-    assert (copy.agent.model_dump(exclude={"brand"}), copy.posts, copy.wrap) == (
-        original.agent.model_dump(exclude={"brand"}), original.posts, original.wrap,
+    # The export names the agent's brand and writes its behaviour, which the bundle left out
+    # (test_publishing_an_export_changes_nothing).
+    assert (copy.agent.model_dump(exclude={"brand", "behaviour"}), copy.posts, copy.wrap) == (
+        original.agent.model_dump(exclude={"brand", "behaviour"}), original.posts, original.wrap,
     )  # fmt: skip
 
 

@@ -215,7 +215,9 @@ assert (created, booted, info.hits, info.misses) == ({len(clients)}, {bool(clien
 @pytest.mark.parametrize(
     ("function", "clients"),
     [
-        ("BrainChatFunction", ("dynamodb", "s3", "bedrock-runtime")),
+        # The chat may read an OpenAI-compatible model's key (ChatModelSecretsPolicy): the bench builds that client
+        # too, the cold path of a deployment whose default model is such a server (the pessimistic one).
+        ("BrainChatFunction", ("dynamodb", "s3", "secretsmanager", "bedrock-runtime")),
         ("BrainR2Function", ("dynamodb", "s3", "secretsmanager")),
         ("PortalWorkspaceDeleteFunction", ("dynamodb", "secretsmanager", "sqs")),
         ("PortalFallbackFunction", ()),

@@ -238,3 +238,25 @@ def test_agents_try_prints_each_part_of_the_reply_before_the_rest_is_sent(monkey
         "Oat milk, every day.", "", "passages considered: 1 (1 given to the model)",
         "used\t2.500\tNotes (item itm_1)\t\tOat milk? Yes.", "charged 3 credits (to the workspace's owner; not stored "
         "as a conversation)"]  # fmt: skip
+
+
+def test_the_async_portal_previews_too() -> None:
+    """``AsyncPortal.preview``: the same events, the retrieval's passages kept on the events after it."""
+    import asyncio
+
+    from workspace_client import AsyncPortal
+
+    lines = [{"type": "start", "turnId": "t_1", "threadKey": "thr_1"},
+             {"type": "retrieval", "passages": []}, {"type": "delta", "text": "Hello"},
+             {"type": "done", "usage": {"inputTokens": 1, "outputTokens": 1, "credits": 1}}]  # fmt: skip
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        assert json.loads(request.content) == {"prompt": "Hi", "section": "about"}
+        return httpx.Response(200, content=b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+
+    async def run() -> list[tuple[str, str, int | None]]:
+        async with AsyncPortal("https://p.test", token="jwt", transport=httpx.MockTransport(answer)) as portal:
+            return [(e.type, e.text, e.credits) async for e in portal.preview("ws_1", "prj_1", "Hi", section="about")]
+
+    assert asyncio.run(run()) == [("start", "", None), ("retrieval", "", None), ("delta", "Hello", None),
+                                  ("done", "", 1)]  # fmt: skip

@@ -120,6 +120,6 @@ def test_search_and_preview_show_the_passages_with_scores_and_bill_the_owner(ser
     assert portal(service, "GET", f"{where}/conversations", jwt).json()["threads"] == []
 
     # A refusal is plain JSON and free: a model the deployment does not list.
-    status, body = preview(service, jwt, where, {"prompt": QUESTION, "behaviour": {"model": "gpt-9"}})
-    assert status == 400 and json.loads(body[0])["error"].startswith("behaviour.model:")
+    status, refused = preview(service, jwt, where, {"prompt": QUESTION, "behaviour": {"model": "gpt-9"}})
+    assert status == 400 and json.loads(refused[0])["error"].startswith("behaviour.model:")
     assert portal(service, "GET", "/api/credits/balance", jwt).json()["balance"]["available"] == 6

@@ -8,7 +8,14 @@ from typing import Any
 from .schema import HEADER, annotation, docstring, nullable, operations, ref_name, snake, success_content
 
 # Operations whose answer is not a JSON document: the client implements them by hand (brain.py, portal.py).
-HAND_WRITTEN = {"chat", "preview", "get_object", "get_object_head", "get_object_without_key", "get_object_without_key_head"}
+HAND_WRITTEN = {
+    "chat",
+    "preview",
+    "get_object",
+    "get_object_head",
+    "get_object_without_key",
+    "get_object_without_key_head",
+}
 # Headers the client sets itself: a fresh Idempotency-Key per call (kept across its retries).
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 

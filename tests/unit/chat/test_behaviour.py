@@ -122,10 +122,8 @@ def test_a_greeting_is_not_a_question_the_material_failed() -> None:
 
 def test_beyond_the_material_is_said_when_knowledge_only_is_off() -> None:
     text, _ = streamed(request("Do you sell snowboards?", behaviour(knowledge_only=False, fallback=FALLBACK)))
-    assert (
-        text
-        == f"That goes beyond Harbour Cafe's published material, and I have no general knowledge of my own to add. {FALLBACK}"
-    )  # noqa: E501
+    beyond = "That goes beyond Harbour Cafe's published material, and I have no general knowledge of my own to add."
+    assert text == f"{beyond} {FALLBACK}"
     text, _ = streamed(request("Do you sell snowboards?", behaviour(knowledge_only=False)))
     assert text.startswith("Hi, I'm Harbour Helper") and "goes beyond Harbour Cafe's published material" in text
 

@@ -565,7 +565,9 @@ class PortalOperations:
     def knowledge_search(
         self, workspace_id: str, agent_id: str, *, query: str, limit: int | None = None
     ) -> KnowledgeSearchResult:
-        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a message (unbilled)."""
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a
+        message (unbilled).
+        """
         return self._call(
             Operation(
                 "POST",
@@ -1680,7 +1682,9 @@ class AsyncPortalOperations:
     async def knowledge_search(
         self, workspace_id: str, agent_id: str, *, query: str, limit: int | None = None
     ) -> KnowledgeSearchResult:
-        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a message (unbilled)."""
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a
+        message (unbilled).
+        """
         return await self._call(
             Operation(
                 "POST",

@@ -148,7 +148,6 @@ class Settings(BaseModel):
     chat_visitor_turns_per_minute: int = Field(20, alias="CHAT_VISITOR_TURNS_PER_MINUTE", ge=1)
     # An owner's previews (POST …/agents/{agentId}/preview), per user over every workspace (authoring.md: 20).
     preview_turns_per_minute: int = Field(20, alias="PREVIEW_TURNS_PER_MINUTE", ge=1)
-    chat_max_tokens: int = Field(1024, alias="CHAT_MAX_TOKENS", ge=16, le=8192)
     # A line every so often while the model is silent, so proxies and browsers keep the stream open.
     chat_keepalive_seconds: float = Field(10.0, alias="CHAT_KEEPALIVE_SECONDS", gt=0)
     offline_model_delay_ms: int = Field(30, alias="OFFLINE_MODEL_DELAY_MS", ge=0)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from core.agents.records import DEFAULT_BEHAVIOUR
 from core.agents.writer_models import AgentEnvelope, WrapEnvelope
 from core.audit.records import AuditRecord
 from core.audit.writes import Author, Write, Writes
@@ -80,6 +81,8 @@ def writes() -> tuple[Writes, FakeRecords, FakeAudit]:
 AGENT = {"agent": {
     "id": "prj_1", "slug": "cafe", "name": "Café ☕ \"quoted\"", "brandId": "brd_1", "activeWorkflowId": "wf_1",
     "postCount": 0, "itemCount": 3, "createdAt": NOW, "updatedAt": NOW,
+    # What the API answers for an agent created without a behaviour: every field at its default.
+    "behaviour": DEFAULT_BEHAVIOUR.model_dump(mode="json", by_alias=True),
 }}
 POST = {"post": {
     "id": "post_1", "key": "media/a.jpg", "kind": "carousel", "mediaType": "image", "title": None, "sub": "ü",

@@ -1,7 +1,9 @@
 """Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
 anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
-are 404 like unknown ones. Table-driven over all 43 functions, so a route added without a row here fails the
-completeness test."""
+are 404 like unknown ones. Table-driven over all 45 functions, so a route added without a row here fails the
+completeness test. The knowledge search and the preview are reads (owners, admins and members; neither writes the
+agent): the preview, a streamed turn, is billed to the workspace's owner whoever asks, and a refused one charges
+nobody."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from core.platform import providers as platform_providers
 from tests.support.authoring import Studio
-from tests.support.lambdas import stack
+from tests.support.chat import balance, grant
+from tests.support.lambdas import invoke_streamed, stack
 from tests.support.members import invite, joined
 from tests.support.portal import Portal
 
@@ -27,6 +31,7 @@ class Route:
     body: Callable[[World], Any] | None = None
     managers_only: bool = False  # a read a member is refused (the audit log, stored conversations)
     query: dict[str, str] | None = None
+    streamed: bool = False  # answers NDJSON as a stream when it succeeds (the preview); a refusal is plain JSON
 
 
 ROUTES: dict[str, Route] = {
@@ -75,6 +80,9 @@ ROUTES: dict[str, Route] = {
     "PortalConversationsEraseFunction": Route(True, ("agent",), query={"client": VISITOR}),
     "PortalKeyUsageFunction": Route(False, ("key",), managers_only=True),
     "PortalAgentUsageFunction": Route(False, ("agent",), managers_only=True),
+    # Reads of the agent (they never write its content): the search is unbilled, the preview bills the owner.
+    "PortalKnowledgeSearchFunction": Route(False, ("agent",), lambda w: {"query": "opening hours"}),
+    "PortalAgentPreviewFunction": Route(False, ("agent",), lambda w: {"prompt": "When are you open?"}, streamed=True),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -89,6 +97,9 @@ WRITES = [name for name, route in ROUTES.items() if route.write]
 READS = [name for name, route in ROUTES.items() if not route.write and not route.managers_only]
 REFUSED_TO_MEMBERS = [name for name, route in ROUTES.items() if route.write or route.managers_only]
 WITH_BODY = [name for name, route in ROUTES.items() if route.body is not None]
+READS_WITH_BODY = [name for name in WITH_BODY if name in READS]  # a member's bad body is a 400, not a 403
+PREVIEW = "PortalAgentPreviewFunction"
+CREDITS = 50  # the owner's, so that a preview could be billed: a refused one must leave them all
 
 
 def build_world(studio: Studio) -> World:
@@ -111,14 +122,29 @@ def build_world(studio: Studio) -> World:
     }
 
 
+@pytest.fixture(autouse=True)
+def offline_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The preview answered by the offline model, as the local runner answers it, without delay."""
+    monkeypatch.setenv("CHAT_MODEL", "offline")
+    monkeypatch.setenv("OFFLINE_MODEL_DELAY_MS", "0")
+    platform_providers.reset()
+
+
 @pytest.fixture
 def owner(portal: Portal) -> Studio:
-    return Studio.open(portal)
+    studio = Studio.open(portal)
+    grant(portal.aws, studio.who.user_id, CREDITS)
+    return studio
 
 
 @pytest.fixture
 def world(owner: Studio) -> World:
     return build_world(owner)
+
+
+def credits(studio: Studio) -> tuple[int, int]:
+    """``studio``'s caller's (available, held) credits."""
+    return balance(studio.portal.aws, studio.who.user_id)
 
 
 def request(route: Route, world: World, *, body: Any = None) -> dict[str, Any]:
@@ -133,7 +159,11 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
     """Each function's (status, code) for ``studio``: one loop, so a failure lists every route that misbehaved."""
     found = {}
     for function in functions:
-        result = studio.call(function, **request(ROUTES[function], world, body=body))
+        sent = request(ROUTES[function], world, body=body)
+        if ROUTES[function].streamed:
+            result: Any = invoke_streamed(function, studio.event(function, **sent))
+        else:
+            result = studio.call(function, **sent)
         found[function] = (result.status, result.json().get("code", "") if result.status >= 400 else "")
     return found
 
@@ -141,7 +171,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (43, 28, 9, 34)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (45, 28, 11, 34)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:
@@ -151,20 +181,28 @@ def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, w
     # A body that would be refused: still 404, with no word on the body (membership comes first).
     assert answers(stranger, world, WITH_BODY, body={"unknown": 1}) == dict.fromkeys(WITH_BODY, (404, "NOT_FOUND"))
     assert owner.audit() == entries
+    assert (credits(owner), credits(stranger)) == ((CREDITS, 0), (0, 0))  # no preview held nor billed
 
 
 def test_a_member_may_not_write(owner: Studio, world: World) -> None:
     member = owner.member()
     entries = owner.audit()
     assert answers(member, world, REFUSED_TO_MEMBERS) == dict.fromkeys(REFUSED_TO_MEMBERS, (403, "FORBIDDEN"))
-    # The role is checked before the body.
-    assert answers(member, world, WITH_BODY, body={"unknown": 1}) == dict.fromkeys(WITH_BODY, (403, "FORBIDDEN"))
+    # The role is checked before the body; a read with a body (the search, the preview) gets to the body's check.
+    refused = [name for name in WITH_BODY if name not in READS_WITH_BODY]
+    assert answers(member, world, refused, body={"unknown": 1}) == dict.fromkeys(refused, (403, "FORBIDDEN"))
+    assert READS_WITH_BODY == ["PortalKnowledgeSearchFunction", PREVIEW]
+    found = answers(member, world, READS_WITH_BODY, body={"unknown": 1})
+    assert found == dict.fromkeys(READS_WITH_BODY, (400, "VALIDATION_ERROR"))
     assert owner.audit() == entries
+    assert (credits(owner), credits(member)) == ((CREDITS, 0), (0, 0))
 
 
 def test_a_member_reads_what_the_owner_reads(owner: Studio, world: World) -> None:
     member = owner.member()
     for function in READS:
+        if ROUTES[function].streamed:
+            continue  # a billed turn of its own each time: test_members_and_admins_preview_billed_to_the_owner
         theirs, mine = (s.ok(function, **request(ROUTES[function], world)) for s in (member, owner))
         if function == "PortalObjectGetFunction":  # a fresh presigned URL each time
             theirs, mine = theirs["object"], mine["object"]
@@ -180,6 +218,28 @@ def test_an_admin_writes(owner: Studio, world: World) -> None:
     assert [e.actor_id for e in owner.audit(4)] == [admin.who.user_id] * 4
 
 
+def preview(studio: Studio, world: World) -> list[dict[str, Any]]:
+    """``studio``'s caller's preview of the world's agent: its NDJSON events, the ids each turn mints left out."""
+    result = invoke_streamed(PREVIEW, studio.event(PREVIEW, **request(ROUTES[PREVIEW], world)))
+    assert (result.status, result.header("Content-Type")) == (200, "application/x-ndjson"), result.body
+    lines = result.lines()
+    assert [lines[0]["type"], lines[-1]["type"]] == ["start", "done"], lines
+    return [{k: v for k, v in line.items() if k not in {"turnId", "threadKey"}} for line in lines]
+
+
+def test_members_and_admins_preview_billed_to_the_owner(owner: Studio, world: World) -> None:
+    """A member's and an admin's preview: the owner's own reply, each turn billed to the workspace's owner (the
+    caller pays nothing), and nothing written to the audit log."""
+    member, admin = owner.member(), owner.member("admin@example.com", role="admin")
+    entries = owner.audit()
+    mine = preview(owner, world)
+    spent = CREDITS - credits(owner)[0]
+    assert spent > 0 and credits(owner)[1] == 0
+    assert preview(member, world) == mine and preview(admin, world) == mine
+    assert (credits(owner), credits(member), credits(admin)) == ((CREDITS - 3 * spent, 0), (0, 0), (0, 0))
+    assert owner.audit() == entries
+
+
 NAMING = [name for name, route in ROUTES.items() if set(route.ids) - {"path"}]
 
 
@@ -188,14 +248,14 @@ def test_another_workspaces_resources_are_not_found(owner: Studio, world: World)
     workflow: 404, as for an unknown id; nothing is written in either workspace."""
     rival = Studio(owner.portal, owner.who, owner.portal.create_workspace(owner.who, "Rival")["id"])
     theirs = build_world(rival)
-    before = (owner.audit(), rival.audit())
+    before = (owner.audit(), rival.audit(), credits(owner))
     for swapped in ("agent", "post", "item", "brand", "workflow"):
         functions = [name for name in NAMING if swapped in ROUTES[name].ids]
         mixed = world | {swapped: theirs[swapped]}
         assert answers(owner, mixed, functions) == dict.fromkeys(functions, (404, "NOT_FOUND")), swapped
         unknown = world | {swapped: f"{swapped}_01NOSUCH"}
         assert answers(owner, unknown, functions) == dict.fromkeys(functions, (404, "NOT_FOUND")), swapped
-    assert (owner.audit(), rival.audit()) == before
+    assert (owner.audit(), rival.audit(), credits(owner)) == before  # no preview of the rival's agent billed
 
 
 def test_a_post_or_item_of_another_agent_of_the_workspace_is_not_found(owner: Studio, world: World) -> None:

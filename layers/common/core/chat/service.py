@@ -70,11 +70,9 @@ class ChatService:
 
     def start(
         self, workspace_id: str, agent_id: str, request: ChatRequest, *, seconds_left: float, key_id: str | None = None,
-        behaviour: BehaviourRecord | None = None,
     ) -> ChatStream:  # fmt: skip
         """A turn ready to stream; ``seconds_left``: the invocation's remaining time (the turn ends before it);
-        ``key_id``: the key that asked, whose usage (and the agent's) the turn's settlement counts; ``behaviour``:
-        one that overrides the agent's saved behaviour for this turn only (an owner's preview), else the agent's.
+        ``key_id``: the key that asked, whose usage (and the agent's) the turn's settlement counts.
 
         Two round trips before the stream: every read the turn needs (and the visitor's count) at once,
         then the hold. The answers are decided in the documented order whatever order the reads end in.
@@ -101,7 +99,7 @@ class ChatService:
         passages = self._retriever.passages(agent, request.prompt, recent, usable_sources(items.result()))
         context = build_context(agent, brand, items.result(), posts.result(), agent.site_json, request.section,
                                 passages)  # fmt: skip
-        behaviour = behaviour or agent.behaviour
+        behaviour = agent.behaviour
         spec = self.model_of(behaviour)
         model_request = request_for(context, behaviour, conversation(history, request.prompt))
         model = self._model(spec)  # built before the hold: nothing after the hold can fail and strand it

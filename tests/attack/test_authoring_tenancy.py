@@ -1,8 +1,9 @@
-"""The writer's 42 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
+"""The writer's 44 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
 ids (in A's workspace, and in its own with A's agent, post, item, brand, workflow ids, object paths, pending
-invitation and member) gets 404, byte-identical to an unknown id, and nothing stored changes; A's member reads
-(200) and may write nothing (403), nor list invitations; a stranger gets 404 everywhere; a revoked, expired or
-forged portal JWT gets 401 on every route. (What membership's own rules refuse, over HTTP:
+invitation and member) gets 404, byte-identical to an unknown id, and nothing stored changes, nor anybody's credits;
+A's member reads (200; the knowledge search and the preview too, the preview billed to A's owner) and may write
+nothing (403), nor list invitations; a stranger gets 404 everywhere; a revoked, expired or forged portal JWT gets 401
+on every route. (What membership's own rules refuse, over HTTP:
 test_membership_attacks.py.)
 
 Control: ``services/authoring/access.py`` (membership 404, then role 403, then the agent read in the same
@@ -13,6 +14,7 @@ every main-table item, every object version), so a write that answered 404 but w
 
 from __future__ import annotations
 
+import json
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -66,7 +68,7 @@ def test_the_table_holds_every_route_of_the_writer() -> None:
         for short, long in PLACEHOLDERS.items():
             path = path.replace(short, long)
         ours.append((route.method, path))
-    assert len(ours) == len(set(ours)) == 42 and (len(WRITES), len(READS)) == (28, 14)
+    assert len(ours) == len(set(ours)) == 44 and (len(WRITES), len(READS)) == (28, 16)
     assert set(ours) == routed - BEFORE_THE_WRITER - KEY_USAGE
 
 
@@ -78,6 +80,7 @@ class Attempts:
     replies: dict[str, dict[str, Reply]]
     before: Stored
     after: Stored
+    credits: tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]  # each caller's balance, before and after
 
     def statuses(self, scenario: str) -> dict[str, tuple[int, str | None]]:
         return {label: (r.status, r.json().get("code")) for label, r in self.replies[scenario].items()}
@@ -114,7 +117,9 @@ def attempts(
     service: LocalService, cast: Cast, a_world: World, b_world: World, tokens: dict[str, tuple[str, str]]
 ) -> Attempts:
     """Each route called by every caller in turn (route after route: the runner keeps a bounded number of warm
-    containers, so visiting the 42 functions once each keeps the module's cold starts to 42)."""
+    containers, so visiting the 44 functions once each keeps the module's cold starts to 44). The preview is billed to
+    A's owner when it answers: A's owner and member try it in a test of their own, so every attempt here is one that
+    must charge nobody."""
     stranger = sign_in(service, "attack.writer.stranger@example.org")
     # B's own workspace naming A's ids (an object of A's agent for a path, A's invitation and member), then B's agent
     # with A's post and item.
@@ -124,6 +129,9 @@ def attempts(
     )  # fmt: skip
     b_agent_a_posts = b_world.but(post=a_world.post, item=a_world.item)
     replies: dict[str, dict[str, Reply]] = defaultdict(dict)
+    payers = {"a-owner": cast.owner_a.jwt, "b-owner": cast.owner_b.jwt, "member": cast.member_a.jwt,
+              "stranger": stranger.jwt}  # fmt: skip
+    credits_before = {who: balance(service, jwt) for who, jwt in payers.items()}
     before = stored(service)
     for route in ROUTES:
         own_ids = {name: getattr(UNKNOWN, name) for name in route.names}
@@ -132,9 +140,10 @@ def attempts(
             "b-owner-unknown-workspace": (a_world.but(workspace=UNKNOWN.workspace), cast.owner_b.jwt),
             "stranger": (a_world, stranger.jwt),
             "stranger-unknown-workspace": (a_world.but(workspace=UNKNOWN.workspace), stranger.jwt),
-            "member": (a_world, cast.member_a.jwt),
         } | {f"token-{name}": (a_world, token) for name, (token, _) in tokens.items()}
-        if not route.write:
+        if not route.billed:
+            callers["member"] = (a_world, cast.member_a.jwt)
+        if not route.write and not route.billed:
             callers["owner"] = (a_world, cast.owner_a.jwt)
         if route.names:
             callers["b-owner-own-workspace"] = (b_with_a_ids, cast.owner_b.jwt)
@@ -145,13 +154,17 @@ def attempts(
             callers["b-owner-own-agent-unknown"] = (b_world.but(**named), cast.owner_b.jwt)
         for scenario, (world, jwt) in callers.items():
             replies[scenario][route.label] = route.call(service, world, jwt)
-    return Attempts(dict(replies), before, stored(service))
+    after = stored(service)
+    return Attempts(
+        dict(replies), before, after, (credits_before, {who: balance(service, jwt) for who, jwt in payers.items()})
+    )
 
 
 def test_nothing_stored_changed(attempts: Attempts) -> None:
     """After every attempt of this module's table (about 530 requests): every main-table item and every object
     version and delete marker of the bucket as before, A's and B's alike."""
     assert attempts.before.changes(attempts.after) == []
+    assert attempts.credits[1] == attempts.credits[0]  # no refused preview held nor charged anybody anything
 
 
 def test_another_owner_on_as_workspace_is_not_found(attempts: Attempts) -> None:
@@ -165,7 +178,7 @@ def test_another_owner_in_its_own_workspace_cannot_reach_as_ids(attempts: Attemp
     object of A's agent, A's pending invitation and A's member (removed, promoted, or given B by transfer): 404,
     byte-identical to ids that do not exist; then B's own agent with A's post and item."""
     own = attempts.statuses("b-owner-own-workspace")
-    assert len(own) == 31 and own == dict.fromkeys(own, NOT_FOUND)
+    assert len(own) == 33 and own == dict.fromkeys(own, NOT_FOUND)
     assert attempts.leaks("b-owner-own-workspace", "b-owner-own-workspace-unknown") == []
     own_agent = attempts.statuses("b-owner-own-agent")
     assert len(own_agent) == 6 and own_agent == dict.fromkeys(own_agent, NOT_FOUND)
@@ -199,13 +212,42 @@ def test_a_member_reads_everything_but_the_audit_and_writes_nothing(attempts: At
     """A plain member of A: every read but the managers' (the audit log, the conversations, the invitations) is the
     owner's answer; every write, the members' and invitations' too (naming another member), 403."""
     statuses = attempts.statuses("member")
-    assert statuses == {route.label: (403, "FORBIDDEN") if route.for_managers else (200, None) for route in ROUTES}
+    assert statuses == {route.label: (403, "FORBIDDEN") if route.for_managers else (200, None) for route in ROUTES
+                        if not route.billed}  # fmt: skip
     # What a member reads is what the owner reads (but an object's presigned URL, made afresh for each caller).
     member, owner = attempts.replies["member"], attempts.replies["owner"]
     fresh, read = "GET /objects/{path}", [label for label in owner if statuses[label] == (200, None)]
     differ = [label for label in read if label != fresh and member[label].json() != owner[label].json()]
     assert differ == []
     assert member[fresh].json()["object"] == owner[fresh].json()["object"]
+
+
+def balance(service: LocalService, jwt: str) -> dict[str, int]:
+    reply = portal(service, "GET", "/api/credits/balance", jwt)
+    assert reply.status == 200, reply.body
+    return reply.json()["balance"]
+
+
+def test_as_owner_and_member_preview_billed_to_as_owner(
+    service: LocalService, cast: Cast, a_world: World, attempts: Attempts
+) -> None:
+    """The preview (after the module's attempts, which it would change): A's owner's and member's are the same
+    stream, and each is billed to A's owner, never to the member; nothing in the main table or bucket changes."""
+    (route,) = [route for route in ROUTES if route.billed]
+    before = stored(service)
+    owner_before, member_before = balance(service, cast.owner_a.jwt), balance(service, cast.member_a.jwt)
+    streams = []
+    for jwt in (cast.owner_a.jwt, cast.member_a.jwt):
+        reply = route.call(service, a_world, jwt)
+        assert (reply.status, reply.header("content-type")) == (200, "application/x-ndjson"), reply.body
+        lines = [json.loads(line) for line in reply.body.splitlines()]
+        assert [lines[0]["type"], lines[-1]["type"]] == ["start", "done"], lines
+        streams.append([{k: v for k, v in line.items() if k not in {"turnId", "threadKey"}} for line in lines])
+    assert streams[0] == streams[1]
+    spent = owner_before["available"] - balance(service, cast.owner_a.jwt)["available"]
+    assert spent > 0 and spent % 2 == 0  # two turns at the one model's price
+    assert balance(service, cast.member_a.jwt) == member_before
+    assert before.changes(stored(service)) == []
 
 
 def test_a_signed_in_stranger_gets_404_everywhere(attempts: Attempts) -> None:

@@ -1,7 +1,8 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 42 routes (every method and path of authoring.md the service has, with the
-reads decisions.md adds, the six member and invitation routes and an agent's usage) once, with a valid body; a
+``ROUTES`` is each of the writer's 44 routes (every method and path of authoring.md the service has, with the
+reads decisions.md adds, the six member and invitation routes, an agent's usage, and the two POSTs that only read an
+agent: its knowledge search and its preview) once, with a valid body; a
 ``World`` is the ids a route names (a workspace, its agent, post, item, brand, workflow, an object path, a pending
 invitation and a member), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
@@ -62,10 +63,12 @@ class Route:
     managers_only: bool = False  # a read for owners and admins (the audit log): a member is refused it too
     query: str = ""  # the query string a route needs (``?client=`` of the conversations' routes)
     body_names: frozenset[str] = frozenset()  # ids the body names (the transfer's ``userId``)
+    reads: bool = False  # a POST that writes nothing (the knowledge search, the preview): members may make it too
+    billed: bool = False  # a read billed to the workspace's owner (the preview, a streamed turn): see ``READ_BILLED``
 
     @property
     def write(self) -> bool:
-        return self.method != "GET"
+        return self.method != "GET" and not self.reads
 
     @property
     def for_managers(self) -> bool:
@@ -134,6 +137,8 @@ ROUTES: tuple[Route, ...] = (
     Route("DELETE", "/members/{member}"),
     Route("POST", "/transfer", lambda w: {"userId": w.member}, body_names=frozenset({"member"})),
     Route("GET", "/agents/{agent}/usage", managers_only=True),
+    Route("POST", "/agents/{agent}/knowledge/search", lambda w: {"query": "opening hours"}, reads=True),
+    Route("POST", "/agents/{agent}/preview", lambda w: {"prompt": "When are you open?"}, reads=True, billed=True),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)

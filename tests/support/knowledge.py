@@ -28,8 +28,8 @@ from core.platform import providers as platform_providers
 from core.platform.ids import new_id
 from core.platform.settings import get_settings
 from tests.support.core_clients import wrap_core_clients
-from tests.support.lambdas import load_handler_module
-from tests.support.portal import WorkerContext, sqs_event
+from tests.support.lambdas import handler_module, load_handler_module
+from tests.support.portal import Portal, WorkerContext, sqs_event, take_messages
 
 FUNCTION = "KnowledgeIndexFunction"
 
@@ -236,3 +236,14 @@ class Held:
 
     def release(self) -> None:
         self.go.set()
+
+
+def index_queued(portal: Portal) -> int:
+    """Hand every queued message to the knowledge worker (as the SQS event source would), until the queue is empty;
+    how many it handled. Every message must succeed."""
+    url, handled = get_settings().knowledge_queue_url, 0
+    while messages := take_messages(portal.aws.sqs, url):
+        answer = handler_module("KnowledgeIndexFunction").lambda_handler(sqs_event(messages, url), WorkerContext())
+        assert answer == {"batchItemFailures": []}, answer
+        handled += len(messages)
+    return handled

@@ -14,12 +14,10 @@ from typing import Any
 
 import pytest
 
-from core.platform.settings import get_settings
 from tests.support.authoring import Studio
 from tests.support.chat import CLIENT, RecordingModel, chat, grant, streamed
-from tests.support.knowledge import current_index
-from tests.support.lambdas import handler_module
-from tests.support.portal import Portal, WorkerContext, sqs_event, take_messages
+from tests.support.knowledge import current_index, index_queued
+from tests.support.portal import Portal
 
 QUESTION = "What does a cortado cost?"
 PRICE = "A cortado costs 2.85 EUR."  # the document the owner withdraws: the best match for QUESTION
@@ -44,16 +42,6 @@ class Shelf:
         return found.item_ids
 
 
-def index(portal: Portal) -> int:
-    """Hand every queued message to the knowledge worker (as the SQS event source would); how many it handled."""
-    url, handled = get_settings().knowledge_queue_url, 0
-    while messages := take_messages(portal.aws.sqs, url):
-        answer = handler_module("KnowledgeIndexFunction").lambda_handler(sqs_event(messages, url), WorkerContext())
-        assert answer == {"batchItemFailures": []}, answer
-        handled += len(messages)
-    return handled
-
-
 def document(studio: Studio, agent_id: str, name: str, path: str, text: str) -> dict[str, Any]:
     key = f"projects/{agent_id}/notes/{path}"
     studio.put_object(key, text.encode(), "text/plain")
@@ -68,7 +56,7 @@ def shelf(portal: Portal, aws: Any) -> Shelf:
     winter = document(studio, agent_id, "Winter menu", "winter.txt", WINTER)
     grant(aws, studio.who.user_id, 50)
     key = portal.mint_key(studio.who, studio.workspace_id)["key"]
-    assert index(portal) >= 1
+    assert index_queued(portal) >= 1
     return Shelf(studio, agent_id, key, price, winter)
 
 

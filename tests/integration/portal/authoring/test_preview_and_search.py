@@ -16,9 +16,10 @@ from core.platform.settings import get_settings
 from tests.integration.conftest import Clock
 from tests.support.authoring import Studio
 from tests.support.chat import balance, grant, llm_charges
-from tests.support.lambdas import HttpResult, StreamedResult, handler_module, invoke_streamed
+from tests.support.knowledge import index_queued
+from tests.support.lambdas import HttpResult, StreamedResult, invoke_streamed
 from tests.support.ledger_checks import assert_consistent, entries, holds
-from tests.support.portal import Portal, WorkerContext, assert_error, sqs_event, take_messages
+from tests.support.portal import Portal, assert_error
 
 SEARCH, PREVIEW = "PortalKnowledgeSearchFunction", "PortalAgentPreviewFunction"
 NDJSON = "application/x-ndjson"
@@ -48,16 +49,6 @@ def offline_models(lambda_environment: None, monkeypatch: pytest.MonkeyPatch) ->
     platform_providers.reset()
 
 
-def index(portal: Portal) -> int:
-    """Hand every queued message to the knowledge worker (as the SQS event source would); how many it handled."""
-    url, handled = get_settings().knowledge_queue_url, 0
-    while messages := take_messages(portal.aws.sqs, url):
-        answer = handler_module("KnowledgeIndexFunction").lambda_handler(sqs_event(messages, url), WorkerContext())
-        assert answer == {"batchItemFailures": []}, answer
-        handled += len(messages)
-    return handled
-
-
 @dataclass
 class Shop:
     studio: Studio
@@ -81,7 +72,7 @@ def shop(portal: Portal) -> Shop:
         key = f"projects/{agent_id}/notes/{file}"
         studio.put_object(key, text.encode(), "text/plain")
         items[name] = studio.item(agent_id, name, r2Key=key, kind="document")
-    assert index(portal) >= 1
+    assert index_queued(portal) >= 1
     grant(portal.aws, studio.who.user_id, 20)
     return Shop(studio, agent_id, items)
 

@@ -220,3 +220,78 @@ def turn(agent_id: str, client: str, thread_key: str, turn_id: str) -> dict[str,
 def threads_index(agent_id: str, last_at: str, client: str, thread_key: str) -> dict[str, str]:
     """``gsi1``: an agent's threads by their last turn, so "most recent first" is one descending Query."""
     return {"gsi1pk": f"AGENT#{agent_id}#THREADS", "gsi1sk": f"{last_at}#{client}#{thread_key}"}
+
+
+# What visitors say back (issue 40; docs/data-model.md, "Feedback, insights and answers"). Each kind has its own
+# partition per agent, so an agent's busiest writes never share one, and an agent's purge drains each with one Query.
+
+
+def turns_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#TURNS"
+
+
+def turn_receipt(agent_id: str, turn_id: str) -> dict[str, str]:
+    """Every delivered turn's receipt (whether or not conversations are stored), kept 8 days: what a rating checks
+    (this agent's, this visitor's, within 7 days) and what it copies beside the rating."""
+    return {"pk": turns_partition(agent_id), "sk": f"TURN#{turn_id}"}
+
+
+def insights_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#INSIGHTS"
+
+
+INSIGHTS_SHARDS = 4  # a day's counters are spread over this many items: no one item takes every turn's write
+
+
+def insights_day(agent_id: str, day: str, shard: int) -> dict[str, str]:
+    """One shard of an agent's counters of one UTC day (``day`` YYYY-MM-DD): the reader adds the shards up."""
+    return {"pk": insights_partition(agent_id), "sk": f"DAY#{day}#{shard}"}
+
+
+def questions_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#QUESTIONS"
+
+
+def question(agent_id: str, day: str, question_key: str) -> dict[str, str]:
+    """How often a question (its normalised key: ``core.insights.questions``) was asked on a UTC day."""
+    return {"pk": questions_partition(agent_id), "sk": f"{day}#{question_key}"}
+
+
+def questions_index(agent_id: str, day: str) -> str:
+    """``gsi2pk`` of a day's questions: ``gsi2`` sorts them by ``gsi2sk``, their count, so a day's most asked are
+    one descending Query of ``Limit`` 20."""
+    return f"AGENT#{agent_id}#QUESTIONS#{day}"
+
+
+def unanswered_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#UNANSWERED"
+
+
+def unanswered(agent_id: str, created_at: str, turn_id: str) -> dict[str, str]:
+    return {"pk": unanswered_partition(agent_id), "sk": f"{created_at}#{turn_id}"}
+
+
+def feedback_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#FEEDBACK"
+
+
+FEEDBACK_ALL = "ALL#"  # every rating, newest first; ``UP#`` and ``DOWN#`` hold a copy per rating, for ``?rating=``
+
+
+def feedback_rows(agent_id: str, rated_at: str, turn_id: str, rating: str, client: str) -> list[dict[str, str]]:
+    """The three rows of one rating: in the listing of all, in its rating's listing, and under its visitor (what an
+    erasure finds them by). ``rated_at`` leads, so each listing is one descending Query."""
+    partition, tail = feedback_partition(agent_id), f"{rated_at}#{turn_id}"
+    return [
+        {"pk": partition, "sk": f"{FEEDBACK_ALL}{tail}"},
+        {"pk": partition, "sk": f"{rating.upper()}#{tail}"},
+        {"pk": partition, "sk": f"{visitor_prefix(client)}{tail}"},
+    ]
+
+
+def answers_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#ANSWERS"
+
+
+def answer(agent_id: str, answer_id: str) -> dict[str, str]:
+    return {"pk": answers_partition(agent_id), "sk": f"ANSWER#{answer_id}"}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+from core.insights.records import INSIGHTS_DAYS, RECEIPT_DAYS
+
 # Thread items count their turns per day (``d:<day>``) and note each day's first turn (``f:<day>``), so a reader
 # counts only the turns still kept without reading them.
 DAY_COUNT = "d:"
@@ -27,6 +29,29 @@ def expires_at(created_at: str, days: int | None) -> int | None:
         return None
     end = date.fromisoformat(day_of(created_at)) + timedelta(days=days + 1)
     return int(datetime(end.year, end.month, end.day, tzinfo=UTC).timestamp())
+
+
+def receipt_expires_at(created_at: str, days: int | None) -> int:
+    """A turn's receipt's TTL: ``RECEIPT_DAYS`` after the turn, or when the retention removes the stored turn, if
+    sooner (the receipt then holds its prompt and reply)."""
+    moment = datetime.fromisoformat(created_at).astimezone(UTC) + timedelta(days=RECEIPT_DAYS)
+    kept = int(moment.timestamp())
+    retained = expires_at(created_at, days)
+    return kept if retained is None else min(kept, retained)
+
+
+def day_counted_until(day: str) -> int:
+    """The TTL of what counts a UTC day (its counters, its question items): ``INSIGHTS_DAYS`` after it began."""
+    end = date.fromisoformat(day) + timedelta(days=INSIGHTS_DAYS)
+    return int(datetime(end.year, end.month, end.day, tzinfo=UTC).timestamp())
+
+
+def question_expires_at(day: str, last_at: str, days: int | None) -> int:
+    """A day's question item's TTL: when its day stops being counted, or when the retention removes its latest
+    asking (whose text it holds), if sooner."""
+    retained = expires_at(last_at, days)
+    counted = day_counted_until(day)
+    return counted if retained is None else min(counted, retained)
 
 
 def first_kept_day(days: int | None, now: datetime | None = None) -> str:

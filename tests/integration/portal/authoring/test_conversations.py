@@ -18,6 +18,7 @@ from core.platform.ids import iso
 from core.platform.settings import get_settings
 from core.purge.store import PurgeStore
 from core.workspaces.store import WorkspaceStore
+from tests.support import privacy_seed
 from tests.support.authoring import Studio
 from tests.support.chat import chat, streamed
 from tests.support.conversations import OTHER_VISITOR, VISITOR, days_ago, is_turn, partition, store_turn
@@ -336,9 +337,15 @@ def test_retention_days_are_1_to_3650(studio: Studio, days: Any) -> None:
 
 
 def test_a_deleted_agents_conversations_are_purged(studio: Studio, agent: str) -> None:
-    """The agent's purge (what ``WorkspacePurgeFunction`` runs for it) drains its conversations partition."""
-    turn_at(studio, agent, "thr_x", "2026-03-01T10:00:00.000Z")
+    """The agent's purge (what ``WorkspacePurgeFunction`` runs for it) drains its conversations partition and what its
+    visitors left besides (issue 40): receipts, day counters, question items, unanswered rows, feedback rows."""
+    db = studio.portal.aws.dynamodb
+    turn = turn_at(studio, agent, "thr_x", "2026-03-01T10:00:00.000Z")
+    privacy_seed.everything(db, studio.workspace_id, turn)
+    privacy_seed.day_shard(db, agent, "2026-03-01", turns=1, unanswered=1, down=1)
+    assert all(privacy_seed.trail(db, agent).values())  # one of each kind
     studio.ok("PortalAgentDeleteFunction", agent_id=agent)
     assert_error(studio.call(LIST, agent_id=agent), 404, "NOT_FOUND")
-    assert PurgeStore(studio.portal.aws.dynamodb, get_settings().main_table).delete_agent_records(agent, lambda: True)
-    assert partition(studio.portal.aws.dynamodb, agent) == {}
+    assert PurgeStore(db, get_settings().main_table).delete_agent_records(agent, lambda: True) == 2 + 1 + 1 + 1 + 1 + 3
+    assert partition(db, agent) == {}
+    assert not any(privacy_seed.trail(db, agent).values())

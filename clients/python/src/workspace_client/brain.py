@@ -6,7 +6,8 @@
     brain.download(f"projects/{agent_id}/{feed[0].playable}", "video.mp4")
 
 Every JSON operation of the OpenAPI document is a method (``_generated/operations_brain.py``); chat
-(NDJSON) and r2 (raw bytes) are here, on the same transport and retry policy.
+(NDJSON), r2 (raw bytes) and a turn's feedback (whose ``rating: null`` the generated methods could not send: they
+leave out what is None) are here, on the same transport and retry policy.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
+from pydantic import Field
 
 from ._generated.models_brain import ChatRequest, HistoryEntry
 from ._generated.operations_brain import AsyncBrainOperations, BrainOperations
+from ._model import ApiModel
 from ._operation import Operation
 from ._transport import AsyncTransport, SyncTransport
 from .chat import ChatEvent, async_events, events
@@ -34,6 +37,31 @@ def chat_operation(agent_id: str, prompt: str, client: str, **fields: Any) -> Op
         history = [HistoryEntry(content=entry) if isinstance(entry, str) else entry for entry in history]
     body = ChatRequest(prompt=prompt, client=client, history=history, **fields)
     return Operation("POST", "/v1/agent/{agentId}/chat", path={"agentId": agent_id}, body=body)
+
+
+Rating = Literal["up", "down"] | None
+
+
+class TurnFeedback(ApiModel):
+    """The body of ``POST /v1/agent/{agentId}/turns/{turnId}/feedback``: ``rating`` is always sent (``null``
+    withdraws the visitor's rating), ``comment`` only when given."""
+
+    client: str
+    rating: Rating = Field(...)
+    comment: str | None = None
+
+
+def feedback_operation(agent_id: str, turn_id: str, *, client: str, rating: Rating, comment: str | None) -> Operation:
+    if rating not in ("up", "down", None):
+        raise ValueError(f"rating must be 'up', 'down' or None (withdraw), not {rating!r}")
+    fields: dict[str, Any] = {"client": client, "rating": rating}
+    if comment is not None:
+        fields["comment"] = comment
+    body = TurnFeedback(**fields)  # rating set even when None: the service reads null as a withdrawal
+    # Not retried after an ambiguous failure (a POST without an Idempotency-Key), though sending it twice is harmless:
+    # the last rating stands.
+    return Operation("POST", "/v1/agent/{agentId}/turns/{turnId}/feedback", path={"agentId": agent_id,
+                     "turnId": turn_id}, body=body)  # fmt: skip
 
 
 def visitor_id() -> str:
@@ -71,6 +99,17 @@ class Brain(_BrainBase, SyncTransport, BrainOperations):
             raise IncompleteStreamError(f"the chat stream was cut: {error!r}") from error
         finally:
             response.close()
+
+    def feedback(
+        self, agent_id: str, turn_id: str, *, client: str | None = None, rating: Rating, comment: str | None = None
+    ) -> None:
+        """Rate a reply as the visitor who got it (``client``: the one the turn was asked with, by default this
+        client's ``client_id``): ``"up"``, ``"down"`` or None to withdraw; ``comment`` up to 1,000 characters. Within
+        7 days of the turn; else, and for another visitor's or agent's turn, ``NotFoundError``. The last rating
+        stands."""
+        operation = feedback_operation(agent_id, turn_id, client=client or self.client_id, rating=rating,
+                                       comment=comment)  # fmt: skip
+        self._call(operation)
 
     def head(self, path: str) -> ObjectInfo:
         response = self._send(r2("HEAD", path))
@@ -131,6 +170,13 @@ class AsyncBrain(_BrainBase, AsyncTransport, AsyncBrainOperations):
             raise IncompleteStreamError(f"the chat stream was cut: {error!r}") from error
         finally:
             await response.aclose()
+
+    async def feedback(
+        self, agent_id: str, turn_id: str, *, client: str | None = None, rating: Rating, comment: str | None = None
+    ) -> None:
+        operation = feedback_operation(agent_id, turn_id, client=client or self.client_id, rating=rating,
+                                       comment=comment)  # fmt: skip
+        await self._call(operation)
 
     async def head(self, path: str) -> ObjectInfo:
         response = await self._send(r2("HEAD", path))

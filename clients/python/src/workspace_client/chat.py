@@ -5,6 +5,9 @@ Each line is validated against the OpenAPI document's event union (``ChatEvent``
 that gives every event a ``text`` (empty unless it is a delta) and carries what the turn has said so
 far: the ``turn_id`` and ``thread_key`` from ``start``, the ``sources`` of the reply (the ``sources``
 event, sent just before ``done``) and on the final ``done`` event the ``usage`` with the credits charged.
+After ``done`` the rest of the stream is read to its end (nothing more is yielded): the service records the turn
+(what a rating needs, ``Brain.feedback``) before it ends the stream, so a loop that ran to its end can rate the
+reply at once.
 A preview (``Portal.preview``) also sends a ``retrieval`` event after ``start``: every passage the turn
 considered, with its score and source, kept on the events that follow as ``passages``.
 An ``error`` event raises ``ChatStreamError``; a stream that ends without ``done`` raises
@@ -30,16 +33,18 @@ from .errors import ChatStreamError, IncompleteStreamError
 
 SOURCES = "sources"  # the event listing what the reply drew on, just before ``done``
 RETRIEVAL = "retrieval"  # a preview's event after ``start``: the passages considered, with their scores
-SourceKind = Literal["item", "post", "section"]
+SourceKind = Literal["item", "post", "answer", "section"]
 
 
 @dataclass(frozen=True)
 class Source:
-    """What a reply drew on: one of the agent's items, posts or site sections, most relevant first.
+    """What a reply drew on: one of the agent's items, posts, the owner's answers or site sections, most relevant
+    first.
 
     An item has ``item_id`` and ``r2_key`` (its object, workspace-relative: ``brain.download(source.r2_key, …)``
-    or a signed media URL), a post ``post_id``, a site section neither. ``where`` is the place in it, in words
-    (``page 2``, ``sheet Prices``, ``section about``), possibly empty.
+    or a signed media URL), a post ``post_id``, an owner's answer ``answer_id`` (its ``name`` is the answer's
+    question), a site section none. ``where`` is the place in it, in words (``page 2``, ``sheet Prices``,
+    ``section about``), possibly empty.
     """
 
     name: str
@@ -47,12 +52,15 @@ class Source:
     item_id: str | None = None
     post_id: str | None = None
     r2_key: str | None = None
+    answer_id: str | None = None
 
     @property
     def kind(self) -> SourceKind:
         if self.item_id:
             return "item"
-        return "post" if self.post_id else "section"
+        if self.post_id:
+            return "post"
+        return "answer" if self.answer_id else "section"
 
     @classmethod
     def from_wire(cls, entry: Any) -> Source | None:
@@ -64,7 +72,9 @@ class Source:
             value = entry.get(name)
             return value if isinstance(value, str) and value else None
 
-        return cls(text("name") or "", text("where") or "", text("itemId"), text("postId"), text("r2Key"))
+        return cls(
+            text("name") or "", text("where") or "", text("itemId"), text("postId"), text("r2Key"), text("answerId")
+        )
 
 
 def sources_of(entries: Any) -> tuple[Source, ...]:
@@ -156,18 +166,18 @@ class ChatDecoder:
 def events(lines: Iterator[str], *, retrieval: bool = False) -> Iterator[ChatEvent]:
     decoder = ChatDecoder(retrieval=retrieval)
     for line in lines:
+        if decoder.finished:  # after the final event the rest is read (the turn's record comes before the end)
+            continue
         if (event := decoder.decode(line)) is not None:
             yield event
-        if decoder.finished:  # after the final event nothing more is read
-            return
     decoder.end()
 
 
 async def async_events(lines: AsyncIterator[str], *, retrieval: bool = False) -> AsyncIterator[ChatEvent]:
     decoder = ChatDecoder(retrieval=retrieval)
     async for line in lines:
+        if decoder.finished:  # after the final event the rest is read (the turn's record comes before the end)
+            continue
         if (event := decoder.decode(line)) is not None:
             yield event
-        if decoder.finished:  # after the final event nothing more is read
-            return
     decoder.end()

@@ -15,6 +15,8 @@ its id first: a member's line starts with the user's id, which ``members role|re
     workspace-client invitations accept [LINK]   (the mailed link or its token; without it, read from stdin)
     workspace-client usage --workspace ws_… --key KEY_ID | --agent AGENT_ID [--days N]
     workspace-client conversations export --workspace ws_… --agent prj_… [...]   (``cli_conversations``)
+    workspace-client insights|feedback|unanswered AGENT --workspace ws_… [...]   (``cli_insights``)
+    workspace-client answers list|add|rm AGENT --workspace ws_… [...]   (``cli_insights``)
 """
 
 from __future__ import annotations
@@ -86,9 +88,10 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     whose.add_argument("--agent", metavar="AGENT_ID", help="one agent's, over every key")
     usage.add_argument("--days", type=int, default=30, metavar="N", help="days ending today (1-90, default 30)")
 
-    from . import cli_conversations
+    from . import cli_conversations, cli_insights
 
     cli_conversations.add_commands(commands, in_workspace, signed_in)
+    cli_insights.add_commands(commands, in_workspace, signed_in)  # insights, feedback, unanswered, answers
 
 
 def _membership_commands(commands: Any, shared: argparse.ArgumentParser, in_workspace: argparse.ArgumentParser,

@@ -2,8 +2,9 @@
 
 Each turn is an item of its agent's conversations partition (``core.platform.main_table.turn``), under its visitor
 and thread, written in one transaction with its thread's item (``main_table.thread``): the row the management
-plane lists, most recent first, through ``gsi1``. So no thread is ever listed without its turn, and the turn costs
-the chat one call, as the S3 object it replaced did (docs/data-model.md). Under the visitor's ``client`` hash, so a
+plane lists, most recent first, through ``gsi1``. So no thread is ever listed without its turn. The chat adds
+both to its turn log's transaction (``core.insights.turn_log``): storing costs it no call of its own
+(docs/data-model.md). Under the visitor's ``client`` hash, so a
 thread resumes only for the visitor who had it (thread keys may be chosen by clients, and guessed). The
 management plane's reads and the erasure are ``thread_store.py``'s.
 """
@@ -26,8 +27,15 @@ class ConversationStore:
         self._table = table
 
     def save(self, workspace_id: str, turn: dict[str, Any], retention_days: int | None) -> None:
-        """Store ``turn`` (its ``agentId``, ``client``, ``threadKey``, ``turnId``, ``createdAt``, ...) and move its
-        thread: last turn, the day's count, and a TTL that follows the last turn (``core.chat.retention``)."""
+        """Store ``turn`` alone (an import's; the chat's own goes with its turn log: ``stage``)."""
+        self.stage(Transaction(self._table), workspace_id, turn, retention_days).commit_or_raise(self._db)
+
+    def stage(
+        self, tx: Transaction, workspace_id: str, turn: dict[str, Any], retention_days: int | None
+    ) -> Transaction:
+        """Add to ``tx`` the writes storing ``turn`` (its ``agentId``, ``client``, ``threadKey``, ``turnId``,
+        ``createdAt``, ...) and moving its thread: last turn, the day's count, and a TTL that follows the last turn
+        (``core.chat.retention``). The chat commits them with the turn's log (``core.insights.turn_log``)."""
         agent_id, client, thread_key, at = turn["agentId"], turn["client"], turn["threadKey"], turn["createdAt"]
         expiry = expires_at(at, retention_days)
         item = turn | {"workspaceId": workspace_id} | ({"expiresAt": expiry} if expiry is not None else {})
@@ -42,13 +50,13 @@ class ConversationStore:
             expression += " REMOVE expiresAt"  # kept for good now: an older turn's TTL must not take the thread
         values = {":ws": workspace_id, ":agent": agent_id, ":client": client, ":thread": thread_key, ":at": at,
                   ":gpk": index["gsi1pk"], ":gsk": index["gsi1sk"], ":zero": 0, ":one": 1}  # fmt: skip
-        tx = Transaction(self._table).put(keys.turn(agent_id, client, thread_key, turn["turnId"]) | item)
+        tx.put(keys.turn(agent_id, client, thread_key, turn["turnId"]) | item)
         tx.update(
             keys.thread(agent_id, client, thread_key), expression,
             values=values | ({":expiry": expiry} if expiry is not None else {}),
             names={"#client": "client", "#count": DAY_COUNT + day_of(at), "#first": DAY_FIRST + day_of(at)},
         )  # fmt: skip
-        tx.commit_or_raise(self._db)
+        return tx
 
     def recent(self, agent_id: str, client: str, thread_key: str, first_day: str) -> list[tuple[str, str]]:
         """The visitor's thread's last turns still kept (stored on ``first_day`` or later) as (role, text) messages,

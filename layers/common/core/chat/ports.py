@@ -10,13 +10,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 # Only for the type checker: importing the models here would load them into every function that
 # imports a service (the read plane's functions never load the management models: tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
-    from core.platform.transactions import Also
+    from core.platform.transactions import Also, Transaction
 
 
 class Conversations(Protocol):
     """Stored chat turns of workspaces that keep them (``ConversationStore``)."""
 
-    def save(self, workspace_id: str, turn: dict[str, Any], retention_days: int | None) -> None: ...
+    def stage(
+        self, tx: Transaction, workspace_id: str, turn: dict[str, Any], retention_days: int | None
+    ) -> Transaction: ...
     def recent(self, agent_id: str, client: str, thread_key: str, first_day: str) -> list[tuple[str, str]]: ...
 
 
@@ -32,4 +34,12 @@ class ThreadErasure(Protocol):
     """What a visitor's erasure reads and deletes (``ThreadStore``)."""
 
     def visitor_keys(self, agent_id: str, client: str) -> list[dict[str, Any]]: ...
+    def visitor_ratings(self, agent_id: str, client: str) -> list[dict[str, Any]]: ...
+    def forget_asker(self, key: dict[str, Any], client: str) -> bool: ...
     def delete(self, item_keys: list[dict[str, Any]], also: Also) -> None: ...
+
+
+class TurnLogs(Protocol):
+    """A delivered turn's receipt, counts and (when stored) the turn itself, in one write (``TurnLogStore``)."""
+
+    def record(self, actions: Transaction) -> None: ...

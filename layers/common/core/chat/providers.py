@@ -47,6 +47,8 @@ def service() -> ChatService:
     from core.chat.conversation_store import ConversationStore
     from core.chat.service import ChatService
     from core.credits import providers as credits
+    from core.insights.turn_log import TurnLog
+    from core.insights.turn_log_store import TurnLogStore
     from core.knowledge import providers as knowledge
     from core.platform.rate_limit import SlidingWindowLimiter
     from core.platform.rate_limit_store import RateLimitStore
@@ -59,6 +61,8 @@ def service() -> ChatService:
         model=model,
         models=catalogue,
         conversations=ConversationStore(aws.dynamodb(), settings.main_table),
+        turn_log=TurnLog(settings.main_table),
+        turn_logs=TurnLogStore(aws.dynamodb()),
         retriever=knowledge.retriever(),
         visitor_limit=settings.chat_visitor_turns_per_minute,
         keepalive_seconds=settings.chat_keepalive_seconds,

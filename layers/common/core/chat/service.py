@@ -23,18 +23,19 @@ from core.brands.records import BrandRecord
 from core.chat.catalogue import Catalogue, ModelSpec
 from core.chat.model import AgentContext, ChatModel, Message, ModelRequest, Usage
 from core.chat.models import ChatRequest
-from core.chat.ports import Conversations
+from core.chat.ports import Conversations, TurnLogs
 from core.chat.prompt import build_context, conversation, system_prompt
 from core.chat.retention import first_kept_day
 from core.chat.stream import ChatStream
 from core.credits.billing import Billing
 from core.credits.records import HoldUsage
+from core.insights.turn_log import DeliveredTurn, TurnLog, is_unanswered
 from core.knowledge.index import Passage
 from core.knowledge.retrieval import Retriever, usable_sources
-from core.platform import observability, rate_limit, together
+from core.platform import observability, rate_limit, together, usage_counters
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
-from core.platform.rate_limit import SlidingWindowLimiter
+from core.platform.rate_limit import RateStatus, SlidingWindowLimiter
 from core.workspaces.records import WorkspaceRecord
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ Messages = list[tuple[str | None, str]]  # (role, text), oldest first
 CONTEXT_POSTS = 12
 RECENT_TURNS = 4  # of the thread, whose words also choose the passages (a follow-up keeps its subject)
 FINISH_SECONDS = 5  # kept back from the invocation's time: settle the turn and say so before Lambda stops it
+# The visitor's rate-limit item also counts the visitor's and their threads' turns of the day (is this turn the
+# first? for the insights' distinct visitors and threads), kept this long: nobody reads them later.
+VISITOR_KEEP_DAYS = 2
 
 
 class ChatService:
@@ -54,6 +58,8 @@ class ChatService:
         model: Callable[[ModelSpec], ChatModel],
         models: Callable[[], Catalogue],
         conversations: Conversations,
+        turn_log: TurnLog,
+        turn_logs: TurnLogs,
         retriever: Retriever,
         visitor_limit: int,
         keepalive_seconds: float,
@@ -64,6 +70,8 @@ class ChatService:
         self._model = model
         self._models = models
         self._conversations = conversations
+        self._turn_log = turn_log
+        self._turn_logs = turn_logs
         self._retriever = retriever
         self._visitor_limit = visitor_limit
         self._keepalive = keepalive_seconds
@@ -75,13 +83,21 @@ class ChatService:
         ``key_id``: the key that asked, whose usage (and the agent's) the turn's settlement counts.
 
         Two round trips before the stream: every read the turn needs (and the visitor's count) at once,
-        then the hold. The answers are decided in the documented order whatever order the reads end in.
+        then the hold. The answers are decided in the documented order whatever order the reads end in. One
+        after ``done``: the turn's log (``core.insights.turn_log``), with the stored turn when conversations are kept.
         """
+        # The visitor's count also counts the day's turns of the visitor and of the thread named (no added call).
+        tags = ("", usage_counters.tag_of(request.thread_key)) if request.thread_key else ("",)
         found, brands, counted, items, posts = together.run(
             lambda: self._agents.get_agent_with_workspace(workspace_id, agent_id),
             lambda: self._agents.list_brands(workspace_id),
             # Scoped by workspace: a turn naming another workspace's agent counts for nobody else's visitor.
-            lambda: self._limiter.take(f"visitor#{workspace_id}#{agent_id}#{request.client}", self._visitor_limit),
+            lambda: self._limiter.take(
+                f"visitor#{workspace_id}#{agent_id}#{request.client}",
+                self._visitor_limit,
+                tags=tags,
+                keep_days=VISITOR_KEEP_DAYS,
+            ),
             lambda: self._agents.list_active_items(agent_id),  # read before the tenant check, used only after it
             lambda: self._agents.list_feed(agent_id, channel=None, category=None, limit=CONTEXT_POSTS),
         )
@@ -89,7 +105,7 @@ class ChatService:
         if agent is None or workspace is None:  # unknown, or another workspace's: the same answer
             raise NotFound("Agent not found")
         brand = self._brand(agent, request.brand_slug, brands.result())
-        counted.result()  # 429
+        first_visit, first_in_thread = firsts(counted.result(), request.thread_key)  # 429 raised here
         thread_key = request.thread_key or new_id("thr")
         history = self._history(workspace, agent, request)
         # The agent's item names its index's version: a container holding it reads nothing more (core.knowledge).
@@ -112,17 +128,24 @@ class ChatService:
         observability.count("ChatTurns")
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip
+        sources = sources_of(passages)
 
-        def store(reply: str, usage: Usage | None, complete: bool) -> None:  # only a delivered turn: it was charged
+        def log(reply: str, usage: Usage | None, complete: bool) -> None:  # only a delivered turn: it was charged
+            delivered = DeliveredTurn(
+                workspace_id=workspace.id, agent_id=agent.id, turn_id=turn_id, thread_key=thread_key,
+                client=request.client, key_id=key_id, created_at=now_iso(), prompt=request.prompt, reply=reply,
+                sources=sources, unanswered=is_unanswered(bool(passages), behaviour.fallback, reply),
+                first_visit=first_visit, first_in_thread=first_in_thread, stored=workspace.store_conversations,
+                retention_days=workspace.conversation_retention_days,
+            )  # fmt: skip
             tokens = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens} if usage else None
             turn = transcript | {"reply": reply, "usage": tokens, "complete": complete, "credits": hold.amount}
-            self._store(workspace, turn)
+            self._log(delivered, turn)
 
         return ChatStream(
             turn_id=turn_id, thread_key=thread_key, hold=hold, model=model, request=model_request,
             credits=self._credits, keepalive_seconds=self._keepalive,
-            deadline=time.monotonic() + seconds_left - FINISH_SECONDS,
-            on_reply=store if workspace.store_conversations else None, sources=sources_of(passages),
+            deadline=time.monotonic() + seconds_left - FINISH_SECONDS, on_reply=log, sources=sources,
         )  # fmt: skip
 
     def model_of(self, behaviour: BehaviourRecord) -> ModelSpec:
@@ -149,13 +172,32 @@ class ChatService:
             history = list(self._conversations.recent(agent.id, request.client, request.thread_key, first_day))
         return history
 
-    def _store(self, workspace: WorkspaceRecord, turn: dict[str, Any]) -> None:
+    def _log(self, delivered: DeliveredTurn, turn: dict[str, Any]) -> None:
+        """The turn's one write after ``done``: its receipt and counts, and (when kept) the stored turn, together."""
         try:
-            self._conversations.save(
-                workspace.id, turn | {"createdAt": now_iso()}, workspace.conversation_retention_days
-            )
-        except Exception:  # the visitor has their answer; a lost transcript must not fail the turn
-            logger.exception("storing a chat turn failed", extra={"turnId": turn["turnId"]})
+            actions = self._turn_log.actions(delivered)
+            if delivered.stored:
+                self._conversations.stage(
+                    actions, delivered.workspace_id, turn | {"createdAt": delivered.created_at},
+                    delivered.retention_days,
+                )  # fmt: skip
+            self._turn_logs.record(actions)
+        except Exception:  # the visitor has their answer and was billed; a lost log must not fail the turn
+            logger.exception("logging a chat turn failed", extra={"turnId": delivered.turn_id})
+
+
+def firsts(counted: RateStatus, thread_key: str | None) -> tuple[bool, bool]:
+    """(the visitor's first turn today, the thread's first turn today) from the visitor's count's usage counters
+    as its write left them. No thread key: the turn starts a new thread. A thread past the day's 16 tags
+    (``usage_counters.MAX_AGENTS_A_DAY``) was not counted: not a first."""
+    visitor = thread = False
+    for name, count in counted.usage.items():
+        parsed = usage_counters.parse(name)
+        if parsed is None or count != 1:
+            continue
+        visitor = visitor or parsed[2] is None
+        thread = thread or (thread_key is not None and parsed[2] == thread_key)
+    return visitor, thread or thread_key is None
 
 
 def request_for(context: AgentContext, behaviour: BehaviourRecord, messages: tuple[Message, ...]) -> ModelRequest:
@@ -176,8 +218,8 @@ def turn_description(agent: AgentRecord, spec: ModelSpec) -> str:
 
 def sources_of(passages: list[Passage]) -> list[dict[str, str | None]]:
     """The ``sources`` event's list: each source once, where its best passage stands, most relevant first."""
-    seen: dict[tuple[str | None, str | None, str], dict[str, str | None]] = {}
+    seen: dict[tuple[str | None, str | None, str | None, str], dict[str, str | None]] = {}
     for passage in passages:
         source = passage.source
-        seen.setdefault((source.item_id, source.post_id, source.name), source.wire(passage.where))
+        seen.setdefault((source.item_id, source.post_id, source.answer_id, source.name), source.wire(passage.where))
     return list(seen.values())

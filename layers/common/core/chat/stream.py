@@ -6,6 +6,9 @@ marked delivered with its first text, then settled if any text reached the visit
 (also when the visitor went away mid-stream: closing the generator runs ``finally``),
 or released if none did. A crash in between leaves the hold to the sweeper, which
 settles or releases it by the same rule.
+
+A delivered turn is then logged (``on_reply``: its receipt, counts and stored transcript) once, after ``done``
+(or after the ``error`` line, or when the visitor went away): never before a line the visitor waits for.
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ class ChatStream:
         self._sources = sources or []
         self._delivered = False
         self._finished = False
+        self._logged = False
         self._reply: list[str] = []
         self._usage: Usage | None = None
 
@@ -145,8 +149,10 @@ class ChatStream:
             self._finish(complete)
             yield ndjson({"type": "sources", "sources": self._sources})
             yield ndjson({"type": "done", "usage": self._usage_event()})
+            self._log(complete)  # the runtime drains the body to its end: the visitor already has ``done``
         finally:
-            self._finish(complete)  # the visitor went away mid-stream: bill (and keep) what was delivered, once
+            self._finish(complete)  # the visitor went away mid-stream: bill what was delivered, once
+            self._log(complete)  # ... and log it, once (nothing if it was logged above)
 
     def _deliver(self) -> None:
         if not self._delivered:
@@ -168,7 +174,7 @@ class ChatStream:
         return self._credits.mark_delivered(self._hold)
 
     def _finish(self, complete: bool) -> None:
-        """Once per turn: settle the hold if any text was delivered, else release it; keep the transcript."""
+        """Once per turn: settle the hold if any text was delivered, else release it."""
         if self._finished:
             return
         self._finished = True
@@ -179,8 +185,16 @@ class ChatStream:
                 self._credits.release(self._hold)
         except Exception:  # the hold stays; the sweeper finishes it by the same rule
             logger.exception("billing a chat turn failed", extra={"turnId": self.turn_id})
-        if self._delivered and self._on_reply is not None:
+
+    def _log(self, complete: bool) -> None:
+        """Once per delivered turn, after billing: ``on_reply`` (which never raises to the visitor's stream)."""
+        if self._logged or not self._delivered or self._on_reply is None:
+            return
+        self._logged = True
+        try:
             self._on_reply("".join(self._reply), self._usage, complete)
+        except Exception:  # the visitor has the turn and the bill; its log is bookkeeping
+            logger.exception("logging a chat turn failed", extra={"turnId": self.turn_id})
 
     def _usage_event(self) -> dict[str, int]:
         usage = self._usage

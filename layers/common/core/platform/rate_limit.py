@@ -25,7 +25,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.platform import observability, usage_counters
 from core.platform.errors import RateLimited
@@ -48,6 +48,9 @@ class RateStatus:
     reset_seconds: int  # until ``remaining`` next goes up (= Retry-After when it is 0)
     count: int = field(default=0, compare=False)  # requests counted in the window, this one included
     new_minute: bool = field(default=False, compare=False)  # the first request counted in this clock minute
+    # The usage counters this request was counted in (``usage_counters`` names), each as the write left it (ALL_NEW):
+    # 1 means this request was the day's first of its tag. Empty without ``tags``.
+    usage: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     def headers(self) -> dict[str, str]:
         return {
@@ -83,7 +86,7 @@ class _Refusal:
 _LIMITER_OF_PREFIX = {"key": "key_rate", "visitor": "chat_visitor", "mail-to": "magic_link_address",
                       "mail-ip": "magic_link_ip", "invite-ws": "invitation_workspace",
                       "invite-pair": "invitation_workspace_address", "invite-to": "invitation_address",
-                      "preview": "agent_preview"}  # fmt: skip
+                      "preview": "agent_preview", "feedback": "feedback_visitor"}  # fmt: skip
 
 
 def _limiter_of(subject: str) -> str:
@@ -99,13 +102,19 @@ class SlidingWindowLimiter:
         self._full: OrderedDict[str, dict[int, float]] = OrderedDict()
         self._full_lock = threading.Lock()
 
-    def take(self, subject: str, limit: int, window: int = WINDOW_SECONDS, *, tags: tuple[str, ...] = ()) -> RateStatus:
+    def take(
+        self, subject: str, limit: int, window: int = WINDOW_SECONDS, *, tags: tuple[str, ...] = (),
+        keep_days: int | None = None,
+    ) -> RateStatus:  # fmt: skip
         """Count one request of ``subject``; over ``limit``: ``RateLimited`` (429, ``Retry-After``, ``RateLimit-*``).
 
         ``window`` (seconds) must be a multiple of ``BUCKETS``. ``Retry-After`` is the least
         whole number of seconds after which the same request would be counted. ``tags``: usage counters to count
         the request in (``usage_counters.tag_of``: ``""`` the subject's own, ``"~<agentId>"`` its agent's), in the
         counted write itself; a refusal counts in them with one more write, on the refused path only.
+        ``keep_days``: for an item whose counters only the request itself reads (the chat's visitor item: is this
+        the visitor's, or the thread's, first turn today? ``RateStatus.usage``), keep them and the item only this
+        many days rather than the API's ``usage_counters.TTL_DAYS``, and count no refusal in them.
         """
         if window % BUCKETS:
             raise ValueError(f"window must be a multiple of {BUCKETS} seconds")
@@ -113,14 +122,14 @@ class SlidingWindowLimiter:
         current = self._clock() if self._clock else now()  # ``now`` looked up per call: tests move it
         shards = shard_count(limit, window)
         outcome = (
-            self._count(subject, limit, size, current, tags)
+            self._count(subject, limit, size, current, tags, keep_days=keep_days)
             if shards == 1
-            else self._count_sharded(subject, shard_limits(limit, shards), size, current, tags)
+            else self._count_sharded(subject, shard_limits(limit, shards), size, current, tags, keep_days=keep_days)
         )
         if isinstance(outcome, RateStatus):
             return outcome
         observability.count("Throttled", limiter=_limiter_of(subject))
-        if tags:
+        if tags and keep_days is None:
             self._tally_refusal(subject, tags, current, outcome)
         if outcome.status is None:
             raise RateLimited(headers={"Retry-After": "1"})  # only under extreme contention; the next try will pass
@@ -140,7 +149,14 @@ class SlidingWindowLimiter:
             logger.warning("a 429 was not counted", extra={"limiter": _limiter_of(subject)})
 
     def _count_sharded(
-        self, subject: str, shares: list[int], size: int, current: float, tags: tuple[str, ...] = ()
+        self,
+        subject: str,
+        shares: list[int],
+        size: int,
+        current: float,
+        tags: tuple[str, ...] = (),
+        *,
+        keep_days: int | None = None,
     ) -> RateStatus | _Refusal:
         """Count in a random shard with room, probing the others (never those known full) before refusing:
         a request is refused only when every shard is full, so the key admits as much as one item would.
@@ -153,12 +169,15 @@ class SlidingWindowLimiter:
         _shuffle(order)
         contended = False
         for index in order:
-            outcome = self._count(shard_subject(subject, index), shares[index], size, current, tags)
+            outcome = self._count(
+                shard_subject(subject, index), shares[index], size, current, tags, keep_days=keep_days
+            )
             if isinstance(outcome, RateStatus):
                 self._remember(subject, full)
                 return RateStatus(
                     limit=limit, remaining=min(limit, outcome.remaining * shards), reset_seconds=outcome.reset_seconds,
                     count=min(limit, outcome.count * shards), new_minute=outcome.new_minute,
+                    usage=outcome.usage,  # the shard's own counters (a sharded subject counts usage per shard)
                 )  # fmt: skip
             if outcome.full:
                 full[index] = outcome.opens_at
@@ -179,7 +198,14 @@ class SlidingWindowLimiter:
                 self._full.popitem(last=False)
 
     def _count(
-        self, subject: str, limit: int, size: int, current: float, tags: tuple[str, ...] = ()
+        self,
+        subject: str,
+        limit: int,
+        size: int,
+        current: float,
+        tags: tuple[str, ...] = (),
+        *,
+        keep_days: int | None = None,
     ) -> RateStatus | _Refusal:
         """One item's sliding window: one consistent read, then conditional writes until counted or full."""
         seen = self._counters.read(subject)
@@ -196,18 +222,23 @@ class SlidingWindowLimiter:
                 status = RateStatus(limit=limit, remaining=0, reset_seconds=wait, count=used)
                 return _Refusal(full=True, opens_at=float(opens * size), status=status, usage=seen.usage)
             expires_at = (bucket + BUCKETS + 1) * size + 60
-            if tags:  # an item that counts usage keeps it for the days the API reads
-                expires_at = max(expires_at, int(current) + usage_counters.TTL_DAYS * usage_counters.DAY_SECONDS)
+            ttl_days, keep = (usage_counters.TTL_DAYS, usage_counters.KEEP_DAYS) if keep_days is None else (
+                keep_days, keep_days)  # fmt: skip
+            if tags:  # an item that counts usage keeps it for the days the API (or the request) reads
+                expires_at = max(expires_at, int(current) + ttl_days * usage_counters.DAY_SECONDS)
+            written = usage_counters.names(usage_counters.COUNTED, day, tags, seen.usage) if tags else []
             added = self._counters.add(
                 subject, bucket, cap=limit - (used - counts.get(bucket, 0)), seen=seen,
-                drop=[i for i in seen.counts if i < oldest], expires_at=expires_at,
-                usage=usage_counters.names(usage_counters.COUNTED, day, tags, seen.usage) if tags else (),
-                drop_usage=usage_counters.stale(seen.usage, day) if tags else (),
+                drop=[i for i in seen.counts if i < oldest], expires_at=expires_at, usage=written,
+                drop_usage=usage_counters.stale(seen.usage, day, keep) if tags else (),
             )  # fmt: skip
             if added.counted:
-                return self._status(
+                status = self._status(
                     added.item, bucket, limit, size, current, opened=self._opens_minute(seen, bucket, size)
                 )
+                if not written:
+                    return status
+                return replace(status, usage={name: added.item.usage.get(name, 0) for name in written})
             seen = added.item  # someone else was counted meanwhile: decide again on what is there now
         return _Refusal(full=False)
 

@@ -50,9 +50,10 @@ def names(kind: str, day: int, tags: Sequence[str], present: Iterable[str]) -> l
     return [name(kind, day, t) for t in kept]
 
 
-def stale(present: Iterable[str], day: int) -> list[str]:
-    """Counters of days the API can no longer ask for (removed by the write that sees them)."""
-    return [a for a in present if (p := parse(a)) and p[1] <= day - KEEP_DAYS]
+def stale(present: Iterable[str], day: int, keep: int = KEEP_DAYS) -> list[str]:
+    """Counters of days the API can no longer ask for (removed by the write that sees them); ``keep``: of an item
+    kept fewer days (the chat's visitor item, ``SlidingWindowLimiter.take``'s ``keep_days``)."""
+    return [a for a in present if (p := parse(a)) and p[1] <= day - keep]
 
 
 def usage_of(item: Mapping[str, int]) -> dict[str, int]:

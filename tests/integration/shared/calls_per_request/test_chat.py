@@ -1,4 +1,5 @@
-"""AWS calls of a chat turn: every read at once, then the hold; delivery mark and settle as the stream runs."""
+"""AWS calls of a chat turn: every read at once, then the hold; delivery mark and settle as the stream runs; one
+write after ``done`` (the turn's log)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def test_a_chat_turn(published: Any, chat_environment: None, recorder: Recorder,
         "Query:main": 3,  # the workspace's brands, active items, context posts
         "TransactWriteItems:ledger": 2,  # hold, settle
         "UpdateItem:ledger": 1,  # delivered mark
+        "TransactWriteItems:main": 1,  # after done: the turn's receipt and its day's counters (core.insights)
     })  # fmt: skip
     together = recorder.issued_together()
     assert +Counter({k: n for k, n in together.items() if not k.endswith(":rates")}) == Counter(
@@ -41,7 +43,8 @@ def test_a_resumed_thread_reads_its_turns_together(
     published: Any, chat_environment: None, recorder: Recorder, aws: Any
 ) -> None:
     """A workspace that stores conversations: a turn resuming a thread reads its last turns in one Query (after the
-    first round: it needs the workspace's setting) and stores itself with its thread's item in one transaction."""
+    first round: it needs the workspace's setting) and stores itself with its thread's item, its receipt and counts in
+    one transaction."""
     stored = published.ws.model_copy(update={"store_conversations": True})
     WorkspaceStore(aws.dynamodb, get_settings().main_table).put_workspace(stored)
     ledger_repository(aws.dynamodb).grant(published.ws.owner_id, 10, "topup", "top_1", "Top-up")
@@ -57,6 +60,6 @@ def test_a_resumed_thread_reads_its_turns_together(
         "Query:main": 4,  # the workspace's brands, active items, context posts; the thread's last turns
         "TransactWriteItems:ledger": 2,  # hold, settle
         "UpdateItem:ledger": 1,  # delivered mark
-        "TransactWriteItems:main": 1,  # the turn and its thread's item
+        "TransactWriteItems:main": 1,  # after done: the turn and its thread's item, with its receipt and counts
     })  # fmt: skip
     assert_exact_queries(recorder)

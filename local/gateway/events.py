@@ -20,7 +20,9 @@ SAMPLE_KEY = "sk_ws_000000000000000000000000000000000000000000g0gJl6Z"  # genera
 SAMPLE_WORKSPACE_ID = "ws_01JD0SAMPLE0WORKSPACE00000"
 SAMPLE_API_KEY_ID = "key_01JD0SAMPLE0APIKEY0000000"
 SAMPLE_AGENT_ID = "prj_01JD0SAMPLE0AGENT000000000"
-SAMPLE_PARAMS = {"agentId": SAMPLE_AGENT_ID, "proxy": "v1/agent/unknown/route", "path": "assets/logo.png"}
+SAMPLE_TURN_ID = "turn_01JD0SAMPLE0TURN0000000000"
+SAMPLE_PARAMS = {"agentId": SAMPLE_AGENT_ID, "proxy": "v1/agent/unknown/route", "path": "assets/logo.png",
+                 "turnId": SAMPLE_TURN_ID}  # fmt: skip
 SAMPLE_QUERIES = {"/v1/agent/{agentId}/feed": "?channel=instagram"}
 SAMPLE_BODIES = {
     "/v1/media-urls": {"paths": ["assets/logo.png", "projects/prj_01JD0SAMPLE0AGENT000000000/media/clip.mp4"]},
@@ -31,6 +33,7 @@ SAMPLE_BODIES = {
         "history": [],
         "section": "menu",
     },
+    "/v1/agent/{agentId}/turns/{turnId}/feedback": {"client": "v1_3f9a2c7e5b1d4e8fa6c0b2d4", "rating": "up"},
 }
 
 

@@ -26,7 +26,8 @@ UNAUTHORIZED_REASONS = frozenset(
 )
 # Which limiter refused (429) or, for sign-in mail, silently held back (202 with no mail).
 LIMITERS = frozenset({"key_rate", "chat_visitor", "magic_link_address", "magic_link_ip", "invitation_workspace",
-                      "invitation_workspace_address", "invitation_address", "agent_preview"})  # fmt: skip
+                      "invitation_workspace_address", "invitation_address", "agent_preview",
+                      "feedback_visitor"})  # fmt: skip
 MODEL_ERROR_CODES = frozenset({"MODEL_UNAVAILABLE", "MODEL_BUSY", "MODEL_REFUSED", "MODEL_TIMEOUT"})
 
 

@@ -29,6 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "layers" / "common")]  # a script: ``bench
 
 from bench.benchkit import command, finish, parser, table  # noqa: E402
 from core.agents.records import AgentRecord, KnowledgePointer  # noqa: E402
+from core.answers.records import AnswerRecord  # noqa: E402
 from core.items.records import IndexState, ItemRecord  # noqa: E402
 from core.knowledge.index import KnowledgeIndex, query_terms  # noqa: E402
 from core.knowledge.retrieval import BUDGET_CHARS  # noqa: E402
@@ -80,6 +81,9 @@ class InMemorySources:
 
     def published_posts(self, agent_id: str) -> list[PostRecord]:
         return [post for post in self.posts if post.published]
+
+    def answers(self, agent_id: str) -> list[AnswerRecord]:
+        return []  # the recall bench measures documents: an owner's answer is ranked apart (core.knowledge.index)
 
     def set_state(self, item: ItemRecord, state: IndexState) -> bool:
         self.states[item.id] = state

@@ -88,7 +88,8 @@ def streamed(result: StreamedResult) -> tuple[list[dict[str, Any]], str]:
     assert deltas and all(set(d) == {"type", "text"} and d["type"] == "delta" for d in deltas)
     assert all(isinstance(d["text"], str) and d["text"] for d in deltas)
     assert sources["type"] == "sources" and set(sources) == {"type", "sources"} and isinstance(sources["sources"], list)
-    assert all(set(source) == {"itemId", "postId", "name", "r2Key", "where"} for source in sources["sources"])
+    source_keys = {"itemId", "postId", "answerId", "name", "r2Key", "where"}
+    assert all(set(source) == source_keys for source in sources["sources"])
     assert done["type"] == "done" and set(done) == {"type", "usage"}
     assert set(done["usage"]) == {"inputTokens", "outputTokens", "credits"}
     assert all(isinstance(v, int) for v in done["usage"].values())

@@ -101,8 +101,8 @@ def test_the_chat_answers_from_each_document_and_names_it(
     reply, sources = library.ask(prompt)
     assert fact in reply
     item = library.items[source]
-    assert sources[0] == {"itemId": item["id"], "postId": None, "name": source, "r2Key": item["r2Key"],
-                          "where": sources[0]["where"]}  # fmt: skip
+    assert sources[0] == {"itemId": item["id"], "postId": None, "answerId": None, "name": source,
+                          "r2Key": item["r2Key"], "where": sources[0]["where"]}  # fmt: skip
 
 
 def test_a_deactivated_or_deleted_item_is_no_longer_used(library: Library) -> None:

@@ -65,6 +65,7 @@ class AnswerService:
         answers: AnswerWriter,
         writes: Writes,
         notify: Callable[[str, str], None],
+        *,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ):
         self._access = access

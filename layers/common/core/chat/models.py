@@ -35,10 +35,12 @@ class ChatUsage(ApiModel):
 
 
 class ChatSource(ApiModel):
-    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``) or a site section (neither)."""
+    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``), an owner's answer (``answerId``;
+    ``name`` is its question) or a site section (none of them)."""
 
     item_id: str | None = None
     post_id: str | None = None
+    answer_id: str | None = None
     name: str
     r2_key: str | None = None
     where: str = Field(description="where the passage stands in it: a page, sheet, slide or section; may be empty")

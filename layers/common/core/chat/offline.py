@@ -1,9 +1,9 @@
 """A ``ChatModel`` for local runs and tests: no network, no randomness.
 
 It answers the visitor's last message from ``request.context`` alone: it quotes the best of the passages the
-retriever found in the owner's documents (so grounding can be seen and tested), and names the items, posts and
-section text sharing the most words with the question, in a short reply in the agent's voice, streamed a few
-words at a time.
+retriever found in the owner's documents, or the owner's answer when that is the best (so grounding can be seen and
+tested), and names the items, posts and section text sharing the most words with the question, in a short reply in
+the agent's voice, streamed a few words at a time.
 
 It honours what it can of the agent's behaviour (``ModelRequest``): a content question nothing in the material
 matches is answered with the owner's fallback text word for word (and nothing else); with knowledgeOnly false it
@@ -128,7 +128,11 @@ def compose_answer(
     if context.passages:
         best = context.passages[0]
         where = f" ({best.where})" if best.where.strip() else ""
-        parts.append(f"From “{' '.join(best.source.name.split())}”{where}: “{_passage_quote(terms, best.text)}”")
+        name = " ".join(best.source.name.split())
+        if best.source.answer_id:  # the owner's own answer to a question close to this one: quoted as written
+            parts.append(f"To “{name}”, {brand}'s answer is: “{_answer_quote(best.text)}”")
+        else:
+            parts.append(f"From “{name}”{where}: “{_passage_quote(terms, best.text)}”")
     if quote:
         parts.append(f"The {context.section} section you're on says: “{quote}”")
     elif context.section:
@@ -197,6 +201,12 @@ def _passage_quote(terms: set[str], text: str) -> str:
     sentences = [sentence.strip() for sentence in _SENTENCE.split(text) if sentence.strip()]
     best = set(_ranked(terms, sentences, str)[:QUOTED_LINES]) or {sentences[0]}
     words = "; ".join(" ".join(s.split()) for s in sentences if s in best).split()
+    return " ".join(words[:60]) + ("…" if len(words) > 60 else "")
+
+
+def _answer_quote(text: str) -> str:
+    """An owner's answer from its start (the whole of it answers the question), at most 60 words."""
+    words = text.split()
     return " ".join(words[:60]) + ("…" if len(words) > 60 else "")
 
 

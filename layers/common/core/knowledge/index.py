@@ -5,6 +5,10 @@ One object per agent and version in the content bucket (``workspaces/<ws>/knowle
 builds it with its postings already counted, so a chat container that loads a new version only parses JSON: no
 passage is tokenised on the read plane. BM25 needs no added service and ranks the same offline and on AWS;
 embeddings may come later behind ``search`` (docs/decisions.md, "Knowledge").
+
+The owner's answers (``core.answers``) are passages too, each named by its question; the worker stores a question's
+terms beside its source, and an answer whose question is close to the visitor's message ranks before every other
+passage (``close``; docs/decisions.md, "The owner's answers").
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from core.knowledge.text import terms
 
 FORMAT = 1
 K1, B = 1.2, 0.75  # BM25's usual constants
+CLOSE = 0.5  # an answer's question this similar to the message (Dice over distinct terms) ranks first
 
 
 @dataclass(frozen=True)
@@ -32,10 +37,21 @@ class Source:
     item_id: str | None = None
     post_id: str | None = None
     r2_key: str | None = None
+    answer_id: str | None = None  # an owner's answer: ``name`` is its question
 
     def wire(self, where: str) -> dict[str, str | None]:
         """As the ``sources`` event carries it (``core.chat.models.ChatSource``): every key, null where it has none."""
-        return {"itemId": self.item_id, "postId": self.post_id, "name": self.name, "r2Key": self.r2_key, "where": where}
+        return {"itemId": self.item_id, "postId": self.post_id, "answerId": self.answer_id, "name": self.name,
+                "r2Key": self.r2_key, "where": where}  # fmt: skip
+
+
+def close(question: frozenset[str], message: frozenset[str]) -> bool:
+    """Whether an answer's question is close to the message: their distinct terms overlap by Dice's coefficient
+    (twice the shared terms over both counts) of at least ``CLOSE``. "When are you open on Sunday?" and "Sunday
+    opening hours" share 2 of 3 + 2 terms (0.8); a message naming only Sunday among other things is not close."""
+    if not question or not message:
+        return False
+    return 2 * len(question & message) / (len(question) + len(message)) >= CLOSE
 
 
 @dataclass(frozen=True)
@@ -59,6 +75,8 @@ def build(documents: Iterable[tuple[Source, Iterable[tuple[str, str]]]]) -> tupl
     for source, found in documents:
         sources.append({"name": source.name, "itemId": source.item_id, "postId": source.post_id,
                         "r2Key": source.r2_key})  # fmt: skip
+        if source.answer_id is not None:  # only answers carry these: an index without answers is as it was
+            sources[-1] |= {"answerId": source.answer_id, "terms": sorted(set(terms(source.name)))}
         for text, where in found:
             # Ranked with its source's name and place: "opening hours" finds the note named so, whose text is
             # only the hours themselves.
@@ -79,7 +97,10 @@ class KnowledgeIndex:
     """A loaded index, searched many times by one container."""
 
     def __init__(self, body: dict[str, Any]):
-        self._sources = [Source(s["name"], s.get("itemId"), s.get("postId"), s.get("r2Key")) for s in body["sources"]]
+        self._sources = [Source(s["name"], s.get("itemId"), s.get("postId"), s.get("r2Key"), s.get("answerId"))
+                         for s in body["sources"]]  # fmt: skip
+        # An answer's question's terms, by source number: counted by the worker, so nothing is tokenised here.
+        self._questions = {n: frozenset(s["terms"]) for n, s in enumerate(body["sources"]) if s.get("answerId")}
         self._passages: list[list[Any]] = body["passages"]
         self._lengths: list[int] = body["lengths"]
         self._postings: dict[str, list[int]] = body["postings"]
@@ -101,7 +122,11 @@ class KnowledgeIndex:
 
     def rank(self, weighted: dict[str, float], *, usable: Callable[[Source], bool] | None = None) -> Iterator[Passage]:
         """Every passage a query term finds, best first (ties: the earlier passage), each with its BM25 score, of a
-        source ``usable`` accepts (all, when None). Lazy: a caller that has enough stops the walk."""
+        source ``usable`` accepts (all, when None). Lazy: a caller that has enough stops the walk.
+
+        An owner's answer whose question is ``close`` to the message (its terms of full weight: not the thread's
+        recent turns) comes before every other passage: its score is its own plus the best score of the ranking, so
+        the scores still say the order."""
         count = len(self._passages)
         scores: dict[int, float] = {}
         for term, weight in weighted.items():
@@ -114,6 +139,12 @@ class KnowledgeIndex:
                 number, frequency = posting[at], posting[at + 1]
                 norm = K1 * (1 - B + B * self._lengths[number] / self._average)
                 scores[number] = scores.get(number, 0.0) + weight * idf * frequency * (K1 + 1) / (frequency + norm)
+        if self._questions and scores:
+            message = frozenset(term for term, weight in weighted.items() if weight >= 1.0)
+            answered = [n for n in scores if (q := self._questions.get(self._passages[n][0])) and close(q, message)]
+            best = max(scores.values())
+            for number in answered:
+                scores[number] += best
         for number in sorted(scores, key=lambda n: (-scores[n], n)):
             source, where, text = self._passages[number]
             if usable is not None and not usable(self._sources[source]):

@@ -18,7 +18,7 @@ class PassageSource(ApiModel):
 
     item_id: str | None
     post_id: str | None
-    answer_id: str | None = Field(description="an owner's answer; null until answers are part of the knowledge")
+    answer_id: str | None = Field(description="an owner's answer (its question is ``name``)")
     name: str
     r2_key: str | None
 
@@ -34,7 +34,11 @@ class RetrievedPassage(ApiModel):
     def of(cls, passage: Passage) -> RetrievedPassage:
         source = passage.source
         origin = PassageSource(
-            item_id=source.item_id, post_id=source.post_id, answer_id=None, name=source.name, r2_key=source.r2_key
+            item_id=source.item_id,
+            post_id=source.post_id,
+            answer_id=source.answer_id,
+            name=source.name,
+            r2_key=source.r2_key,
         )
         return cls(text=passage.text, where=passage.where, score=round(passage.score, 4), source=origin)
 

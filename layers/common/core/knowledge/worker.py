@@ -1,11 +1,12 @@
 """The knowledge worker: rebuild an agent's index from what it publishes, off the request path.
 
-Every change that can alter what an agent knows (an item written, a post published, a site put, a file replaced
-through a presigned upload: S3's own notification) queues the agent; one rebuild reads its items, published posts
-and site, extracts each document whose object changed (its passages are kept per item and object ETag, so an
-unchanged document is never read twice), and writes a new index only when what it holds changed. The new object is
-written first and the agent's pointer moved after, conditioned on the version it replaces: a reader sees the old
-index or the new one, and of two workers racing the later one builds again from what is there by then.
+Every change that can alter what an agent knows (an item written, a post published, a site put, an owner's answer
+written, a file replaced through a presigned upload: S3's own notification) queues the agent; one rebuild reads its
+items, published posts, answers and site, extracts each document whose object changed (its passages are kept per
+item and object ETag, so an unchanged document is never read twice), and writes a new index only when what it holds
+changed. The new object is written first and the agent's pointer moved after, conditioned on the version it
+replaces: a reader sees the old index or the new one, and of two workers racing the later one builds again from what
+is there by then.
 
 Each item ends ``indexed``, ``skipped`` (media, inactive, or nothing readable) or ``failed`` with a reason; a
 failure is kept with the document's ETag, so a poison document is read once, not on every rebuild.
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 from core.agents.documents import parse_site, text_values
 from core.agents.records import AgentRecord, KnowledgePointer
+from core.answers.records import AnswerRecord
 from core.items.records import IndexState, ItemRecord
 from core.knowledge import extract
 from core.knowledge.index import Source, build
@@ -79,10 +81,11 @@ class KnowledgeWorker:
         raise Unfinished(f"the index of {agent_id} kept moving")
 
     def _rebuild_once(self, workspace_id: str, agent_id: str, time_left: Callable[[], float]) -> Rebuilt | None:
-        agent, items, posts, tags = (f.result() for f in together.run(
+        agent, items, posts, answers, tags = (f.result() for f in together.run(
             lambda: self._store.agent(workspace_id, agent_id),
             lambda: self._store.items(agent_id),
             lambda: self._store.published_posts(agent_id),
+            lambda: self._store.answers(agent_id),
             lambda: self._store.object_tags(workspace_id, agent_id),
         ))  # fmt: skip
         if agent is None:  # deleted: its purge removes the knowledge objects too
@@ -112,6 +115,7 @@ class KnowledgeWorker:
             states[item.id] = (item, state, fresh)
         documents += [(source, found) for source, found in _post_documents(posts)]
         documents += list(_site_documents(agent))
+        documents += list(_answer_documents(answers))
         written, version, count = self._publish(workspace_id, agent, documents)
         if version is None:
             return None  # another worker moved the pointer: build again from what is there now
@@ -208,6 +212,13 @@ def _post_documents(posts: list[PostRecord]) -> Iterator[tuple[Source, list[tupl
             continue
         name = post.title or " ".join((post.caption or "").split()[:8]) or post.kind
         yield Source(name, post_id=post.id), _split(text, "")
+
+
+def _answer_documents(answers: list[AnswerRecord]) -> Iterator[tuple[Source, list[tuple[str, str]]]]:
+    """Each answer one passage, whole (at most 4,000 characters: the turn's budget), named by its question. Outside
+    the plan's characters, as posts and site text are: the cap of 1,000 answers bounds them."""
+    for answer in sorted(answers, key=lambda a: a.id):
+        yield Source(answer.question, answer_id=answer.id), [(answer.answer, "")]
 
 
 def _site_documents(agent: AgentRecord) -> Iterator[tuple[Source, list[tuple[str, str]]]]:

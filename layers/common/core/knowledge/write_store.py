@@ -1,4 +1,5 @@
-"""What the knowledge worker reads and writes: the agent, its items and published posts in the main table; the
+"""What the knowledge worker reads and writes: the agent, its items, published posts and the owner's answers in the
+main table; the
 objects of its folder, each document's extracted passages and the index objects in the content bucket.
 
 The worker never moves an item's version (authors' writes are conditioned on it): an item's index state is set
@@ -12,6 +13,7 @@ import json
 from typing import Any
 
 from core.agents.records import AgentRecord, KnowledgePointer
+from core.answers.records import MAX_ANSWERS, AnswerRecord
 from core.items.records import IndexState, ItemRecord
 from core.platform import main_table as keys
 from core.platform.dynamo import get_item, query_all, to_item, translate_errors
@@ -55,6 +57,15 @@ class KnowledgeStore:
                                                   ":prefix": keys.PUBLISHED_POST}),
         }, MAX_POSTS)  # fmt: skip
         return [PostRecord.model_validate(r) for r in rows]
+
+    def answers(self, agent_id: str) -> list[AnswerRecord]:
+        """The owner's answers: one Query, bounded by the cap an agent's answers never pass (its writes count them)."""
+        rows = query_all(self._db, {
+            "TableName": self._table, "ConsistentRead": True, "Limit": MAX_ANSWERS,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": to_item({":pk": keys.answers_partition(agent_id)}),
+        }, MAX_ANSWERS)  # fmt: skip
+        return [AnswerRecord.model_validate(r) for r in rows]
 
     def set_state(self, item: ItemRecord, state: IndexState) -> bool:
         """The item's index state, if the item is still as read (False: it changed or went since)."""

@@ -61,7 +61,9 @@ def put_receipt(portal: Portal, receipt: ReceiptRecord) -> None:
     portal.aws.dynamodb.put_item(TableName=get_settings().main_table, Item=to_item(item))
 
 
-def receipt(workspace_id: str, agent_id: str, *, prompt: str | None, age: timedelta = timedelta(hours=1)) -> ReceiptRecord:
+def receipt(
+    workspace_id: str, agent_id: str, *, prompt: str | None, age: timedelta = timedelta(hours=1)
+) -> ReceiptRecord:
     created = datetime.now(UTC) - age
     return ReceiptRecord(
         workspace_id=workspace_id, agent_id=agent_id, turn_id=new_id("turn"), thread_key=new_id("thr"),
@@ -139,8 +141,9 @@ def test_owners_and_admins_write_members_read_strangers_and_other_workspaces_get
     assert_error(member.call(UPDATE, agent_id=agent["id"], answer_id=made["id"], body={"answer": "x"}), 403,
                  "FORBIDDEN")  # fmt: skip
     assert_error(member.call(DELETE, agent_id=agent["id"], answer_id=made["id"]), 403, "FORBIDDEN")
-    assert_error(member.call(CREATE, agent_id=agent["id"], body={"question": "q" * 501, "answer": "a"}), 403,
-                 "FORBIDDEN")  # a member's bad body: the role is refused first
+    assert_error(
+        member.call(CREATE, agent_id=agent["id"], body={"question": "q" * 501, "answer": "a"}), 403, "FORBIDDEN"
+    )  # a member's bad body: the role is refused first
     for call in (
         lambda who: who.call(LIST, agent_id=agent["id"]),
         lambda who: who.call(CREATE, agent_id=agent["id"], body=HOURS),
@@ -171,8 +174,14 @@ def test_the_listing_pages_newest_first_with_a_cursor(studio: Studio, agent: dic
     assert every_answer(studio, agent["id"], 5) == (newest_first, 1)
     assert every_answer(studio, agent["id"], 100) == (newest_first, 1)
     assert studio.ok(LIST, agent_id=agent["id"])["answers"] == newest_first  # default limit 20
-    for query in ({"limit": "0"}, {"limit": "101"}, {"limit": "two"}, {"cursor": "!!"}, {"cursor": "eA"},
-                  {"cursor": "QU5TV0VSI2Fuc18x"}):  # fmt: skip  (the last: "ANSWER#ans_1", not an answer's key)
+    for query in (
+        {"limit": "0"},
+        {"limit": "101"},
+        {"limit": "two"},
+        {"cursor": "!!"},
+        {"cursor": "eA"},
+        {"cursor": "QU5TV0VSI2Fuc18x"},
+    ):  # the last: "ANSWER#ans_1", not an answer's key
         assert_error(studio.call(LIST, agent_id=agent["id"], query=query), 400, "VALIDATION_ERROR")
 
 
@@ -183,8 +192,9 @@ def test_each_write_is_audited_and_an_idempotency_key_replays_it(studio: Studio,
     assert (first.status, again.status) == (201, 201) and first.body == again.body
     made = first.json()["answer"]
     assert studio.partition(main_table.answers_partition(agent["id"])) == [f"ANSWER#{made['id']}"]
-    assert_error(studio.call(CREATE, agent_id=agent["id"], body=HOURS | {"answer": "other"}, key="k-1"), 409,
-                 "CONFLICT")  # fmt: skip  (the key of another body)
+    assert_error(
+        studio.call(CREATE, agent_id=agent["id"], body=HOURS | {"answer": "other"}, key="k-1"), 409, "CONFLICT"
+    )  # the key of another body
     studio.ok(UPDATE, agent_id=agent["id"], answer_id=made["id"], body={"answer": "Sundays 10 to 14."}, key="k-2")
     update_request = studio.last_request_id
     studio.ok(UPDATE, agent_id=agent["id"], answer_id=made["id"], body={"answer": "Sundays 10 to 14."}, key="k-2")

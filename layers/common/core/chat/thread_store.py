@@ -46,8 +46,28 @@ class ThreadStore:
         return self._range(agent_id, keys.thread_turns_prefix(client, thread_key))
 
     def visitor_keys(self, agent_id: str, client: str) -> list[dict[str, Any]]:
-        """The keys of everything a visitor has stored with the agent: their thread items first, then their turns."""
-        return self._range(agent_id, keys.visitor_prefix(client), projection="pk, sk")
+        """The keys of everything a visitor has stored with the agent: their thread items first, then their turns,
+        each turn with its ``createdAt`` and ``prompt`` (what its unanswered row and question item are keyed by)."""
+        return self._range(agent_id, keys.visitor_prefix(client), projection="pk, sk, createdAt, prompt")
+
+    def visitor_ratings(self, agent_id: str, client: str) -> list[dict[str, Any]]:
+        """The keys of a visitor's rows in the agent's feedback partition (``VISITOR#<client>#<ratedAt>#<turnId>``,
+        one per rating standing): one Query, every page."""
+        return query_all(self._db, {
+            "TableName": self._table, "ConsistentRead": True, "ProjectionExpression": "pk, sk",
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.feedback_partition(agent_id),
+                                                  ":prefix": keys.visitor_prefix(client)}),
+        })  # fmt: skip
+
+    def forget_asker(self, key: dict[str, Any], client: str) -> bool:
+        """Remove the text and asker of a day's question item (``main_table.question``) if its latest asker is
+        ``client``; its count stays. False if it was not theirs (or is gone): nothing written."""
+        request = {"TableName": self._table, "Key": to_item(key), "UpdateExpression": "REMOVE #q, #c, turnId",
+                   "ConditionExpression": "#c = :client",
+                   "ExpressionAttributeNames": {"#q": "question", "#c": "client"},
+                   "ExpressionAttributeValues": to_item({":client": client})}  # fmt: skip
+        return written_if(self._db, "UpdateItem", lambda: self._db.update_item(**request))
 
     def delete(self, item_keys: list[dict[str, Any]], also: Also) -> None:
         """Delete these items and write ``also`` (the audit entry of what they held) in one transaction."""

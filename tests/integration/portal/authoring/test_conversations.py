@@ -161,21 +161,81 @@ def test_an_erasure_removes_every_turn_of_the_visitor_and_is_audited(studio: Stu
     assert [e.count for e in studio.audit() if e.action == "conversation.erase"] == [0, 3]
 
 
+def test_an_erasure_reaches_what_the_visitors_turns_and_ratings_left(studio: Studio, agent: str) -> None:
+    """Issue 40: the visitor's receipts, unanswered rows and feedback rows go with their turns; the question items
+    they were the latest to ask lose the text and the asker and keep their counts; another visitor's are untouched,
+    as is a question item whose latest asker is someone else; the audit still counts turns."""
+    db = studio.portal.aws.dynamodb
+    day = days_ago(2)[:10]
+    prompts = ["Where is my ORDER?", "Do you ship to Oslo?", "where is my order"]
+    mine = [turn_at(studio, agent, "thr_a", f"{day}T10:0{n}:00.000Z", prompt=p) for n, p in enumerate(prompts)]
+    theirs = turn_at(studio, agent, "thr_b", f"{day}T09:00:00.000Z", client=OTHER_VISITOR, prompt="Do you ship to Oslo")
+    for turn in [theirs, *mine]:  # in time order: the visitor is the latest asker of both questions
+        privacy_seed.everything(db, studio.workspace_id, turn, rated_at=turn["createdAt"])
+    late = turn_at(studio, agent, "thr_c", f"{day}T11:00:00.000Z", client=OTHER_VISITOR, prompt="Where's my order?")
+    privacy_seed.asked(db, late)  # another visitor asked the first question last: its text is theirs now
+    unstored = {**mine[0], "turnId": "turn_01UNSTORED0000000000000000", "createdAt": f"{day}T12:00:00.000Z"}
+    privacy_seed.receipt(db, studio.workspace_id, unstored, stored=False)  # a receipt with no stored turn, rated
+    privacy_seed.rate(db, unstored, "up", f"{day}T12:01:00.000Z", comment="thanks", stored=False)
+    before = privacy_seed.trail(db, agent)
+
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}) == {"deleted": 3}
+    after = privacy_seed.trail(db, agent)
+    assert [row["turnId"] for row in after["receipts"].values()] == [theirs["turnId"]]
+    assert [row["turnId"] for row in after["unanswered"].values()] == [theirs["turnId"]]
+    assert {sk.rsplit("#", 1)[1] for sk in after["feedback"]} == {theirs["turnId"]} and len(after["feedback"]) == 3
+    assert not any(VISITOR in json.dumps(row) for rows in after.values() for row in rows.values())
+    # Question items: the same two as before, with their counts; only the one the visitor asked last lost its text.
+    assert {sk: row["gsi2sk"] for sk, row in after["questions"].items()} == {
+        sk: row["gsi2sk"] for sk, row in before["questions"].items()}  # fmt: skip
+    assert sorted(row["gsi2sk"] for row in after["questions"].values()) == [2, 3]
+    by_count = {row["gsi2sk"]: row for row in after["questions"].values()}
+    assert (by_count[3]["question"], by_count[3]["client"]) == ("Where's my order?", OTHER_VISITOR)  # not theirs
+    assert not {"question", "client", "turnId"} & set(by_count[2])  # Oslo: asked last by the visitor
+    assert by_count[2]["lastAt"] == mine[1]["createdAt"] and "answered" in by_count[2]
+    (entry,) = [e for e in studio.audit() if e.action == "conversation.erase"]
+    assert entry.count == 3
+    # Again: nothing left of theirs, nothing else moved.
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}) == {"deleted": 0}
+    assert privacy_seed.trail(db, agent) == after
+
+
+def test_an_erasure_without_stored_conversations_still_takes_the_ratings(studio: Studio, agent: str) -> None:
+    """A workspace that does not store conversations keeps a visitor's ratings (their comments are the visitor's
+    words) and the receipts they were made on: the erasure deletes both, answers 0 turns and is recorded."""
+    db = studio.portal.aws.dynamodb
+    at = days_ago(1)
+    turns = [{"turnId": f"turn_01NOTSTORED00000000000000{n}", "threadKey": "thr_a", "agentId": agent, "client": who,
+              "prompt": "unstored", "reply": "unstored", "createdAt": at} for n, who in enumerate([VISITOR, VISITOR,
+              OTHER_VISITOR])]  # fmt: skip
+    for n, turn in enumerate(turns):
+        privacy_seed.receipt(db, studio.workspace_id, turn, stored=False)
+        privacy_seed.rate(db, turn, "down", f"{at[:19]}.00{n}Z", comment="wrong about my address", stored=False)
+    assert len(privacy_seed.trail(db, agent)["feedback"]) == 9
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}) == {"deleted": 0}
+    after = privacy_seed.trail(db, agent)
+    assert {row["client"] for row in after["receipts"].values()} == {OTHER_VISITOR}
+    assert len(after["feedback"]) == 3 and not any(VISITOR in sk for sk in after["feedback"])
+    assert [e.count for e in studio.audit() if e.action == "conversation.erase"] == [0]
+
+
 def test_a_large_erasure_takes_several_transactions_each_audited(
     studio: Studio, agent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(erasure, "BATCH", 4)  # 2 threads + 9 turns: 11 items, 3 transactions
+    # 2 threads + 9 turns, each turn with its receipt and unanswered row (never split from it): 29 items, 5
+    # transactions of at most 7 (the threads and a turn, then two turns each)
+    monkeypatch.setattr(erasure, "BATCH", 7)
     for n in range(9):
         turn_at(studio, agent, f"thr_{n % 2}", f"2026-03-01T10:{n:02d}:00.000Z")
     assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}, headers={"Idempotency-Key": "erase-1"}) == {
         "deleted": 9}  # fmt: skip
     entries = [e for e in studio.audit() if e.action == "conversation.erase"]
-    assert sorted(e.count or 0 for e in entries) == [2, 3, 4] and len({e.request_id for e in entries}) == 1
+    assert sorted(e.count or 0 for e in entries) == [1, 2, 2, 2, 2] and len({e.request_id for e in entries}) == 1
     assert partition(studio.portal.aws.dynamodb, agent) == {}
     # The Idempotency-Key's retry replays the answer; nothing more is recorded.
     assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}, headers={"Idempotency-Key": "erase-1"}) == {
         "deleted": 9}  # fmt: skip
-    assert len([e for e in studio.audit() if e.action == "conversation.erase"]) == 3
+    assert len([e for e in studio.audit() if e.action == "conversation.erase"]) == 5
 
 
 def test_owners_and_admins_only(studio: Studio, agent: str) -> None:

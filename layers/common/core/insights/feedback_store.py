@@ -17,10 +17,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from core.insights.records import INSIGHTS_DAYS, ReceiptRecord
+from core.insights.turn_log import day_expiry
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_get
 from core.platform.transactions import Transaction
@@ -142,7 +142,7 @@ class FeedbackStore:
     def _stage_counters(tx: Transaction, seen: ReceiptRecord, up: int, down: int) -> None:
         """ADD the differences to a random shard of the turn's day (any shard: the reader sums them), creating it
         with the day counters' TTL if this shard has no item yet."""
-        adds, values, names = [], {":expires": day_counters_expiry(seen.day)}, {}
+        adds, values, names = [], {":expires": day_expiry(seen.day, INSIGHTS_DAYS)}, {}
         for counter, delta in (("up", up), ("down", down)):
             if delta:
                 adds.append(f"#{counter} :{counter}")
@@ -152,9 +152,3 @@ class FeedbackStore:
             "ADD " + ", ".join(adds) + " SET expiresAt = if_not_exists(expiresAt, :expires)",
             values=values, names=names,
         )  # fmt: skip
-
-
-def day_counters_expiry(day: str) -> int:
-    """The TTL of a day's counters: the start of the day ``INSIGHTS_DAYS`` after it (the insights read 90 days)."""
-    end = date.fromisoformat(day) + timedelta(days=INSIGHTS_DAYS)
-    return int(datetime(end.year, end.month, end.day, tzinfo=UTC).timestamp())

@@ -100,7 +100,7 @@ def preview() -> PreviewService:
 def restamper() -> RetentionStamper:
     """Stored turns re-stamped after a retention change (the workspace worker's; ``core.chat.restamp``)."""
     from core.agents.write_store import AgentStore
-    from core.chat.restamp import RetentionStamper
+    from core.chat.restamp import Retention, RetentionStamper
     from core.chat.thread_store import ThreadStore
     from core.workspaces.store import WorkspaceStore
 
@@ -110,9 +110,9 @@ def restamper() -> RetentionStamper:
         AgentStore(aws.dynamodb(), settings.main_table),
     )
 
-    def retention_of(workspace_id: str) -> tuple[bool, int | None]:
+    def retention_of(workspace_id: str) -> Retention | None:
         found = workspaces.get(workspace_id)
-        return found is not None, found.conversation_retention_days if found is not None else None
+        return Retention(found.conversation_retention_days, found.store_conversations) if found is not None else None
 
     def agents_of(workspace_id: str) -> list[str]:
         return [agent.id for agent in agents.list(workspace_id)]

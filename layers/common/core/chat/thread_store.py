@@ -7,10 +7,11 @@ conversations partition (``core.platform.main_table``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from core.platform import main_table as keys
-from core.platform.dynamo import query_all, to_item, written_if
+from core.platform.dynamo import from_item, query_all, to_item, translate_errors, written_if
 from core.platform.transactions import Also, Transaction
 
 
@@ -81,9 +82,30 @@ class ThreadStore:
         thread's ``lastAt``) and the TTL itself: one Query, every page."""
         return self._range(agent_id, "VISITOR#", projection="pk, sk, createdAt, lastAt, expiresAt")
 
+    def trail_stamps(self, agent_id: str) -> Iterator[dict[str, Any]]:
+        """What the agent's turns left besides (issue 40), partition by partition, each in key order and a page at a
+        time (a busy agent's receipts are many): receipts, unanswered rows, question items, feedback rows; keys, what
+        their TTLs follow (``createdAt``, ``lastAt``; ``prompt``: whether they hold the turn's text) and the TTL."""
+        partitions = (keys.turns_partition, keys.unanswered_partition, keys.questions_partition,
+                      keys.feedback_partition)  # fmt: skip
+        for partition in partitions:
+            request: dict[str, Any] = {
+                "TableName": self._table, "ConsistentRead": True, "KeyConditionExpression": "pk = :pk",
+                "ExpressionAttributeValues": to_item({":pk": partition(agent_id)}),
+                "ProjectionExpression": "pk, sk, createdAt, lastAt, expiresAt, prompt",
+            }  # fmt: skip
+            while True:
+                with translate_errors("Query"):
+                    page = self._db.query(**request)
+                yield from (from_item(item) for item in page.get("Items", []))
+                if "LastEvaluatedKey" not in page:
+                    break
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
     def stamp(self, key: dict[str, Any], expires_at: int | None, *, last_at: str | None) -> bool:
-        """Set (``None``: remove) the item's TTL, if it is still there and, for a thread (``last_at``), no turn has
-        moved it since it was read (that turn's write set the TTL the settings now give). False if it was not set."""
+        """Set (``None``: remove) the item's TTL, if it is still there and, for a thread or a question item
+        (``last_at``), no turn has moved it since it was read (that turn's write set the TTL the settings now give).
+        False if it was not set."""
         condition, values = "attribute_exists(pk)", dict[str, Any]()
         if last_at is not None:
             condition, values = f"{condition} AND lastAt = :last", {":last": last_at}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from core.chat import erasure
+from core.chat.retention import receipt_expires_at
 from core.platform.cursors import encode
 from core.platform.ids import iso
 from core.platform.settings import get_settings
@@ -387,6 +388,57 @@ def test_a_retention_change_restamps_every_stored_turn_and_thread(
     restamp(studio)
     assert set(ttls(studio, agent).values()) == {None}
     assert restamp(studio) == []  # nothing queued again
+
+
+def trail_ttls(studio: Studio, agent: str) -> dict[str, int | None]:
+    found = privacy_seed.trail(studio.portal.aws.dynamodb, agent)
+    return {sk: row.get("expiresAt") for kind, rows in found.items() if kind != "insights" for sk, row in rows.items()}
+
+
+def test_a_retention_change_restamps_what_the_turns_left(
+    studio: Studio, agent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 40: the same pass stamps each receipt (8 days, or the retention if sooner where it holds the turn's
+    text), unanswered row (the retention), question item (its day's 100 days or the retention of its latest asking)
+    and rating's rows (the retention of the rating, conversations being stored), and takes the retention's off when
+    it is cleared; the day counters keep theirs."""
+    from core.platform import providers as platform_providers
+
+    monkeypatch.setenv("RESTAMP_DELAY_SECONDS", "0")
+    platform_providers.reset()
+    db = studio.portal.aws.dynamodb
+    studio.ok("PortalWorkspaceUpdateFunction", body={"storeConversations": True})
+    at, rated_at = "2026-03-01T10:00:00.000Z", "2026-03-03T08:00:00.000Z"
+    turn = turn_at(studio, agent, "thr_a", at, prompt="Where is my order?")
+    privacy_seed.everything(db, studio.workspace_id, turn, rated_at=rated_at)  # stored before any retention
+    bare = {**turn, "turnId": "turn_01BARE000000000000000000000"}  # a receipt without the text
+    privacy_seed.receipt(db, studio.workspace_id, bare, stored=False)
+    privacy_seed.day_shard(db, agent, at[:10], turns=2)
+    receipt, unstored = f"TURN#{turn['turnId']}", f"TURN#{bare['turnId']}"
+    unanswered, (question,) = f"{at}#{turn['turnId']}", privacy_seed.trail(db, agent)["questions"]
+    ratings = [f"{prefix}{rated_at}#{turn['turnId']}" for prefix in ("ALL#", "DOWN#", f"VISITOR#{VISITOR}#")]
+    eight_days = receipt_expires_at(at, None)
+    assert trail_ttls(studio, agent) == {receipt: eight_days, unstored: eight_days, unanswered: None,
+                                         question: day_start(at[:10], 100)} | dict.fromkeys(ratings)  # fmt: skip
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": 3})
+    restamp(studio)
+    kept = day_start(at[:10], 4)  # through the turn's day + 3
+    assert trail_ttls(studio, agent) == {receipt: kept, unstored: eight_days, unanswered: kept, question: kept} | (
+        dict.fromkeys(ratings, day_start(rated_at[:10], 4)))  # fmt: skip
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": 30})  # longer than 8 days
+    restamp(studio)
+    assert trail_ttls(studio, agent) == {receipt: eight_days, unstored: eight_days, unanswered: day_start(at[:10], 31),
+                                         question: day_start(at[:10], 31)} | (
+        dict.fromkeys(ratings, day_start(rated_at[:10], 31)))  # fmt: skip
+
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": None})
+    restamp(studio)
+    assert trail_ttls(studio, agent) == {receipt: eight_days, unstored: eight_days, unanswered: None,
+                                         question: day_start(at[:10], 100)} | dict.fromkeys(ratings)  # fmt: skip
+    (shard,) = privacy_seed.trail(db, agent)["insights"].values()
+    assert shard["expiresAt"] == 0  # the counters are no visitor's text: left as they were
 
 
 @pytest.mark.parametrize("days", [0, 3651, -1, "30", 1.5, True])

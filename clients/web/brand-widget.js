@@ -20,6 +20,7 @@
   var RESIGN_MARGIN_MS = 60000; // a URL this close to its expiry is signed again before use
   var MAX_MEDIA_RETRIES = 2; // re-signs per element after a load error (expired, revoked…)
   var HISTORY_TURNS = 20;
+  var COMMENT_MAX = 1000; // characters of a thumbs-down's comment (the service refuses more)
 
   function ApiError(status, code, message, retryAfter) {
     var error = new Error(message);
@@ -312,11 +313,14 @@
       var buffered = "";
       var ended = null;
       var sources = [];
+      var turnId = null;
       function handle(line) {
         if (!line.trim()) return;
         var event = JSON.parse(line);
-        if (event.type === "start") threadKey = event.threadKey;
-        else if (event.type === "delta") reply.textContent += event.text;
+        if (event.type === "start") {
+          threadKey = event.threadKey;
+          turnId = typeof event.turnId === "string" && event.turnId ? event.turnId : null;
+        } else if (event.type === "delta") reply.textContent += event.text;
         else if (event.type === "sources") sources = event.sources;
         else if (event.type === "done" || event.type === "error") ended = event;
       }
@@ -329,7 +333,7 @@
         lines.forEach(handle);
       }
       handle(buffered + decoder.decode());
-      return { ended: ended, sources: sources };
+      return { ended: ended, sources: sources, turnId: turnId };
     }
 
     function httpUrl(url) {
@@ -340,27 +344,28 @@
     // signed media URL (a link cannot send the key either), signed again when the pointer or the focus reaches a
     // link about to expire; a post or a site section is a plain label. No sources: nothing is shown.
     function showSources(reply, sources) {
-      if (!Array.isArray(sources)) return;
+      if (!Array.isArray(sources)) return null;
       var list = el("ul", "bw-sources-list");
       var items = []; // {path, name}: the names to turn into links once signed
       sources.forEach(function (source) {
         if (!source || typeof source.name !== "string" || !source.name) return;
         var entry = el("li", "bw-source");
         var name = el("span", "bw-source-name", source.name);
-        entry.dataset.source = source.itemId ? "item" : source.postId ? "post" : "section";
+        entry.dataset.source = source.itemId ? "item" : source.postId ? "post" : source.answerId ? "answer" : "section";
         entry.append(name);
         if (typeof source.where === "string" && source.where) entry.append(el("span", "bw-source-where", source.where));
         var linkable = source.itemId && typeof source.r2Key === "string" && source.r2Key;
         if (linkable) items.push({ path: source.r2Key, name: name });
         list.append(entry);
       });
-      if (!list.childElementCount) return;
+      if (!list.childElementCount) return null;
       var box = el("div", "bw-sources");
       box.setAttribute("role", "group");
       box.setAttribute("aria-label", "Sources");
       box.append(el("p", "bw-sources-title", "Sources"), list);
       reply.after(box);
       linkSources(box, items);
+      return box;
     }
 
     // One request signs the reply's items (Signer: up to 50 paths a request); a refusal leaves them plain labels.
@@ -391,6 +396,123 @@
       box.dataset.state = "done";
     }
 
+    function feedbackRefusal(error) {
+      if (error.status === 429) {
+        var wait = error.retryAfter !== null ? error.retryAfter : 60;
+        return "Too many ratings. Please wait " + wait + " s and try again.";
+      }
+      if (error.status === 404) return "This reply can no longer be rated (replies can be rated for 7 days).";
+      return "Your rating was not saved: " + error.message;
+    }
+
+    // Thumbs up and down under a finished reply (after its sources), for the turn the stream's `start` named. A
+    // thumb pressed again withdraws the rating (null); a thumbs-down opens a comment box (the rating is saved at
+    // once, the comment with a second request). One request at a time: the thumbs are disabled while one is under
+    // way, so the last one the visitor made is the one that stands. A refusal is said in words and the thumbs go
+    // back to what the service holds.
+    function showFeedback(after, turnId) {
+      var path = "/v1/agent/" + encodeURIComponent(agent) + "/turns/" + encodeURIComponent(turnId) + "/feedback";
+      var saved = null; // the rating the service holds: "up", "down" or null
+      var box = el("div", "bw-feedback");
+      box.setAttribute("role", "group");
+      box.setAttribute("aria-label", "Rate this reply");
+      box.dataset.turnId = turnId;
+      box.dataset.rating = "";
+      box.dataset.state = "idle";
+      function thumb(rating, symbol, name) {
+        var button = el("button", "bw-thumb bw-thumb-" + rating);
+        button.type = "button";
+        button.dataset.rating = rating;
+        button.setAttribute("aria-label", name);
+        button.setAttribute("aria-pressed", "false");
+        button.title = name;
+        var icon = el("span", "", symbol);
+        icon.setAttribute("aria-hidden", "true");
+        button.append(icon);
+        return button;
+      }
+      var up = thumb("up", "\uD83D\uDC4D", "Good reply");
+      var down = thumb("down", "\uD83D\uDC4E", "Bad reply");
+      var commentForm = el("form", "bw-feedback-comment");
+      commentForm.hidden = true;
+      var commentId = uniqueId("bw-comment");
+      var commentLabel = el("label", "bw-feedback-label", "What was wrong with this reply? (optional)");
+      commentLabel.htmlFor = commentId;
+      var comment = el("textarea", "bw-feedback-text");
+      comment.id = commentId;
+      comment.rows = 2;
+      comment.maxLength = COMMENT_MAX;
+      var commentSend = el("button", "bw-feedback-send", "Send comment");
+      commentSend.type = "submit";
+      commentForm.append(commentLabel, comment, commentSend);
+      var note = el("p", "bw-feedback-status");
+      note.setAttribute("role", "status");
+      box.append(up, down, commentForm, note);
+      after.after(box);
+
+      function render() {
+        box.dataset.rating = saved || "";
+        up.setAttribute("aria-pressed", String(saved === "up"));
+        down.setAttribute("aria-pressed", String(saved === "down"));
+      }
+      function busy(on) {
+        box.dataset.state = on ? "saving" : "idle";
+        up.disabled = down.disabled = commentSend.disabled = on;
+        if (on) box.setAttribute("aria-busy", "true");
+        else box.removeAttribute("aria-busy");
+      }
+      async function rate(rating, text) {
+        var body = { client: client, rating: rating };
+        if (text) body.comment = text;
+        busy(true);
+        show(note, "", "");
+        try {
+          await api.call("POST", path, body);
+          saved = rating;
+          render();
+          delete box.dataset.error;
+          show(note, rating === null ? "Rating withdrawn." : text ? "Thank you for the comment." :
+            "Thank you for the feedback.", "info");
+          return true;
+        } catch (error) {
+          render(); // the thumbs as the service holds them
+          show(note, feedbackRefusal(error), "error");
+          box.dataset.error = error.code || "FEEDBACK_FAILED";
+          return false;
+        } finally {
+          busy(false);
+        }
+      }
+      up.addEventListener("click", function () {
+        commentForm.hidden = true;
+        rate(saved === "up" ? null : "up");
+      });
+      down.addEventListener("click", async function () {
+        if (saved === "down") {
+          commentForm.hidden = true;
+          rate(null);
+          return;
+        }
+        if (await rate("down")) {
+          commentForm.hidden = false;
+          comment.focus();
+        }
+      });
+      commentForm.addEventListener("submit", async function (event) {
+        event.preventDefault();
+        var text = comment.value.trim();
+        if (!text) {
+          show(note, "Write a comment first, or leave it: the thumbs-down is saved.", "info");
+          return;
+        }
+        if (await rate("down", text)) {
+          commentForm.hidden = true;
+          comment.value = "";
+        }
+      });
+      return box;
+    }
+
     async function send(prompt) {
       controller = new AbortController();
       stopButton.disabled = false;
@@ -412,7 +534,8 @@
         if (ended && ended.type === "done") {
           reply.dataset.state = "done";
           history.push({ role: "user", content: prompt }, { role: "assistant", content: reply.textContent });
-          showSources(reply, streamed.sources);
+          var sourcesBox = showSources(reply, streamed.sources);
+          if (streamed.turnId) showFeedback(sourcesBox || reply, streamed.turnId);
         } else {
           reply.dataset.state = "failed";
           show(chatStatus, ended ? ended.message : "The reply was cut off. Please try again.", "error");

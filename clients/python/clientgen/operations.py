@@ -7,9 +7,12 @@ from typing import Any
 
 from .schema import HEADER, annotation, docstring, nullable, operations, ref_name, snake, success_content
 
-# Operations whose answer is not a JSON document: the client implements them by hand (brain.py, portal.py).
+# Operations whose answer is not a JSON document, or whose body a generated method cannot send (feedback's ``rating:
+# null`` withdraws a rating; a generated method leaves out what is None): the client implements them by hand
+# (brain.py, portal.py).
 HAND_WRITTEN = {
     "chat",
+    "feedback",
     "preview",
     "get_object",
     "get_object_head",

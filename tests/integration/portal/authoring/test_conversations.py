@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from core.chat import erasure
-from core.chat.retention import receipt_expires_at
+from core.chat.retention import expires_at, receipt_expires_at
 from core.platform.cursors import encode
 from core.platform.ids import iso
 from core.platform.settings import get_settings
@@ -199,6 +199,56 @@ def test_an_erasure_reaches_what_the_visitors_turns_and_ratings_left(studio: Stu
     # Again: nothing left of theirs, nothing else moved.
     assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}) == {"deleted": 0}
     assert privacy_seed.trail(db, agent) == after
+
+
+def test_retention_and_erasure_reach_what_real_chat_turns_and_ratings_left(
+    studio: Studio, agent: str, chat_environment: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the chat and the feedback function themselves: the turn log's receipts, unanswered rows and question
+    items and the rating's rows, as those write them, are what a retention change re-stamps and what the erasure
+    finds and removes."""
+    from core.platform import providers as platform_providers
+    from tests.support.feedback import rate
+
+    monkeypatch.setenv("RESTAMP_DELAY_SECONDS", "0")
+    platform_providers.reset()
+    db = studio.portal.aws.dynamodb
+    studio.ok("PortalWorkspaceUpdateFunction", body={"storeConversations": True, "conversationRetentionDays": 30})
+    key = Seeder(db).api_key(studio.workspace_id)
+    ledger_repository(db).grant(studio.who.user_id, 20, "topup", "top_trail", "Top-up")
+
+    def turn(client: str, prompt: str) -> str:
+        lines, _ = streamed(chat(agent_id=agent, key=key, client=client, threadKey="thr_shop", prompt=prompt))
+        return str(lines[0]["turnId"])
+
+    mine = [turn(VISITOR, "Do you ship to Oslo?"), turn(VISITOR, "Is the shop open on Sunday?")]
+    theirs = turn(OTHER_VISITOR, "Is the shop open on sunday")  # the same question, asked last by another visitor
+    for turn_id, client, rating in ((mine[0], VISITOR, "down"), (theirs, OTHER_VISITOR, "up")):
+        rated = rate(agent, turn_id, {"client": client, "rating": rating, "comment": "my address is 1 Main St"},
+                     key=key)  # fmt: skip
+        assert rated.status == 200, rated.body
+    before = privacy_seed.trail(db, agent)
+    assert {row["turnId"] for row in before["receipts"].values()} == {*mine, theirs}
+    assert {row["turnId"] for row in before["unanswered"].values()} == {*mine, theirs}  # the agent knows nothing
+    assert len(before["feedback"]) == 6 and sorted(row["gsi2sk"] for row in before["questions"].values()) == [1, 2]
+    # A shorter retention: every one of them holds a visitor's text, so each now goes with it (3 days, not 30).
+    studio.ok("PortalWorkspaceUpdateFunction", body={"conversationRetentionDays": 3})
+    restamp(studio)
+    before = privacy_seed.trail(db, agent)
+    for kind in ("receipts", "unanswered", "questions", "feedback"):
+        for row in before[kind].values():
+            assert row["expiresAt"] == expires_at(row.get("createdAt") or row["lastAt"], 3), (kind, row["sk"])
+
+    assert studio.ok(ERASE, agent_id=agent, query={"client": VISITOR}) == {"deleted": 2}
+    after = privacy_seed.trail(db, agent)
+    assert not any(VISITOR in json.dumps(row) for rows in after.values() for row in rows.values())
+    assert [row["turnId"] for row in after["receipts"].values()] == [theirs]
+    assert [row["turnId"] for row in after["unanswered"].values()] == [theirs]
+    assert {sk.rsplit("#", 1)[1] for sk in after["feedback"]} == {theirs} and len(after["feedback"]) == 3
+    questions = {row["gsi2sk"]: row for row in after["questions"].values()}
+    assert questions[2]["question"] == "Is the shop open on sunday" and questions[2]["client"] == OTHER_VISITOR
+    assert not {"question", "client", "turnId"} & set(questions[1])  # Oslo: the count of nobody now
+    assert after["insights"] == before["insights"]  # the day's counts stay
 
 
 def test_an_erasure_without_stored_conversations_still_takes_the_ratings(studio: Studio, agent: str) -> None:

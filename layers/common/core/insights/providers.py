@@ -10,6 +10,26 @@ from core.platform.settings import get_settings
 
 if TYPE_CHECKING:
     from core.insights.feedback import FeedbackService
+    from core.insights.reader import InsightsReader
+
+
+@per_container
+def reader() -> InsightsReader:
+    """Insights, ratings and unanswered questions read by owners and admins (the management plane)."""
+    from core.chat.retention import first_kept_day
+    from core.insights.reader import InsightsReader, Reach
+    from core.insights.reader_store import InsightsReadStore
+    from core.workspaces import providers as workspaces
+
+    access = workspaces.access()
+
+    def reach(user_id: str, workspace_id: str, agent_id: str) -> Reach:
+        """An owner's or admin's access to the workspace's agent (404 for a stranger or another workspace's agent,
+        403 for a member), as what the reads need of the workspace."""
+        workspace = access.agent_writer(user_id, workspace_id, agent_id).workspace
+        return Reach(workspace.store_conversations, workspace.conversation_retention_days)
+
+    return InsightsReader(InsightsReadStore(aws.dynamodb(), get_settings().main_table), reach, first_kept_day)
 
 
 # ---- a visitor's rating of a turn (the read plane's BrainFeedbackFunction; helper FEEDBACK's part)

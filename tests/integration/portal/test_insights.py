@@ -22,9 +22,14 @@ from core.platform.cursors import encode
 from core.platform.dynamo import to_item
 from core.platform.settings import get_settings
 from tests.support.authoring import Studio
+from tests.support.chat import chat, streamed
+from tests.support.conversations import OTHER_VISITOR, VISITOR
 from tests.support.core_clients import wrap_core_clients
+from tests.support.feedback import rate
 from tests.support.insights_seed import ItemsRead, SeedTurn, seed, source
+from tests.support.ledger_checks import ledger_repository
 from tests.support.portal import Portal, assert_error
+from tests.support.seed import Seeder
 
 INSIGHTS, FEEDBACK, UNANSWERED = (
     "PortalInsightsGetFunction",
@@ -379,3 +384,45 @@ def test_insights_read_the_same_items_at_100_and_10000_turns(
     assert small_calls == Counter({"GetItem:main": 3, "BatchGetItem:main": 4, "Query:main": 9})
     # The 4 days' 16 shards and 4 x 20 questions; each page and one more; the checks' 3 items each.
     assert small_items == 16 + 4 * 20 + 11 + 11 + 3 * 3
+
+
+# --- through the chat and the feedback route themselves
+
+
+def test_real_turns_and_ratings_are_read_back(
+    studio: Studio, agent: str, chat_environment: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turns the chat delivered (an agent with no knowledge: every one unanswered) and ratings the feedback route
+    took, read back: the day's counts, the questions grouped, the ratings and the unanswered questions."""
+    monkeypatch.setattr(insights_reader, "now", lambda: datetime.now(UTC))  # the chat's own clock: the real one
+    store_conversations(studio)
+    key = Seeder(studio.portal.aws.dynamodb).api_key(studio.workspace_id)
+    ledger_repository(studio.portal.aws.dynamodb).grant(studio.who.user_id, 20, "topup", "top_insights", "Top-up")
+    asked = [
+        (VISITOR, "thr_a", "Do you have rain jackets?"),
+        (VISITOR, "thr_a", "RAIN JACKET!!"),
+        (OTHER_VISITOR, "thr_b", "do you have a rain jacket"),
+        (OTHER_VISITOR, "thr_c", "When do you open?"),
+    ]
+    made = []
+    for client, thread, prompt in asked:
+        lines, reply = streamed(chat(agent_id=agent, key=key, client=client, threadKey=thread, prompt=prompt))
+        made.append((lines[0]["turnId"], client, thread, prompt, reply))
+    for (turn_id, client, *_), body in ((made[0], {"rating": "up"}), (made[3], {"rating": "down", "comment": "Hm"})):
+        rated = rate(agent, turn_id, {"client": client} | body, key=key)
+        assert (rated.status, rated.json()) == (200, {}), rated.body
+    page = insights(studio, agent, days="1")
+    (today,) = page["days"]
+    assert today | {"date": ""} == {"date": "", "turns": 4, "threads": 3, "visitors": 2, "up": 1, "down": 1,
+                                    "unanswered": 4}  # fmt: skip
+    assert [(q["question"], q["count"], q["answered"]) for q in page["topQuestions"]] == [
+        ("do you have a rain jacket", 3, False), ("When do you open?", 1, False)]  # fmt: skip
+    listed = studio.ok(FEEDBACK, agent_id=agent)["feedback"]
+    assert [(f["turnId"], f["rating"], f["comment"], f["prompt"], f["reply"]) for f in listed] == [
+        (made[3][0], "down", "Hm", made[3][3], made[3][4]),
+        (made[0][0], "up", None, made[0][3], made[0][4]),
+    ]
+    questions = studio.ok(UNANSWERED, agent_id=agent)["questions"]
+    assert [(q["turnId"], q["client"], q["threadKey"], q["prompt"]) for q in questions] == [
+        (turn_id, client, thread, prompt) for turn_id, client, thread, prompt, _ in reversed(made)
+    ]

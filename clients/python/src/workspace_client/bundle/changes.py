@@ -13,7 +13,7 @@ from pydantic.alias_generators import to_camel
 
 from .._operation import CLEAR
 from .files import BundleFile
-from .format import AgentSpec, BrandSpec, Bundle, ItemSpec, PostSpec
+from .format import AgentSpec, AnswerSpec, BrandSpec, Bundle, ItemSpec, PostSpec
 
 DocumentKind = Literal["wrap", "site", "suggestions"]
 # An agent's brand id before its brand exists: the id of the brand the plan's ``CreateBrand`` makes.
@@ -174,11 +174,47 @@ class ReplaceItem(Change):
         return f"replace item {self.spec.file} (its file changed size or type)"
 
 
+def _question(question: str) -> str:
+    """A question as a plan line names it: on one line, at most 60 characters."""
+    text = " ".join(question.split())
+    return f"“{text if len(text) <= 60 else text[:59] + '…'}”"
+
+
+@dataclass(frozen=True)
+class CreateAnswer(Change):
+    spec: AnswerSpec
+    key: str
+
+    def __str__(self) -> str:
+        return f"create answer {_question(self.spec.question)}"
+
+
+@dataclass(frozen=True)
+class UpdateAnswer(Change):
+    answer_id: str
+    question: str
+    answer: str
+
+    def __str__(self) -> str:
+        return f"update answer {_question(self.question)}: answer"
+
+
+@dataclass(frozen=True)
+class DeleteAnswer(Change):
+    """An answer whose question the bundle lacks (only when the bundle has an ``answers.json``)."""
+
+    answer_id: str
+    question: str
+
+    def __str__(self) -> str:
+        return f"delete answer {_question(self.question)}"
+
+
 @dataclass
 class Plan:
     """The changes that make the workspace's agent equal the bundle, in order: its brand, the agent, documents,
-    files, posts, items. ``writes`` counts API writes (creates, updates, publishes, documents; a replace is two);
-    the uploads' signings are not counted, the uploads are (``uploads``, ``upload_bytes``)."""
+    files, posts, items, answers. ``writes`` counts API writes (creates, updates, deletes, publishes, documents; a
+    replace is two); the uploads' signings are not counted, the uploads are (``uploads``, ``upload_bytes``)."""
 
     workspace_id: str
     bundle: Bundle = field(repr=False)
@@ -204,10 +240,12 @@ class Plan:
 
     @property
     def removals(self) -> int:
-        """What the plan takes off the agent's public pages: posts unpublished and items deactivated."""
+        """What the plan takes off the agent's public pages and knowledge: posts unpublished, items deactivated and
+        answers deleted."""
         return sum(
             (isinstance(change, SetPostStatus) and not change.publish)
             or (isinstance(change, UpdateItem) and change.fields == {"active": False})
+            or isinstance(change, DeleteAnswer)
             for change in self.changes
         )
 

@@ -17,9 +17,9 @@ from typing import Any
 from .._generated.models_portal import BehaviourPatch, PageInput
 from ..errors import ConflictError, NotFoundError
 from ..portal import Portal
-from .format import BrandSpec, ItemSpec, PostSpec
+from .format import AnswerSpec, BrandSpec, ItemSpec, PostSpec
 from .plan import post_fields
-from .state import all_posts, folder
+from .state import all_answers, all_posts, folder
 
 ROUNDS = 3  # creates replayed from a deleted one, in a row, before giving up (each one a deletion by hand)
 
@@ -42,6 +42,7 @@ class Creates:
         self.brand_id = ""  # the brand this run created (``NEW_BRAND`` of the plan)
         self._lock = threading.Lock()
         self._made: dict[str, tuple[bool, Any, str]] = {}  # id → (a post?, its entry, the key it was made with)
+        self._answers: dict[str, tuple[AnswerSpec, str]] = {}  # id → (its entry, the key it was made with)
 
     def brand(self, spec: BrandSpec, key: str) -> None:
         """The brand, created; a brand of its slug made meanwhile (another bundle of the same brand, published
@@ -89,6 +90,23 @@ class Creates:
                                        **spec.model_dump(exclude={"file"}), idempotency_key=key).item  # fmt: skip
         with self._lock:
             self._made[item.id] = (False, spec, key)
+
+    def answer(self, spec: AnswerSpec, key: str) -> None:
+        made = self.portal.create_answer(self.ws, self.agent_id, question=spec.question, answer=spec.answer,
+                                         idempotency_key=key).answer  # fmt: skip
+        with self._lock:
+            self._answers[made.id] = (spec, key)
+
+    def confirm_answers(self) -> None:
+        """Create again each answer made in this run that the listing lacks (a replayed answer deleted since)."""
+        for _ in range(ROUNDS):
+            made, self._answers = self._answers, {}
+            if not made:
+                return
+            listed = {answer.id for answer in all_answers(self.portal, self.ws, self.agent_id)}
+            for id_, (spec, key) in made.items():
+                if id_ not in listed:
+                    self.answer(spec, again(key, id_))
 
     def confirm(self, *, posts: bool) -> None:
         """Create again each post (or item) made in this run that the listing lacks."""

@@ -1,5 +1,5 @@
 """Writing an agent back as a bundle: agent.json, its documents, every post (drafts too), every item (inactive
-too) and every file of its folder, downloaded through presigned GETs a few at a time under one bar.
+too), the owner's answers and every file of its folder, downloaded through presigned GETs a few at a time under one bar.
 
 Entries are written in the form publish reads, leaving out what is a default (an empty caption, a published
 status), so that publishing the export changes nothing. An object no bundle could hold (a name starting with
@@ -100,6 +100,7 @@ def _documents(state: AgentState) -> dict[str, Any]:
         agent["behaviour"] = behaviour.model_dump(mode="json", by_alias=True, include=known)
     ordered = sorted(state.posts, key=lambda post: (post.created_at, post.id))
     items = sorted(state.items, key=lambda item: (item.folder, item.order, item.r2_key))
+    answers = sorted(state.answers, key=lambda answer: answer.id)  # oldest first (ids are ULIDs): made in this order
     return {
         "agent.json": agent,
         "wrap.json": state.wrap,
@@ -107,6 +108,7 @@ def _documents(state: AgentState) -> dict[str, Any]:
         "suggestions.json": state.suggestions,
         "posts.json": [post_entry(post) for post in ordered] or None,
         "items.json": [item_entry(item, folder(state.agent.id)) for item in items] or None,
+        "answers.json": [{"question": answer.question, "answer": answer.answer} for answer in answers] or None,
     }
 
 

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import ClientError
 
-DOCUMENTS = ("agent.json", "wrap.json", "site.json", "suggestions.json", "posts.json", "items.json")
+DOCUMENTS = ("agent.json", "wrap.json", "site.json", "suggestions.json", "posts.json", "items.json", "answers.json")
 TEXT = "; charset=utf-8"  # text files of a bundle are UTF-8, as its JSON is: said, so browsers decode them right
 OOXML = "application/vnd.openxmlformats-officedocument."
 ODF = "application/vnd.oasis.opendocument."

@@ -160,6 +160,21 @@ class PostSpec(Spec):
         return {field: path for field, path in named.items() if path}
 
 
+class AnswerSpec(Spec):
+    """An owner's answer (authoring.md, "The owner's answers"): its ``question`` is its identity in the bundle."""
+
+    question: str = Field(min_length=1, max_length=500)
+    answer: str = Field(min_length=1, max_length=4000)
+
+    @field_validator("question", "answer")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        if found := CONTROL.search(value):
+            raise ValueError(f"a control character (U+{ord(found.group()):04X}) at {found.start()}: only newlines "
+                             "and tabs may be in the text")  # fmt: skip
+        return value
+
+
 class ItemSpec(Spec):
     name: str = Field(min_length=1)
     kind: ItemKind
@@ -182,6 +197,7 @@ class Bundle:
     posts: list[PostSpec]
     items: list[ItemSpec]
     files: dict[str, BundleFile]
+    answers: list[AnswerSpec] | None = None  # None: no answers.json (the agent's answers are left as they are)
 
 
 def load_bundle(root: Path) -> Bundle:
@@ -206,13 +222,18 @@ def load_bundle(root: Path) -> Bundle:
     items = [_entry(ItemSpec, raw, f"items.json[{n}]") for n, raw in enumerate(_list(real, "items.json"))]
     _unique("posts.json", "createdAt", [post.created_at for post in posts])
     _unique("items.json", "file", [item.file for item in items])
+    raw_answers = _json(real, "answers.json")
+    answers = None if raw_answers is None else [
+        _entry(AnswerSpec, raw, f"answers.json[{n}]") for n, raw in enumerate(_list(real, "answers.json"))
+    ]  # fmt: skip
+    _unique("answers.json", "question", [answer.question for answer in answers or []])
     named = [(f"posts.json[{n}] (createdAt {post.created_at})", field, path)
              for n, post in enumerate(posts) for field, path in post.media().items()]  # fmt: skip
     named += [(f"items.json[{n}] ({item.name})", "file", item.file) for n, item in enumerate(items)]
     for where, field, path in named:
         if path not in files:
             raise BundleError(f"{where}: {field}: {path} is not a file of the bundle")
-    return Bundle(root, agent, wrap, site, suggestions, posts, items, files)
+    return Bundle(root, agent, wrap, site, suggestions, posts, items, files, answers)
 
 
 def _no_unknown_documents(root: Path) -> None:

@@ -12,28 +12,31 @@ import hashlib
 import json
 from typing import Any, TypeVar
 
-from .._generated.models_portal import Agent, AgentItem, Post, StoredObject
+from .._generated.models_portal import Agent, AgentItem, Answer, Post, StoredObject
 from ..portal import Portal
 from .changes import (
     NEW_BRAND,
     Change,
     CreateAgent,
+    CreateAnswer,
     CreateBrand,
     CreateItem,
     CreatePost,
+    DeleteAnswer,
     DocumentKind,
     Plan,
     PutDocument,
     ReplaceItem,
     SetPostStatus,
     UpdateAgent,
+    UpdateAnswer,
     UpdateBrand,
     UpdateItem,
     UpdatePost,
     Upload,
 )
 from .files import BundleError, BundleFile, essence
-from .format import AgentSpec, BrandSpec, Bundle, ItemSpec, PostSpec
+from .format import AgentSpec, AnswerSpec, BrandSpec, Bundle, ItemSpec, PostSpec
 from .state import AgentState, folder, read_state
 
 POST_FIELDS = ("key", "kind", "title", "sub", "caption", "hashtags", "channels", "category", "width", "height",
@@ -84,6 +87,8 @@ def plan_against(state: AgentState, workspace_id: str, bundle: Bundle) -> Plan:
     changes += _posts(state.posts, bundle.posts, workspace_id, slug)
     agent = state.agent
     changes += _items(state.items, bundle, workspace_id, agent.id if agent else None)
+    if bundle.answers is not None:  # no answers.json: the agent's answers are left as they are
+        changes += _answers(state.answers, bundle.answers, workspace_id, slug)
     return Plan(workspace_id, bundle, agent.id if agent else None, agent.active_workflow_id if agent else None, changes)
 
 
@@ -205,6 +210,30 @@ def _items(remote: list[AgentItem], bundle: Bundle, workspace_id: str, agent_id:
             changes.append(UpdateItem(item.id, spec.file, fields))
     changes += [UpdateItem(item.id, item.r2_key.removeprefix(prefix), {"active": False})
                 for item in left if item.active]  # fmt: skip
+    return changes
+
+
+def _answers(remote: list[Answer], answers: list[AnswerSpec], workspace_id: str, slug: str) -> list[Change]:
+    """Answers matched by ``question`` (the oldest answer of a question is its match; any other of that question
+    counts as one the bundle lacks): created, their text updated, and those the bundle lacks deleted."""
+    matched: dict[str, Answer] = {}
+    left: list[Answer] = []
+    for answer in sorted(remote, key=lambda a: a.id):  # ids are ULIDs: oldest first
+        if answer.question in matched:
+            left.append(answer)
+        else:
+            matched[answer.question] = answer
+    wanted = {spec.question for spec in answers}
+    changes: list[Change] = []
+    for spec in answers:
+        found = matched.get(spec.question)
+        if found is None:
+            content = {"question": spec.question, "answer": spec.answer}
+            changes.append(CreateAnswer(spec, idempotency_key(workspace_id, slug, "answer", content)))
+        elif found.answer != spec.answer:
+            changes.append(UpdateAnswer(found.id, spec.question, spec.answer))
+    left += [answer for question, answer in matched.items() if question not in wanted]
+    changes += [DeleteAnswer(answer.id, answer.question) for answer in sorted(left, key=lambda a: a.id)]
     return changes
 
 

@@ -18,14 +18,17 @@ from .changes import (
     NEW_BRAND,
     Change,
     CreateAgent,
+    CreateAnswer,
     CreateBrand,
     CreateItem,
     CreatePost,
+    DeleteAnswer,
     Plan,
     PutDocument,
     ReplaceItem,
     SetPostStatus,
     UpdateAgent,
+    UpdateAnswer,
     UpdateBrand,
     UpdateItem,
     UpdatePost,
@@ -41,6 +44,7 @@ from .upload import upload_files
 OnChange = Callable[[Change], None]
 POST_CHANGES = (CreatePost, UpdatePost, SetPostStatus)
 ITEM_CHANGES = (CreateItem, UpdateItem, ReplaceItem)
+ANSWER_CHANGES = (CreateAnswer, UpdateAnswer, DeleteAnswer)
 
 
 def publish(
@@ -73,6 +77,8 @@ def carry_out(portal: Portal, plan: Plan, *, progress: bool = True, on_change: O
     run.creates.confirm(posts=True)
     run.in_groups([change for change in plan.changes if isinstance(change, ITEM_CHANGES)])
     run.creates.confirm(posts=False)
+    run.in_groups([change for change in plan.changes if isinstance(change, ANSWER_CHANGES)])
+    run.creates.confirm_answers()
     return run.creates.agent_id
 
 
@@ -82,7 +88,9 @@ def _group(change: Change) -> str:
         return f"new {change.spec.created_at}"
     if isinstance(change, CreateItem):
         return f"new {change.spec.file}"
-    return str(getattr(change, "post_id", None) or getattr(change, "item_id", None))
+    if isinstance(change, CreateAnswer):
+        return f"new answer {change.spec.question}"
+    return str(next(filter(None, (getattr(change, name, None) for name in ("post_id", "item_id", "answer_id"))), None))
 
 
 class _Run:
@@ -110,6 +118,8 @@ class _Run:
                 self._post(change)
             elif isinstance(change, ITEM_CHANGES):
                 self._item(change)
+            elif isinstance(change, ANSWER_CHANGES):
+                self._answer(change)
             else:
                 self._agent(change)
         except ClientError as error:  # which entry the service refused: its message names only the field
@@ -153,6 +163,16 @@ class _Run:
                 portal.publish_post(ws, agent, post_id)
             case SetPostStatus(post_id=post_id, publish=False):
                 portal.unpublish_post(ws, agent, post_id)
+
+    def _answer(self, change: Change) -> None:
+        portal, ws, agent, creates = self.portal, self.ws, self.creates.agent_id, self.creates
+        match change:
+            case CreateAnswer(spec=spec, key=key):
+                creates.answer(spec, key)
+            case UpdateAnswer(answer_id=answer_id, answer=answer):
+                portal.update_answer(ws, agent, answer_id, answer=answer)
+            case DeleteAnswer(answer_id=answer_id):
+                _gone_is_fine(lambda: portal.delete_answer(ws, agent, answer_id))  # deleted meanwhile: as wanted
 
     def _item(self, change: Change) -> None:
         portal, ws, agent, creates = self.portal, self.ws, self.creates.agent_id, self.creates

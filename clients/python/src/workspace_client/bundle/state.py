@@ -8,10 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .._generated.models_portal import Agent, AgentItem, Brand, Post, StoredObject
+from .._generated.models_portal import Agent, AgentItem, Answer, Brand, Post, StoredObject
 from ..portal import Portal
 
 PAGE = 200  # the largest page the listings give
+ANSWERS_PAGE = 100  # the answers' largest page
 T = TypeVar("T")
 
 
@@ -32,6 +33,7 @@ class AgentState:
     objects: dict[str, StoredObject] = field(default_factory=dict)  # by path in the agent's folder
     posts: list[Post] = field(default_factory=list)  # drafts and published
     items: list[AgentItem] = field(default_factory=list)  # active and inactive
+    answers: list[Answer] = field(default_factory=list)  # the owner's answers, newest first
 
     @property
     def default_brand(self) -> Brand | None:
@@ -53,6 +55,7 @@ def read_state(portal: Portal, workspace_id: str, slug: str) -> AgentState:
             "objects": lambda: all_objects(portal, workspace_id, agent.id),
             "posts": lambda: all_posts(portal, workspace_id, agent.id),
             "items": lambda: portal.list_items(workspace_id, agent.id).items,
+            "answers": lambda: all_answers(portal, workspace_id, agent.id),
         }
         for name, future in [(name, pool.submit(read)) for name, read in reads.items()]:
             setattr(state, name, future.result())
@@ -73,6 +76,11 @@ def all_objects(portal: Portal, workspace_id: str, agent_id: str) -> dict[str, S
 def all_posts(portal: Portal, workspace_id: str, agent_id: str) -> list[Post]:
     pages = _pages(lambda cursor: portal.list_posts(workspace_id, agent_id, limit=PAGE, cursor=cursor))
     return [post for page in pages for post in page.posts]
+
+
+def all_answers(portal: Portal, workspace_id: str, agent_id: str) -> list[Answer]:
+    pages = _pages(lambda cursor: portal.list_answers(workspace_id, agent_id, limit=ANSWERS_PAGE, cursor=cursor))
+    return [answer for page in pages for answer in page.answers]
 
 
 def _pages(read: Callable[[str | None], T]) -> list[T]:  # noqa: UP047 - the client runs on Python 3.11, before type parameters

@@ -21,13 +21,14 @@ PACKAGES = sorted(p.name for p in CORE.iterdir() if (p / "__init__.py").exists()
 # names the stores and services of the packages it uses (a circle among providers is still refused below).
 DEPENDS_ON = {
     "agents": {"audit", "brands", "items", "posts", "workflows", "workspaces"},
+    "answers": {"audit", "workspaces"},
     "audit": set(),
     "brands": {"audit", "workspaces"},
     "chat": {"agents", "audit", "brands", "credits", "items", "knowledge", "posts", "workspaces"},
     "credits": set(),
     "identity": set(),
     "items": {"audit", "objects", "workspaces"},
-    "knowledge": {"agents", "items", "posts"},
+    "knowledge": {"agents", "answers", "items", "posts"},
     "keys": {"audit", "identity", "objects", "workspaces"},
     "objects": {"audit", "workspaces"},
     "platform": set(),

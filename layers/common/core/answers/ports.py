@@ -8,15 +8,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from core.answers.records import AnswerRecord
-    from core.insights.records import ReceiptRecord
+    from core.answers.records import AnswerRecord, TurnPrompt
     from core.platform.transactions import Also
 
 
 class AnswerReader(Protocol):
     def get(self, agent_id: str, answer_id: str) -> AnswerRecord | None: ...
     def newest(self, agent_id: str, limit: int, after: str | None) -> list[AnswerRecord]: ...
-    def receipt(self, agent_id: str, turn_id: str) -> ReceiptRecord | None: ...
+    def receipt(self, agent_id: str, turn_id: str) -> TurnPrompt | None: ...
 
 
 class AnswerWriter(Protocol):

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.answers.records import AnswerRecord
-from core.insights.records import ReceiptRecord
+from core.answers.records import AnswerRecord, TurnPrompt
 from core.platform import main_table as keys
 from core.platform.dynamo import get_item, query_all, to_item
 
@@ -33,6 +32,6 @@ class AnswerReadStore:
             request["ExclusiveStartKey"] = to_item({"pk": partition, "sk": after})
         return [AnswerRecord.model_validate(r) for r in query_all(self._db, request, limit)]
 
-    def receipt(self, agent_id: str, turn_id: str) -> ReceiptRecord | None:
+    def receipt(self, agent_id: str, turn_id: str) -> TurnPrompt | None:
         found = get_item(self._db, self._table, keys.turn_receipt(agent_id, turn_id), consistent=True)
-        return ReceiptRecord.model_validate(found) if found else None
+        return TurnPrompt.model_validate(found) if found else None

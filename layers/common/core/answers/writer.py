@@ -17,10 +17,9 @@ from datetime import UTC, datetime, timedelta
 
 from core.answers.models import Answer
 from core.answers.ports import AnswerReader, AnswerWriter
-from core.answers.records import MAX_QUESTION, AnswerRecord
+from core.answers.records import MAX_QUESTION, RECEIPT_DAYS, AnswerRecord, TurnPrompt
 from core.answers.writer_models import AnswerCreate, AnswerEnvelope, AnswerPage, AnswerQuery, AnswerUpdate
 from core.audit.writes import Author, Write, Writes, until_unchanged
-from core.insights.records import RECEIPT_DAYS, ReceiptRecord
 from core.platform import cursors, together
 from core.platform import main_table as keys
 from core.platform.envelopes import Empty
@@ -166,7 +165,7 @@ class AnswerService:
         return self._writes.run(author, workspace_id, "answer.delete", on=answer_id, request=None, answer=Empty,
                                 work=work)  # fmt: skip
 
-    def _prompt(self, workspace_id: str, receipt: ReceiptRecord | None) -> str:
+    def _prompt(self, workspace_id: str, receipt: TurnPrompt | None) -> str:
         """The turn's prompt; 404 ``Turn not found`` for a turn gone, of another workspace, past its 8 days, or
         whose prompt was not kept (the workspace does not store conversations, or the visitor was erased)."""
         if receipt is None or receipt.workspace_id != workspace_id or not receipt.prompt:

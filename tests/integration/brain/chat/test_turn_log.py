@@ -314,9 +314,12 @@ def test_the_stored_turn_and_its_log_are_one_transaction(
     from core.insights.turn_log_store import TurnLogStore
 
     record = TurnLogStore.record
-    monkeypatch.setattr(
-        TurnLogStore, "record", lambda self, actions: (sent.append(actions.items), record(self, actions))[1]
-    )
+
+    def kept(self: TurnLogStore, actions: Any) -> None:
+        sent.append(actions.items)
+        record(self, actions)
+
+    monkeypatch.setattr(TurnLogStore, "record", kept)
     lines, _ = cafe.ask(prompt=NOTHING_MATCHES, threadKey="thr_one")
     (items,) = sent
     steps = [next(iter(item.values())) for item in items]

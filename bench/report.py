@@ -60,6 +60,7 @@ BENCHES = (
     Bench("knowledge_isolation.py", ("--runs", "3", "--paragraph-mb", "2"), 120),
     Bench("package_cold_start.py", ("--runs", "3"), 180),
     Bench("stored_conversations.py", ("--turns-per-thread", "20", "--runs", "3"), 600),
+    Bench("turn_log.py", ("--turns", "3"), 300),
     Bench("feedback.py", ("--runs", "3"), 120),
 )
 

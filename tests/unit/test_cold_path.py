@@ -131,7 +131,7 @@ def test_a_read_plane_function_never_loads_the_management_or_the_writers_modules
 
 
 def test_the_read_planes_functions_are_all_probed() -> None:
-    assert len(READ_PLANE) == 11 and "BrainChatFunction" in READ_PLANE and "BrainR2Function" in READ_PLANE
+    assert len(READ_PLANE) == 12 and "BrainChatFunction" in READ_PLANE and "BrainR2Function" in READ_PLANE
 
 
 @pytest.mark.parametrize("function", ["PortalWorkspaceGetFunction", "PortalPostCreateFunction"])

@@ -534,14 +534,14 @@ def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
 
 
 def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
-    """The template's seven grants on leading keys (the preview's count among them): each allows a partition its
-    pattern names and refuses any other."""
+    """The template's twelve grants on leading keys (the preview's count among them): each allows a partition its
+    patterns name and refuses any other."""
     conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
-    assert len(conditioned) == 7, conditioned
+    assert len(conditioned) == 12, conditioned
     for function, statement in conditioned:
-        (pattern,) = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+        patterns = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
         name = statement.resources[0].rsplit("/", 1)[-1]
-        for action in statement.actions:
+        for action, pattern in ((a, p) for a in statement.actions for p in patterns):  # a grant may name several
             operation = action.split(":")[1]
             assert can(function, "dynamodb", operation, **_touching(operation, name, pattern.replace("*", "x1")))
             assert not can(function, "dynamodb", operation, **_touching(operation, name, "NOT#" + pattern)), action

@@ -117,8 +117,9 @@ def test_members_and_invitations_writes(portal: Portal, recorder: Recorder) -> N
 
 def test_stored_conversations(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:
     """Listing an agent's threads (every visitor's, or one's), reading one and erasing a visitor: the session, then
-    the access check with the agent beside the read it guards; the erasure's Query waits for the check (a stranger
-    must not cost a read of another's conversations), then one transaction with its audit entry."""
+    the access check with the agent beside the read it guards; the erasure's Queries (the visitor's turns and their
+    ratings, together) wait for the check (a stranger must not cost a read of another's conversations), then one
+    transaction with its audit entry."""
     who, workspace_id = owner
     created = portal.call("PortalAgentCreateFunction", token=who.token, params={"workspaceId": workspace_id},
                           body={"name": "Barista"})  # fmt: skip
@@ -147,9 +148,12 @@ def test_stored_conversations(portal: Portal, owner: tuple[Session, str], record
     assert Counter(str(c) for c in recorder.calls) == Counter({
         "GetItem:main": 1,  # the session
         "BatchGetItem:main": 1,  # membership, workspace and the agent
-        "Query:main": 1,  # everything the visitor stored with the agent (keys only)
-        "TransactWriteItems:main": 1,  # their deletion and the audit entry
+        # everything the visitor stored with the agent (keys, each turn's createdAt and prompt) and their ratings'
+        # rows, together (their turns are older than the days questions are counted: no question item to update)
+        "Query:main": 2,
+        "TransactWriteItems:main": 1,  # their deletion (each turn with its receipt and unanswered row), the audit entry
     })  # fmt: skip
+    assert recorder.issued_together() == Counter({"Query:main": 2})
 
 
 def test_usage_of_a_key_and_of_an_agent(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:

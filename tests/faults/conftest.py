@@ -7,6 +7,7 @@ writes, and a scenario's state is arranged once per module.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Aws
-from tests.support.fault_harness import Arrangements, World, cases, lambda_moto
+from tests.support.fault_harness import SHARED_PROBES, Arrangements, World, cases, lambda_moto, probe_all
 from tests.support.moto_state import taken
 
 
@@ -26,6 +27,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``case``: every call position and fault kind of each of the module's ``SCENARIOS``, probed cleanly first;
     ``scenario``: each scenario, for its clean baseline."""
     scenarios = getattr(metafunc.module, "SCENARIOS", [])
+    if {"case", "scenario"} & set(metafunc.fixturenames):
+        if os.environ.get("PYTEST_XDIST_WORKER") and not SHARED_PROBES:
+            # The run's workers share their probes in the run's base temporary directory (each worker's is below).
+            shared = metafunc.config._tmp_path_factory.getbasetemp().parent / "fault-probes"  # type: ignore[attr-defined]
+            shared.mkdir(exist_ok=True)
+            SHARED_PROBES[:] = [shared]
+        probe_all(scenarios)
     if "case" in metafunc.fixturenames:
         metafunc.parametrize("case", [param for scenario in scenarios for param in cases(scenario)])
     if "scenario" in metafunc.fixturenames:

@@ -15,6 +15,8 @@ workspaces, agents, posts, objects, sessions) was about half of a case's time.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import fcntl
 import json
 import tempfile
 import threading
@@ -157,16 +159,56 @@ def lambda_moto() -> Iterator[tuple[pytest.MonkeyPatch, Aws]]:
             platform_providers.reset()
 
 
+# Where xdist's workers share their probes (the faults conftest sets it to a directory of the run's own): each
+# worker collects the whole suite, so each probed every scenario, 20 s of CPU a worker; now each scenario is probed
+# by one worker and read by the other. None outside xdist.
+SHARED_PROBES: list[Path] = []
+
+
 def probe(scenario: Scenario) -> list[Call]:
-    """The calls a clean run of the scenario's act makes (once per process, in a moto of its own)."""
+    """The calls a clean run of the scenario's act makes (once per run, in a moto of its own)."""
     if scenario.name not in _probed:
-        with lambda_moto() as (monkeypatch, clients), tempfile.TemporaryDirectory() as tmp:
-            world = World(clients, monkeypatch, Path(tmp))
-            state = arranged(world, scenario)
-            with world.injector.armed() as calls:
-                scenario.act(world, state)
-            _probed[scenario.name] = list(calls)
+        _probe_shared(scenario, wait=True)
     return _probed[scenario.name]
+
+
+def probe_all(scenarios: list[Scenario]) -> None:
+    """Every scenario probed: first those no other worker is probing (a claim it cannot take now is skipped), then
+    the rest, once their probes are written; so two workers collecting a module at once share its probes."""
+    skipped = [s for s in scenarios if s.name not in _probed and not _probe_shared(s, wait=False)]
+    for scenario in skipped:
+        probe(scenario)
+
+
+def _probe_shared(scenario: Scenario, *, wait: bool) -> bool:
+    """``scenario`` probed here, or read from the worker that probed it; False when another worker holds it and
+    ``wait`` is False."""
+    if not SHARED_PROBES:
+        _probed[scenario.name] = _probe_here(scenario)
+        return True
+    kept = SHARED_PROBES[0] / f"{scenario.name}.json"
+    with (SHARED_PROBES[0] / f"{scenario.name}.lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        if kept.exists():
+            _probed[scenario.name] = [Call(**call) for call in json.loads(kept.read_text())]
+        else:
+            calls = _probe_here(scenario)
+            kept.with_suffix(".tmp").write_text(json.dumps([dataclasses.asdict(call) for call in calls]))
+            kept.with_suffix(".tmp").rename(kept)
+            _probed[scenario.name] = calls
+    return True
+
+
+def _probe_here(scenario: Scenario) -> list[Call]:
+    with lambda_moto() as (monkeypatch, clients), tempfile.TemporaryDirectory() as tmp:
+        world = World(clients, monkeypatch, Path(tmp))
+        state = arranged(world, scenario)
+        with world.injector.armed() as calls:
+            scenario.act(world, state)
+        return list(calls)
 
 
 def cases(scenario: Scenario) -> list[Any]:

@@ -62,6 +62,7 @@ BENCHES = (
     Bench("stored_conversations.py", ("--turns-per-thread", "20", "--runs", "3"), 600),
     Bench("turn_log.py", ("--turns", "3"), 300),
     Bench("feedback.py", ("--runs", "3"), 120),
+    Bench("insights_reads.py", ("--runs", "3"), 600),
 )
 
 

@@ -10,7 +10,7 @@ each Query and BatchGetItem returned.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -65,9 +65,11 @@ def source(name: str, *, item_id: str | None = None, post_id: str | None = None)
 def seed(
     dynamodb: Any, workspace_id: str, agent_id: str, turns: list[SeedTurn], *, stored: bool,
     retention_days: int | None = None, receipts: bool = True,
+    write: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> None:  # fmt: skip
     """Everything ``turns`` leave in the main table: with ``stored`` (the workspace stores conversations) also their
-    question items, unanswered rows and the prompt and reply beside receipts and ratings."""
+    question items, unanswered rows and the prompt and reply beside receipts and ratings. Written with
+    BatchWriteItem, or by ``write`` (the bench's 10^5 turns go straight into moto's tables)."""
     items: list[dict[str, Any]] = []
     shards: dict[tuple[str, int], dict[str, Any]] = {}
     seen: set[tuple[str, str, str]] = set()  # (day, "visitor"|"thread", who): counted once a day
@@ -126,7 +128,10 @@ def seed(
             found |= {"question": turn.prompt, "client": turn.client, "turnId": turn.turn_id, "lastAt": turn.at,
                       "answered": not turn.unanswered, "expiresAt": min(expiry or limit, limit)}  # fmt: skip
     items += list(shards.values()) + list(questions.values())
-    batch_put(dynamodb, get_settings().main_table, items)
+    if write is not None:
+        write(items)
+    else:
+        batch_put(dynamodb, get_settings().main_table, items)
 
 
 @dataclass

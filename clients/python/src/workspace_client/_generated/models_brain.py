@@ -59,10 +59,13 @@ class ChatRequest(ApiModel):
 
 
 class ChatSource(ApiModel):
-    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``) or a site section (neither)."""
+    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``), an owner's answer (``answerId``;
+    ``name`` is its question) or a site section (none of them).
+    """
 
     item_id: str | None = Field(alias="itemId")
     post_id: str | None = Field(alias="postId")
+    answer_id: str | None = Field(alias="answerId")
     name: str = Field(alias="name")
     r2_key: str | None = Field(alias="r2Key")
     where: str = Field(alias="where")
@@ -85,6 +88,12 @@ class ChatUsage(ApiModel):
     input_tokens: int = Field(alias="inputTokens")
     output_tokens: int = Field(alias="outputTokens")
     credits: int = Field(alias="credits")
+
+
+class Empty(ApiModel):
+    """``{}``: key revocation and sign-out."""
+
+    pass
 
 
 class Error(ApiModel):
@@ -145,6 +154,14 @@ class FeedPost(ApiModel):
     poster: str = Field(alias="poster")
     playable: str = Field(alias="playable")
     is_video: bool = Field(alias="isVideo")
+
+
+class FeedbackRequest(ApiModel):
+    """A visitor's rating of one reply: the last one standing; ``rating: null`` withdraws it."""
+
+    client: str = Field(alias="client")
+    rating: Literal["up", "down"] | None = Field(alias="rating")
+    comment: str | None = Field(None, alias="comment")
 
 
 class HistoryEntry(ApiModel):
@@ -220,9 +237,11 @@ ChatSource.model_rebuild()
 ChatSourcesEvent.model_rebuild()
 ChatStartEvent.model_rebuild()
 ChatUsage.model_rebuild()
+Empty.model_rebuild()
 Error.model_rebuild()
 FeedPage.model_rebuild()
 FeedPost.model_rebuild()
+FeedbackRequest.model_rebuild()
 HistoryEntry.model_rebuild()
 Item.model_rebuild()
 MediaUrls.model_rebuild()

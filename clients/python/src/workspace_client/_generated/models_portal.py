@@ -73,6 +73,42 @@ class AgentUpdate(ApiModel):
     behaviour: BehaviourPatch | None = Field(None, alias="behaviour")
 
 
+class Answer(ApiModel):
+    """The owner's answer to a question: part of the agent's knowledge, the best passage for a message close to its
+    question, named in the chat's ``sources`` (``answerId``, ``name`` = its question).
+    """
+
+    id: str = Field(alias="id")
+    question: str = Field(alias="question")
+    answer: str = Field(alias="answer")
+    created_at: str = Field(alias="createdAt")
+    updated_at: str = Field(alias="updatedAt")
+
+
+class AnswerCreate(ApiModel):
+    """``{question, answer}``, or ``{fromTurn, answer}``: the question is then the prompt of that turn of the agent
+    (a turn of the last 8 days, of a workspace that stores conversations: its receipt keeps the prompt).
+    """
+
+    question: str | None = Field(None, alias="question")
+    from_turn: str | None = Field(None, alias="fromTurn")
+    answer: str = Field(alias="answer")
+
+
+class AnswerEnvelope(ApiModel):
+    answer: Answer = Field(alias="answer")
+
+
+class AnswerPage(ApiModel):
+    answers: list[Answer] = Field(alias="answers")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class AnswerUpdate(ApiModel):
+    question: str | None = Field(None, alias="question")
+    answer: str | None = Field(None, alias="answer")
+
+
 class ApiKey(ApiModel):
     """Key metadata. ``key`` (the raw secret) is set only on the mint response."""
 
@@ -197,10 +233,13 @@ class ChatRetrievalEvent(ApiModel):
 
 
 class ChatSource(ApiModel):
-    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``) or a site section (neither)."""
+    """What the reply drew on: an item (``itemId``, ``r2Key``), a post (``postId``), an owner's answer (``answerId``;
+    ``name`` is its question) or a site section (none of them).
+    """
 
     item_id: str | None = Field(alias="itemId")
     post_id: str | None = Field(alias="postId")
+    answer_id: str | None = Field(alias="answerId")
     name: str = Field(alias="name")
     r2_key: str | None = Field(alias="r2Key")
     where: str = Field(alias="where")
@@ -320,6 +359,34 @@ class FeedPage(ApiModel):
     order: int | None = Field(alias="order")
 
 
+class Feedback(ApiModel):
+    turn_id: str = Field(alias="turnId")
+    thread_key: str = Field(alias="threadKey")
+    client: str = Field(alias="client")
+    rating: Literal["up", "down"] = Field(alias="rating")
+    comment: str | None = Field(alias="comment")
+    prompt: str | None = Field(alias="prompt")
+    reply: str | None = Field(alias="reply")
+    sources: list[FeedbackSource] = Field(alias="sources")
+    created_at: str = Field(alias="createdAt")
+
+
+class FeedbackPage(ApiModel):
+    feedback: list[Feedback] = Field(alias="feedback")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class FeedbackSource(ApiModel):
+    """A source of the rated reply, as the chat's ``sources`` event named it."""
+
+    item_id: str | None = Field(alias="itemId")
+    post_id: str | None = Field(alias="postId")
+    answer_id: str | None = Field(alias="answerId")
+    name: str = Field(alias="name")
+    r2_key: str | None = Field(alias="r2Key")
+    where: str = Field(alias="where")
+
+
 class HistoryEntry(ApiModel):
     content: str = Field(alias="content")
     role: str | None = Field(None, alias="role")
@@ -327,6 +394,22 @@ class HistoryEntry(ApiModel):
 
 class IdTokenRequest(ApiModel):
     id_token: str = Field(alias="idToken")
+
+
+class InsightsDay(ApiModel):
+    date: str = Field(alias="date")
+    turns: int = Field(alias="turns")
+    threads: int = Field(alias="threads")
+    visitors: int = Field(alias="visitors")
+    up: int = Field(alias="up")
+    down: int = Field(alias="down")
+    unanswered: int = Field(alias="unanswered")
+
+
+class InsightsPage(ApiModel):
+    days: list[InsightsDay] = Field(alias="days")
+    top_questions: list[TopQuestion] = Field(alias="topQuestions")
+    top_sources: list[TopSource] = Field(alias="topSources")
 
 
 class Invitation(ApiModel):
@@ -661,6 +744,36 @@ class TokenResponse(ApiModel):
     token: str = Field(alias="token")
 
 
+class TopQuestion(ApiModel):
+    question: str = Field(alias="question")
+    count: int = Field(alias="count")
+    answered: bool = Field(alias="answered")
+    last_at: str = Field(alias="lastAt")
+
+
+class TopSource(ApiModel):
+    """A source the replies drew on: an item, a post, an owner's answer, or the agent's site (no id)."""
+
+    item_id: str | None = Field(alias="itemId")
+    post_id: str | None = Field(alias="postId")
+    answer_id: str | None = Field(alias="answerId")
+    name: str = Field(alias="name")
+    count: int = Field(alias="count")
+
+
+class UnansweredPage(ApiModel):
+    questions: list[UnansweredQuestion] = Field(alias="questions")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class UnansweredQuestion(ApiModel):
+    turn_id: str = Field(alias="turnId")
+    thread_key: str = Field(alias="threadKey")
+    client: str = Field(alias="client")
+    prompt: str = Field(alias="prompt")
+    created_at: str = Field(alias="createdAt")
+
+
 class UploadRequest(ApiModel):
     path: str = Field(alias="path")
     content_type: str = Field(alias="contentType")
@@ -794,6 +907,11 @@ AgentEnvelope.model_rebuild()
 AgentItem.model_rebuild()
 AgentList.model_rebuild()
 AgentUpdate.model_rebuild()
+Answer.model_rebuild()
+AnswerCreate.model_rebuild()
+AnswerEnvelope.model_rebuild()
+AnswerPage.model_rebuild()
+AnswerUpdate.model_rebuild()
 ApiKey.model_rebuild()
 AuditEntry.model_rebuild()
 AuditPage.model_rebuild()
@@ -823,8 +941,13 @@ Empty.model_rebuild()
 Erasure.model_rebuild()
 Error.model_rebuild()
 FeedPage.model_rebuild()
+Feedback.model_rebuild()
+FeedbackPage.model_rebuild()
+FeedbackSource.model_rebuild()
 HistoryEntry.model_rebuild()
 IdTokenRequest.model_rebuild()
+InsightsDay.model_rebuild()
+InsightsPage.model_rebuild()
 Invitation.model_rebuild()
 InvitationAccept.model_rebuild()
 InvitationCreate.model_rebuild()
@@ -871,6 +994,10 @@ Thread.model_rebuild()
 ThreadPage.model_rebuild()
 ThreadTurns.model_rebuild()
 TokenResponse.model_rebuild()
+TopQuestion.model_rebuild()
+TopSource.model_rebuild()
+UnansweredPage.model_rebuild()
+UnansweredQuestion.model_rebuild()
 UploadRequest.model_rebuild()
 UploadTicket.model_rebuild()
 UsageDay.model_rebuild()

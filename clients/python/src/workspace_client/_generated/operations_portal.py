@@ -11,6 +11,10 @@ from .models_portal import (
     AgentEnvelope,
     AgentList,
     AgentUpdate,
+    AnswerCreate,
+    AnswerEnvelope,
+    AnswerPage,
+    AnswerUpdate,
     AuditPage,
     BehaviourPatch,
     Brand,
@@ -23,7 +27,9 @@ from .models_portal import (
     Deleted,
     Empty,
     Erasure,
+    FeedbackPage,
     IdTokenRequest,
+    InsightsPage,
     InvitationAccept,
     InvitationCreate,
     InvitationEnvelope,
@@ -58,6 +64,7 @@ from .models_portal import (
     ThreadPage,
     ThreadTurns,
     TokenResponse,
+    UnansweredPage,
     UploadRequest,
     UploadTicket,
     UsagePage,
@@ -90,6 +97,22 @@ class PortalOperations:
                 auth="bearer",
                 body=InvitationAccept(**present(token=token)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def agent_insights(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> InsightsPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/insights: An agent's insights per day, its top questions and
+        sources.
+        """
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/insights",
+                response=InsightsPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"days": days},
             )
         )
 
@@ -136,6 +159,30 @@ class PortalOperations:
                         behaviour=behaviour,
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def create_answer(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        answer: str,
+        question: str | None = None,
+        from_turn: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AnswerEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/answers: Answer a question."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers",
+                response=AnswerEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=AnswerCreate(**present(question=question, from_turn=from_turn, answer=answer)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -330,6 +377,22 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_answer(
+        self, workspace_id: str, agent_id: str, answer_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}: Delete an answer."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "answerId": answer_id},
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -593,6 +656,22 @@ class PortalOperations:
             )
         )
 
+    def list_answers(
+        self, workspace_id: str, agent_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> AnswerPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/answers: An agent's answers, newest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers",
+                response=AnswerPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"limit": limit, "cursor": cursor},
+            )
+        )
+
     def list_audit(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> AuditPage:
         """GET /api/workspaces/{workspaceId}/audit: A workspace's audit log, newest first."""
         return self._call(
@@ -641,6 +720,30 @@ class PortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
                 query={"limit": limit, "cursor": cursor, "client": client, "since": since, "until": until},
+            )
+        )
+
+    def list_feedback(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        rating: Literal["up", "down"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> FeedbackPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/feedback: Visitors' ratings of an agent's replies, newest
+        first.
+        """
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/feedback",
+                response=FeedbackPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"rating": rating, "limit": limit, "cursor": cursor},
             )
         )
 
@@ -738,6 +841,22 @@ class PortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
                 query={"status": status, "limit": limit, "cursor": cursor},
+            )
+        )
+
+    def list_unanswered(
+        self, workspace_id: str, agent_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> UnansweredPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/unanswered: An agent's unanswered questions, newest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/unanswered",
+                response=UnansweredPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -980,6 +1099,30 @@ class PortalOperations:
             )
         )
 
+    def update_answer(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        answer_id: str,
+        *,
+        question: str | None = None,
+        answer: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AnswerEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}: Change an answer."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}",
+                response=AnswerEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "answerId": answer_id},
+                body=AnswerUpdate(**present(question=question, answer=answer)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def update_brand(
         self,
         workspace_id: str,
@@ -1206,6 +1349,22 @@ class AsyncPortalOperations:
             )
         )
 
+    async def agent_insights(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> InsightsPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/insights: An agent's insights per day, its top questions and
+        sources.
+        """
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/insights",
+                response=InsightsPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"days": days},
+            )
+        )
+
     async def agent_usage(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> UsagePage:
         """GET /api/workspaces/{workspaceId}/agents/{agentId}/usage: An agent's usage per day, oldest first."""
         return await self._call(
@@ -1249,6 +1408,30 @@ class AsyncPortalOperations:
                         behaviour=behaviour,
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def create_answer(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        answer: str,
+        question: str | None = None,
+        from_turn: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AnswerEnvelope:
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/answers: Answer a question."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers",
+                response=AnswerEnvelope,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                body=AnswerCreate(**present(question=question, from_turn=from_turn, answer=answer)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -1443,6 +1626,22 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_answer(
+        self, workspace_id: str, agent_id: str, answer_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}: Delete an answer."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "answerId": answer_id},
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -1710,6 +1909,22 @@ class AsyncPortalOperations:
             )
         )
 
+    async def list_answers(
+        self, workspace_id: str, agent_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> AnswerPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/answers: An agent's answers, newest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers",
+                response=AnswerPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"limit": limit, "cursor": cursor},
+            )
+        )
+
     async def list_audit(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> AuditPage:
         """GET /api/workspaces/{workspaceId}/audit: A workspace's audit log, newest first."""
         return await self._call(
@@ -1758,6 +1973,30 @@ class AsyncPortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
                 query={"limit": limit, "cursor": cursor, "client": client, "since": since, "until": until},
+            )
+        )
+
+    async def list_feedback(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        rating: Literal["up", "down"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> FeedbackPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/feedback: Visitors' ratings of an agent's replies, newest
+        first.
+        """
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/feedback",
+                response=FeedbackPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"rating": rating, "limit": limit, "cursor": cursor},
             )
         )
 
@@ -1855,6 +2094,22 @@ class AsyncPortalOperations:
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
                 query={"status": status, "limit": limit, "cursor": cursor},
+            )
+        )
+
+    async def list_unanswered(
+        self, workspace_id: str, agent_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> UnansweredPage:
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/unanswered: An agent's unanswered questions, newest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/unanswered",
+                response=UnansweredPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -2099,6 +2354,30 @@ class AsyncPortalOperations:
                         behaviour=behaviour,
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_answer(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        answer_id: str,
+        *,
+        question: str | None = None,
+        answer: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> AnswerEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}: Change an answer."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/agents/{agentId}/answers/{answerId}",
+                response=AnswerEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "agentId": agent_id, "answerId": answer_id},
+                body=AnswerUpdate(**present(question=question, answer=answer)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )

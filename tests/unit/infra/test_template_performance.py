@@ -18,7 +18,7 @@ WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction", "KnowledgeInde
 FALLBACKS = {"BrainFallbackFunction", "PortalFallbackFunction"}
 READ_PLANE_BUFFERED = {
     "BrainWhoAmIFunction", "BrainAgentFunction", "BrainFeedFunction", "BrainItemsFunction", "BrainWrapFunction",
-    "BrainSiteFunction", "BrainSuggestionsFunction", "BrainMediaUrlsFunction",
+    "BrainSiteFunction", "BrainSuggestionsFunction", "BrainMediaUrlsFunction", "BrainFeedbackFunction",
 }  # fmt: skip
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from core.audit.store import AuditStore
 from core.chat import erasure
-from core.chat.retention import DAY_COUNT
 from core.platform.ids import new_id
+from core.platform.retention import DAY_COUNT
 from core.platform.settings import get_settings
 from tests.faults.test_mint_faults import signed_in
 from tests.support import privacy_seed

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from core.chat.retention import day_counted_until, expires_at, receipt_expires_at
 from core.insights.questions import question_key
 from core.insights.records import COUNTERS, SOURCE_COUNT, SOURCE_NAME, source_key
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_put
 from core.platform.ids import iso, new_id
+from core.platform.retention import day_counted_until, expires_at, receipt_expires_at
 from core.platform.settings import get_settings
 from tests.support.call_recorder import Recorder
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.chat.retention import day_of, expires_at, question_expires_at, receipt_expires_at
 from core.insights.questions import question_key
 from core.platform import main_table as keys
 from core.platform.dynamo import query_all, to_item
+from core.platform.retention import day_of, expires_at, question_expires_at, receipt_expires_at
 from core.platform.settings import get_settings
 
 # The partitions a visitor's trail is in, besides the conversations partition (``main_table``).

@@ -24,9 +24,10 @@ DEPENDS_ON = {
     "answers": {"audit", "workspaces"},
     "audit": set(),
     "brands": {"audit", "workspaces"},
-    "chat": {"agents", "audit", "brands", "credits", "items", "knowledge", "posts", "workspaces"},
+    "chat": {"agents", "audit", "brands", "credits", "insights", "items", "knowledge", "posts", "workspaces"},
     "credits": set(),
     "identity": set(),
+    "insights": {"knowledge", "workspaces"},  # the question key is the knowledge's words; a rating reads the workspace
     "items": {"audit", "objects", "workspaces"},
     "knowledge": {"agents", "answers", "items", "posts"},
     "keys": {"audit", "identity", "objects", "workspaces"},

@@ -62,7 +62,8 @@ def test_every_public_provider_is_registered() -> None:
 
 def test_every_resource_package_has_its_providers() -> None:
     assert {m.__name__.split(".")[1] for m in provider_modules()} == {
-        "agents", "answers", "audit", "brands", "chat", "credits", "identity", "items", "keys", "knowledge", "objects",
+        "agents", "answers", "audit", "brands", "chat", "credits", "identity", "insights", "items", "keys", "knowledge",
+        "objects",
         "platform", "posts", "purge", "usage", "workflows", "workspaces",
     }  # fmt: skip
 

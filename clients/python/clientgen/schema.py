@@ -53,10 +53,11 @@ def docstring(text: str | None, indent: str) -> str:
     if not text:
         return ""
     lines = text.strip().replace("\\", "\\\\").replace('"""', "'''").splitlines()
-    if len(lines) == 1 and len(indent) + len(lines[0]) + 6 > LINE_LENGTH:  # a summary past ruff's line length
-        lines = textwrap.wrap(lines[0], LINE_LENGTH - len(indent), break_on_hyphens=False)
+    wrapped = len(lines) == 1 and len(indent) + len(lines[0]) + 6 > LINE_LENGTH  # a summary past ruff's line length
+    if wrapped:  # narrow enough for the quotes on any line: two lines at least (ruff joins one back with its quotes)
+        lines = textwrap.wrap(lines[0], LINE_LENGTH - len(indent) - 6, break_on_hyphens=False)
     body = "\n".join(f"{indent}{line}".rstrip() for line in lines)
-    return f'{indent}"""{body.lstrip()}\n{indent}"""\n' if len(lines) > 1 else f'{indent}"""{lines[0]}"""\n'
+    return f'{indent}"""{body.lstrip()}\n{indent}"""\n' if wrapped or len(lines) > 1 else f'{indent}"""{lines[0]}"""\n'
 
 
 def camel(operation_id: str) -> str:

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from core.chat.retention import expires_at
 from core.insights import feedback as feedback_module
 from core.insights.feedback_store import FeedbackStore
 from core.insights.records import FEEDBACK_DAYS
 from core.platform import providers as platform_providers
+from core.platform.retention import expires_at
 from core.platform.settings import get_settings
 from core.workspaces.store import WorkspaceStore
 from tests.integration.conftest import Clock, Tenant

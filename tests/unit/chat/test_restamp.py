@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.chat.restamp import SAFETY_MS, Retention, RetentionStamper
-from core.chat.retention import day_counted_until, expires_at, receipt_expires_at
+from core.platform.retention import day_counted_until, expires_at, receipt_expires_at
 
 TURN = {"pk": "AGENT#a1#CONVERSATIONS", "sk": "VISITOR#c#TURN#t#1", "createdAt": "2026-03-01T10:00:00.000Z"}
 THREAD = {"pk": "AGENT#a1#CONVERSATIONS", "sk": "VISITOR#c#THREAD#t", "lastAt": "2026-03-04T10:00:00.000Z"}

@@ -7,7 +7,6 @@ from core.platform.records import Record
 MAX_ANSWERS = 1000  # an agent's answers at most: the knowledge worker reads them all in one Query of this Limit
 MAX_QUESTION = 500
 MAX_ANSWER = 4000  # one passage, which fits the turn's budget of passage text (core.knowledge.retrieval)
-RECEIPT_DAYS = 8  # a turn's receipt is kept this long (docs/data-model.md): a ``fromTurn`` older than it is gone
 
 
 class AnswerRecord(Record):

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.answers.models import Answer
 from core.answers.ports import AnswerReader, AnswerWriter
-from core.answers.records import MAX_QUESTION, RECEIPT_DAYS, AnswerRecord, TurnPrompt
+from core.answers.records import MAX_QUESTION, AnswerRecord, TurnPrompt
 from core.answers.writer_models import AnswerCreate, AnswerEnvelope, AnswerPage, AnswerQuery, AnswerUpdate
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.platform import cursors, together
@@ -25,6 +25,9 @@ from core.platform import main_table as keys
 from core.platform.envelopes import Empty
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
+from core.platform.retention import (
+    RECEIPT_DAYS,  # a turn's receipt is kept this long: a ``fromTurn`` older than it is gone
+)
 from core.platform.write_fields import changes
 from core.workspaces.access import AuthoringAccess, found
 

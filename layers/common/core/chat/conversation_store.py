@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.chat.retention import DAY_COUNT, DAY_FIRST, day_of, expires_at
 from core.platform import main_table as keys
 from core.platform.dynamo import query_all, to_item
+from core.platform.retention import DAY_COUNT, DAY_FIRST, day_of, expires_at
 from core.platform.transactions import Transaction
 
 RESUMED_TURNS = 6  # a resumed thread brings back its last six turns (twelve messages)
@@ -35,7 +35,7 @@ class ConversationStore:
     ) -> Transaction:
         """Add to ``tx`` the writes storing ``turn`` (its ``agentId``, ``client``, ``threadKey``, ``turnId``,
         ``createdAt``, ...) and moving its thread: last turn, the day's count, and a TTL that follows the last turn
-        (``core.chat.retention``). The chat commits them with the turn's log (``core.insights.turn_log``)."""
+        (``core.platform.retention``). The chat commits them with the turn's log (``core.insights.turn_log``)."""
         agent_id, client, thread_key, at = turn["agentId"], turn["client"], turn["threadKey"], turn["createdAt"]
         expiry = expires_at(at, retention_days)
         item = turn | {"workspaceId": workspace_id} | ({"expiresAt": expiry} if expiry is not None else {})

@@ -3,7 +3,7 @@ thread's turns. Owners and admins of the agent's workspace; a member gets 403, a
 
 The access check (with the agent: the tenant check) goes out beside the read and must pass before the read is
 used, so each answer is one round trip after the session's. The workspace it reads names the retention: what is
-past it is never shown, even before DynamoDB's TTL has deleted it (``core.chat.retention``). Threads are ordered by
+past it is never shown, even before DynamoDB's TTL has deleted it (``core.platform.retention``). Threads are ordered by
 their index key ``<lastAt>#<client>#<threadKey>``, which is also the cursor (``core.platform.cursors``).
 """
 
@@ -25,9 +25,9 @@ from core.chat.conversation_models import (
     VisitorQuery,
 )
 from core.chat.ports import ThreadReads
-from core.chat.retention import DAY_COUNT, DAY_FIRST, day_of, first_kept_day
 from core.platform import cursors, together
 from core.platform.errors import NotFound, ValidationFailed
+from core.platform.retention import DAY_COUNT, DAY_FIRST, day_of, first_kept_day
 from core.workspaces.service import WorkspaceAccess
 
 POSITION = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[A-Za-z0-9_-]{16,128}#[A-Za-z0-9_.:-]{1,128}$")

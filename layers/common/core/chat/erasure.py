@@ -27,11 +27,10 @@ from typing import Any
 from core.audit.writes import Author, Write, Writes
 from core.chat.conversation_models import Erasure
 from core.chat.ports import ThreadErasure
-from core.chat.retention import day_of
 from core.insights.questions import question_key
-from core.insights.records import INSIGHTS_DAYS
 from core.platform import main_table as keys
 from core.platform import together
+from core.platform.retention import INSIGHTS_DAYS, day_of
 from core.workspaces.access import AuthoringAccess
 
 BATCH = 98  # DynamoDB's 100 items a transaction, less the audit entry and the idempotency record's completion

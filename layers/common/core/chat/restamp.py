@@ -1,6 +1,6 @@
 """Stored turns re-stamped after a workspace's retention changed (``conversationRetentionDays``).
 
-A turn's TTL is set when it is stored, from the retention of that moment (``core.chat.retention``). Readers hide
+A turn's TTL is set when it is stored, from the retention of that moment (``core.platform.retention``). Readers hide
 what is past the current retention at once, but DynamoDB deletes by the stamped TTL: without a new stamp, turns
 stored while retention was unset would be kept for good, a shortened retention would keep them as long as the old
 one, and a lengthened one would delete them sooner than it says. So a change of the setting queues this pass
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Protocol
 
-from core.chat.retention import expires_at, question_expires_at, receipt_expires_at
 from core.platform import main_table as keys
+from core.platform.retention import expires_at, question_expires_at, receipt_expires_at
 
 logger = logging.getLogger(__name__)
 SAFETY_MS = 30_000  # stop this long before the worker's timeout (as its purge does)

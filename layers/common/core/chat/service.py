@@ -25,7 +25,6 @@ from core.chat.model import AgentContext, ChatModel, Message, ModelRequest, Usag
 from core.chat.models import ChatRequest
 from core.chat.ports import Conversations, TurnLogs
 from core.chat.prompt import build_context, conversation, system_prompt
-from core.chat.retention import first_kept_day
 from core.chat.stream import ChatStream
 from core.credits.billing import Billing
 from core.credits.records import HoldUsage
@@ -36,6 +35,7 @@ from core.platform import observability, rate_limit, together, usage_counters
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.rate_limit import RateStatus, SlidingWindowLimiter
+from core.platform.retention import first_kept_day
 from core.workspaces.records import WorkspaceRecord
 
 logger = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.chat.retention import DAY_COUNT, DAY_FIRST, day_of, expires_at
+from core.platform.retention import DAY_COUNT, DAY_FIRST, day_of, expires_at
 
 logger = logging.getLogger(__name__)
 REBUILD_ATTEMPTS = 5  # each failed one means the chat stored a turn meanwhile: contention, never a loop

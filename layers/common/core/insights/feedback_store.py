@@ -29,7 +29,7 @@ from core.workspaces.records import WorkspaceRecord
 RECEIPT = "receipt"  # the transaction step whose condition a lost race fails
 _shard = random.SystemRandom().randrange  # os.urandom: restored SnapStart copies never pick one shard together
 
-# (createdAt, retention days) -> the TTL a stored turn made then gets (core.chat.retention.expires_at), handed in by
+# (createdAt, retention days) -> the TTL a stored turn made then gets (core.platform.retention.expires_at), handed in by
 # the provider: the insights do not import the chat, which writes them.
 RetentionExpiry = Callable[[str, int | None], int | None]
 

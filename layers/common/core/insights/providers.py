@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 @per_container
 def reader() -> InsightsReader:
     """Insights, ratings and unanswered questions read by owners and admins (the management plane)."""
-    from core.chat.retention import first_kept_day
     from core.insights.reader import InsightsReader, Reach
     from core.insights.reader_store import InsightsReadStore
+    from core.platform.retention import first_kept_day
     from core.workspaces import providers as workspaces
 
     access = workspaces.access()
@@ -38,11 +38,11 @@ def reader() -> InsightsReader:
 @per_container
 def feedback() -> FeedbackService:
     """Ratings of turns by the visitors they were answered to: limited per visitor as the chat, never billed."""
-    from core.chat.retention import expires_at
     from core.insights.feedback import FeedbackService
     from core.insights.feedback_store import FeedbackStore
     from core.platform.rate_limit import SlidingWindowLimiter
     from core.platform.rate_limit_store import RateLimitStore
+    from core.platform.retention import expires_at
 
     settings = get_settings()
     return FeedbackService(

@@ -56,7 +56,7 @@ class Reach:
 
 
 Access = Callable[[str, str, str], Reach]  # (user, workspace, agent): an owner's or admin's, or 404 / 403
-# (retention days, now) -> the oldest day still shown ("" for every day): ``core.chat.retention.first_kept_day``
+# (retention days, now) -> the oldest day still shown ("" for every day): ``core.platform.retention.first_kept_day``
 FirstKeptDay = Callable[[int | None, datetime], str]
 
 

@@ -13,10 +13,9 @@ from typing import Any
 from pydantic import Field
 
 from core.platform.records import Record
+from core.platform.retention import INSIGHTS_DAYS, RECEIPT_DAYS  # noqa: F401 - named here for the package's readers
 
-RECEIPT_DAYS = 8  # a receipt is kept this long (TTL): a rating is taken within 7 days of the turn, read by the clock
 FEEDBACK_DAYS = 7
-INSIGHTS_DAYS = 100  # day counters and question items outlive the 90 days the insights read
 
 # The day counters' numbers (ADD) on ``main_table.insights_day`` items; a reader sums the shards of a day.
 COUNTERS = ("turns", "threads", "visitors", "up", "down", "unanswered")

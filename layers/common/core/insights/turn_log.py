@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from core.chat.retention import day_of, expires_at
 from core.insights.questions import question_key
 from core.insights.records import (
     INSIGHTS_DAYS,
@@ -31,6 +30,7 @@ from core.insights.records import (
     source_key,
 )
 from core.platform import main_table as keys
+from core.platform.retention import day_of, expires_at
 from core.platform.transactions import Transaction
 
 _shard = random.SystemRandom().randrange  # os.urandom: restored SnapStart copies never pick the same shards

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from core.chat import erasure
-from core.chat.retention import expires_at, receipt_expires_at
 from core.platform.cursors import encode
 from core.platform.ids import iso
+from core.platform.retention import expires_at, receipt_expires_at
 from core.platform.settings import get_settings
 from core.purge.store import PurgeStore
 from core.workspaces.store import WorkspaceStore
@@ -415,7 +415,7 @@ def test_a_retention_change_restamps_every_stored_turn_and_thread(
     thread_a, thread_b = f"VISITOR#{VISITOR}#THREAD#thr_a", f"VISITOR#{OTHER_VISITOR}#THREAD#thr_b"
 
     stored = partition(studio.portal.aws.dynamodb, agent)
-    # A turn is kept through its day + days, a thread through its last turn's (core.chat.retention).
+    # A turn is kept through its day + days, a thread through its last turn's (core.platform.retention).
     day_of = {sk: (row["lastAt"] if "lastAt" in row else row["createdAt"])[:10] for sk, row in stored.items()}
 
     def wanted(days: int) -> dict[str, int | None]:

@@ -101,8 +101,8 @@ class PortalOperations:
         )
 
     def agent_insights(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> InsightsPage:
-        """GET /api/workspaces/{workspaceId}/agents/{agentId}/insights: An agent's insights per day, its top questions and
-        sources.
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/insights: An agent's insights per day, its top
+        questions and sources.
         """
         return self._call(
             Operation(
@@ -628,8 +628,8 @@ class PortalOperations:
     def knowledge_search(
         self, workspace_id: str, agent_id: str, *, query: str, limit: int | None = None
     ) -> KnowledgeSearchResult:
-        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a
-        message (unbilled).
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for
+        a message (unbilled).
         """
         return self._call(
             Operation(
@@ -732,8 +732,8 @@ class PortalOperations:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> FeedbackPage:
-        """GET /api/workspaces/{workspaceId}/agents/{agentId}/feedback: Visitors' ratings of an agent's replies, newest
-        first.
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/feedback: Visitors' ratings of an agent's replies,
+        newest first.
         """
         return self._call(
             Operation(
@@ -847,7 +847,9 @@ class PortalOperations:
     def list_unanswered(
         self, workspace_id: str, agent_id: str, *, limit: int | None = None, cursor: str | None = None
     ) -> UnansweredPage:
-        """GET /api/workspaces/{workspaceId}/agents/{agentId}/unanswered: An agent's unanswered questions, newest first."""
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/unanswered: An agent's unanswered questions, newest
+        first.
+        """
         return self._call(
             Operation(
                 "GET",
@@ -1350,8 +1352,8 @@ class AsyncPortalOperations:
         )
 
     async def agent_insights(self, workspace_id: str, agent_id: str, *, days: int | None = None) -> InsightsPage:
-        """GET /api/workspaces/{workspaceId}/agents/{agentId}/insights: An agent's insights per day, its top questions and
-        sources.
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/insights: An agent's insights per day, its top
+        questions and sources.
         """
         return await self._call(
             Operation(
@@ -1881,8 +1883,8 @@ class AsyncPortalOperations:
     async def knowledge_search(
         self, workspace_id: str, agent_id: str, *, query: str, limit: int | None = None
     ) -> KnowledgeSearchResult:
-        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for a
-        message (unbilled).
+        """POST /api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search: What a chat turn would retrieve for
+        a message (unbilled).
         """
         return await self._call(
             Operation(
@@ -1985,8 +1987,8 @@ class AsyncPortalOperations:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> FeedbackPage:
-        """GET /api/workspaces/{workspaceId}/agents/{agentId}/feedback: Visitors' ratings of an agent's replies, newest
-        first.
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/feedback: Visitors' ratings of an agent's replies,
+        newest first.
         """
         return await self._call(
             Operation(
@@ -2100,7 +2102,9 @@ class AsyncPortalOperations:
     async def list_unanswered(
         self, workspace_id: str, agent_id: str, *, limit: int | None = None, cursor: str | None = None
     ) -> UnansweredPage:
-        """GET /api/workspaces/{workspaceId}/agents/{agentId}/unanswered: An agent's unanswered questions, newest first."""
+        """GET /api/workspaces/{workspaceId}/agents/{agentId}/unanswered: An agent's unanswered questions, newest
+        first.
+        """
         return await self._call(
             Operation(
                 "GET",

@@ -1,4 +1,5 @@
-"""How long stored turns are kept (the workspace's ``conversationRetentionDays``), by whole UTC days.
+"""How long stored turns are kept (the workspace's ``conversationRetentionDays``), by whole UTC days; what the
+turns and ratings leave beside them (core.insights) follows the same days.
 
 A turn stored on day D is kept through day D + days and is gone from day D + days + 1 on, 00:00 UTC: at most a
 day after it passed its age, as authoring.md allows. Readers hide it from that instant (``first_kept_day``);
@@ -10,7 +11,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from core.insights.records import INSIGHTS_DAYS, RECEIPT_DAYS
+# What visitors leave beside their stored turns (core.insights) is kept by the same clock: a turn's receipt 8 days (a
+# rating is taken within 7 days of the turn), its day counters and question items 100 (the insights read 90).
+RECEIPT_DAYS = 8
+INSIGHTS_DAYS = 100
 
 # Thread items count their turns per day (``d:<day>``) and note each day's first turn (``f:<day>``), so a reader
 # counts only the turns still kept without reading them.

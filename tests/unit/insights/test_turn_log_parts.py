@@ -55,17 +55,22 @@ def test_source_keys() -> None:
     assert source_key({"itemId": None, "postId": None, "name": "About"}) == "site:About"
 
 
-def take(limiter: SlidingWindowLimiter, thread: str | None) -> RateStatus:
-    tags = ("", usage_counters.tag_of(thread)) if thread else ("",)
-    return limiter.take("visitor#ws#agt#client", 5, tags=tags, keep_days=2)
+def take(limiter: SlidingWindowLimiter, thread: str) -> RateStatus:
+    return limiter.take("visitor#ws#agt#client", 5, tags=("", usage_counters.tag_of(thread)), keep_days=2)
 
 
 def test_the_day_s_firsts_come_from_the_visitor_s_counted_write() -> None:
     limiter = SlidingWindowLimiter(FakeLimits(), clock=lambda: NOON)
-    assert firsts(take(limiter, "thr_a"), "thr_a") == (True, True)
-    assert firsts(take(limiter, "thr_a"), "thr_a") == (False, False)
-    assert firsts(take(limiter, "thr_b"), "thr_b") == (False, True)
-    assert firsts(take(limiter, None), None) == (False, True)  # no thread key: a new thread
+    assert firsts(take(limiter, "thr_a"), "thr_a", started=False) == (True, True)
+    assert firsts(take(limiter, "thr_a"), "thr_a", started=False) == (False, False)
+    assert firsts(take(limiter, "thr_b"), "thr_b", started=False) == (False, True)
+
+
+def test_a_thread_started_without_a_key_is_not_counted_again_by_its_next_turn() -> None:
+    """The key made for a new thread is counted by its first turn, so the next turn, which names it, is no first."""
+    limiter = SlidingWindowLimiter(FakeLimits(), clock=lambda: NOON)
+    assert firsts(take(limiter, "thr_new"), "thr_new", started=True) == (True, True)
+    assert firsts(take(limiter, "thr_new"), "thr_new", started=False) == (False, False)
 
 
 def test_a_visitor_s_17th_thread_of_the_day_is_not_counted_as_new() -> None:
@@ -74,7 +79,7 @@ def test_a_visitor_s_17th_thread_of_the_day_is_not_counted_as_new() -> None:
     found = []
     for n in range(usage_counters.MAX_AGENTS_A_DAY + 1):
         now[0] += 61  # a minute apart: never limited
-        found.append(firsts(take(limiter, f"thr_{n}"), f"thr_{n}")[1])
+        found.append(firsts(take(limiter, f"thr_{n}"), f"thr_{n}", started=False)[1])
     assert found == [True] * usage_counters.MAX_AGENTS_A_DAY + [False]
 
 

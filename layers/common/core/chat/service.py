@@ -86,8 +86,10 @@ class ChatService:
         then the hold. The answers are decided in the documented order whatever order the reads end in. One
         after ``done``: the turn's log (``core.insights.turn_log``), with the stored turn when conversations are kept.
         """
-        # The visitor's count also counts the day's turns of the visitor and of the thread named (no added call).
-        tags = ("", usage_counters.tag_of(request.thread_key)) if request.thread_key else ("",)
+        # The visitor's count also counts the day's turns of the visitor and of the thread (no added call). A new
+        # thread's key is made before it, so the thread's first turn is counted under the key its next turns name.
+        thread_key = request.thread_key or new_id("thr")
+        tags = ("", usage_counters.tag_of(thread_key))
         found, brands, counted, items, posts = together.run(
             lambda: self._agents.get_agent_with_workspace(workspace_id, agent_id),
             lambda: self._agents.list_brands(workspace_id),
@@ -105,8 +107,7 @@ class ChatService:
         if agent is None or workspace is None:  # unknown, or another workspace's: the same answer
             raise NotFound("Agent not found")
         brand = self._brand(agent, request.brand_slug, brands.result())
-        first_visit, first_in_thread = firsts(counted.result(), request.thread_key)  # 429 raised here
-        thread_key = request.thread_key or new_id("thr")
+        first_visit, first_in_thread = firsts(counted.result(), thread_key, started=request.thread_key is None)  # 429
         history = self._history(workspace, agent, request)
         # The agent's item names its index's version: a container holding it reads nothing more (core.knowledge).
         recent = [text for role, text in history[-RECENT_TURNS:] if role != "assistant"]
@@ -186,18 +187,19 @@ class ChatService:
             logger.exception("logging a chat turn failed", extra={"turnId": delivered.turn_id})
 
 
-def firsts(counted: RateStatus, thread_key: str | None) -> tuple[bool, bool]:
+def firsts(counted: RateStatus, thread_key: str, *, started: bool) -> tuple[bool, bool]:
     """(the visitor's first turn today, the thread's first turn today) from the visitor's count's usage counters
-    as its write left them. No thread key: the turn starts a new thread. A thread past the day's 16 tags
-    (``usage_counters.MAX_AGENTS_A_DAY``) was not counted: not a first."""
+    as its write left them. ``started``: the turn starts the thread (its key was made for it), a first whatever the
+    counters say. A thread the turn did not start, past the day's 16 tags (``usage_counters.MAX_AGENTS_A_DAY``), was
+    not counted: not a first."""
     visitor = thread = False
     for name, count in counted.usage.items():
         parsed = usage_counters.parse(name)
         if parsed is None or count != 1:
             continue
         visitor = visitor or parsed[2] is None
-        thread = thread or (thread_key is not None and parsed[2] == thread_key)
-    return visitor, thread or thread_key is None
+        thread = thread or parsed[2] == thread_key
+    return visitor, thread or started
 
 
 def request_for(context: AgentContext, behaviour: BehaviourRecord, messages: tuple[Message, ...]) -> ModelRequest:

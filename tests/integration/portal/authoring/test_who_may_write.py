@@ -1,6 +1,6 @@
 """Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
 anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
-are 404 like unknown ones. Table-driven over all 45 functions, so a route added without a row here fails the
+are 404 like unknown ones. Table-driven over all 52 functions, so a route added without a row here fails the
 completeness test. The knowledge search and the preview are reads (owners, admins and members; neither writes the
 agent): the preview, a streamed turn, is billed to the workspace's owner whoever asks, and a refused one charges
 nobody."""
@@ -20,7 +20,8 @@ from tests.support.lambdas import invoke_streamed, stack
 from tests.support.members import invite, joined
 from tests.support.portal import Portal
 
-World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user, thread, key
+World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user, thread,
+# key, answer
 VISITOR = "visitor-of-the-table-0001"  # a chat visitor's ``client``
 
 
@@ -83,6 +84,15 @@ ROUTES: dict[str, Route] = {
     # Reads of the agent (they never write its content): the search is unbilled, the preview bills the owner.
     "PortalKnowledgeSearchFunction": Route(False, ("agent",), lambda w: {"query": "opening hours"}),
     "PortalAgentPreviewFunction": Route(False, ("agent",), lambda w: {"prompt": "When are you open?"}, streamed=True),
+    # What visitors said back (issue 40): read by owners and admins, as the conversations are.
+    "PortalInsightsGetFunction": Route(False, ("agent",), managers_only=True),
+    "PortalFeedbackListFunction": Route(False, ("agent",), managers_only=True),
+    "PortalUnansweredListFunction": Route(False, ("agent",), managers_only=True),
+    # The owner's answers: part of the agent's knowledge, written as its items are.
+    "PortalAnswersListFunction": Route(False, ("agent",)),
+    "PortalAnswerCreateFunction": Route(True, ("agent",), lambda w: {"question": "Wifi?", "answer": "Ask at the bar."}),
+    "PortalAnswerUpdateFunction": Route(True, ("agent", "answer"), lambda w: {"answer": "Ask Ines at the bar."}),
+    "PortalAnswerDeleteFunction": Route(True, ("agent", "answer")),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -119,7 +129,9 @@ def build_world(studio: Studio) -> World:
         "user": joined(studio, "joined@example.com", "admin").who.user_id,
         "thread": "thr_table",
         "key": studio.portal.mint_key(studio.who, studio.workspace_id)["id"],
-    }
+        "answer": studio.ok("PortalAnswerCreateFunction", 201, agent_id=agent["id"],
+                            body={"question": "Do you have oat milk?", "answer": "Yes, always."})["answer"]["id"],
+    }  # fmt: skip
 
 
 @pytest.fixture(autouse=True)
@@ -171,7 +183,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (45, 28, 11, 34)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (52, 31, 12, 40)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:
@@ -249,7 +261,7 @@ def test_another_workspaces_resources_are_not_found(owner: Studio, world: World)
     rival = Studio(owner.portal, owner.who, owner.portal.create_workspace(owner.who, "Rival")["id"])
     theirs = build_world(rival)
     before = (owner.audit(), rival.audit(), credits(owner))
-    for swapped in ("agent", "post", "item", "brand", "workflow"):
+    for swapped in ("agent", "post", "item", "brand", "workflow", "answer"):
         functions = [name for name in NAMING if swapped in ROUTES[name].ids]
         mixed = world | {swapped: theirs[swapped]}
         assert answers(owner, mixed, functions) == dict.fromkeys(functions, (404, "NOT_FOUND")), swapped
@@ -260,6 +272,6 @@ def test_another_workspaces_resources_are_not_found(owner: Studio, world: World)
 
 def test_a_post_or_item_of_another_agent_of_the_workspace_is_not_found(owner: Studio, world: World) -> None:
     other = owner.agent("Other")
-    functions = [name for name in NAMING if {"post", "item"} & set(ROUTES[name].ids)]
+    functions = [name for name in NAMING if {"post", "item", "answer"} & set(ROUTES[name].ids)]
     found = answers(owner, world | {"agent": other["id"]}, functions)
     assert found == dict.fromkeys(functions, (404, "NOT_FOUND"))

@@ -1,4 +1,4 @@
-"""The writer's 44 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
+"""The writer's 51 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
 ids (in A's workspace, and in its own with A's agent, post, item, brand, workflow ids, object paths, pending
 invitation and member) gets 404, byte-identical to an unknown id, and nothing stored changes, nor anybody's credits;
 A's member reads (200; the knowledge search and the preview too, the preview billed to A's owner) and may write
@@ -37,7 +37,7 @@ BEFORE_THE_WRITER = {("GET", ""), ("DELETE", ""), ("GET", "/members"), ("GET", "
 KEY_USAGE = {("GET", "/keys/{keyId}/usage")}
 PLACEHOLDERS = {"{agent}": "{agentId}", "{post}": "{postId}", "{item}": "{itemId}", "{brand}": "{brandId}",
                 "{workflow}": "{workflowId}", "{path}": "{path+}", "{thread}": "{threadKey}",
-                "{invitation}": "{invitationId}", "{member}": "{userId}"}  # fmt: skip
+                "{invitation}": "{invitationId}", "{member}": "{userId}", "{answer}": "{answerId}"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_the_table_holds_every_route_of_the_writer() -> None:
         for short, long in PLACEHOLDERS.items():
             path = path.replace(short, long)
         ours.append((route.method, path))
-    assert len(ours) == len(set(ours)) == 44 and (len(WRITES), len(READS)) == (28, 16)
+    assert len(ours) == len(set(ours)) == 51 and (len(WRITES), len(READS)) == (31, 20)
     assert set(ours) == routed - BEFORE_THE_WRITER - KEY_USAGE
 
 
@@ -117,7 +117,7 @@ def attempts(
     service: LocalService, cast: Cast, a_world: World, b_world: World, tokens: dict[str, tuple[str, str]]
 ) -> Attempts:
     """Each route called by every caller in turn (route after route: the runner keeps a bounded number of warm
-    containers, so visiting the 44 functions once each keeps the module's cold starts to 44). The preview is billed to
+    containers, so visiting the 51 functions once each keeps the module's cold starts to 51). The preview is billed to
     A's owner when it answers: A's owner and member try it in a test of their own, so every attempt here is one that
     must charge nobody."""
     stranger = sign_in(service, "attack.writer.stranger@example.org")
@@ -126,8 +126,9 @@ def attempts(
     b_with_a_ids = b_world.but(
         agent=a_world.agent, post=a_world.post, item=a_world.item, brand=a_world.brand, workflow=a_world.workflow,
         path=f"projects/{a_world.agent}/media/img-01.jpg", invitation=a_world.invitation, member=a_world.member,
+        answer=a_world.answer,
     )  # fmt: skip
-    b_agent_a_posts = b_world.but(post=a_world.post, item=a_world.item)
+    b_agent_a_posts = b_world.but(post=a_world.post, item=a_world.item, answer=a_world.answer)
     replies: dict[str, dict[str, Reply]] = defaultdict(dict)
     payers = {"a-owner": cast.owner_a.jwt, "b-owner": cast.owner_b.jwt, "member": cast.member_a.jwt,
               "stranger": stranger.jwt}  # fmt: skip
@@ -148,8 +149,8 @@ def attempts(
         if route.names:
             callers["b-owner-own-workspace"] = (b_with_a_ids, cast.owner_b.jwt)
             callers["b-owner-own-workspace-unknown"] = (b_world.but(**own_ids), cast.owner_b.jwt)
-        if route.names & {"post", "item"}:
-            named = {name: getattr(UNKNOWN, name) for name in route.names & {"post", "item"}}
+        if route.names & {"post", "item", "answer"}:
+            named = {name: getattr(UNKNOWN, name) for name in route.names & {"post", "item", "answer"}}
             callers["b-owner-own-agent"] = (b_agent_a_posts, cast.owner_b.jwt)
             callers["b-owner-own-agent-unknown"] = (b_world.but(**named), cast.owner_b.jwt)
         for scenario, (world, jwt) in callers.items():
@@ -178,10 +179,10 @@ def test_another_owner_in_its_own_workspace_cannot_reach_as_ids(attempts: Attemp
     object of A's agent, A's pending invitation and A's member (removed, promoted, or given B by transfer): 404,
     byte-identical to ids that do not exist; then B's own agent with A's post and item."""
     own = attempts.statuses("b-owner-own-workspace")
-    assert len(own) == 33 and own == dict.fromkeys(own, NOT_FOUND)
+    assert len(own) == 40 and own == dict.fromkeys(own, NOT_FOUND)
     assert attempts.leaks("b-owner-own-workspace", "b-owner-own-workspace-unknown") == []
     own_agent = attempts.statuses("b-owner-own-agent")
-    assert len(own_agent) == 6 and own_agent == dict.fromkeys(own_agent, NOT_FOUND)
+    assert len(own_agent) == 8 and own_agent == dict.fromkeys(own_agent, NOT_FOUND)
     assert attempts.leaks("b-owner-own-agent", "b-owner-own-agent-unknown") == []
 
 

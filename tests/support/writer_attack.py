@@ -1,10 +1,10 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 44 routes (every method and path of authoring.md the service has, with the
-reads decisions.md adds, the six member and invitation routes, an agent's usage, and the two POSTs that only read an
-agent: its knowledge search and its preview) once, with a valid body; a
-``World`` is the ids a route names (a workspace, its agent, post, item, brand, workflow, an object path, a pending
-invitation and a member), so one route can be aimed at any mix of tenants' ids.
+``ROUTES`` is each of the writer's 51 routes (every method and path of authoring.md the service has, with the
+reads decisions.md adds, the six member and invitation routes, an agent's usage, the two POSTs that only read an
+agent: its knowledge search and its preview, and issue 40's insights, ratings, unanswered questions and answers)
+once, with a valid body; a ``World`` is the ids a route names (a workspace, its agent, post, item, brand, workflow,
+an object path, a pending invitation, a member and an answer), so one route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
 the bucket) straight from the runner's moto, to prove an attack changed nothing; ``sign_upload`` asks for a
 presigned POST.
@@ -38,6 +38,7 @@ class World:
     invitation: str  # a pending invitation's id
     member: str  # the user id of a plain member (``membership``: not one of the cast, whose requests are the attack)
     thread: str = "thr_attack"  # a stored conversation's thread key (read with ``VISITOR``)
+    answer: str = "ans_01AAAAAAAAAAAAAAAAAAAAAAAA"  # one of the agent's answers (``world_of`` writes one)
 
     def but(self, **ids: str) -> World:
         return replace(self, **ids)
@@ -49,7 +50,7 @@ UNKNOWN = World(
     post="post_01AAAAAAAAAAAAAAAAAAAAAAAA", item="item_01AAAAAAAAAAAAAAAAAAAAAAAA",
     brand="brd_01AAAAAAAAAAAAAAAAAAAAAAAA", workflow="wf_01AAAAAAAAAAAAAAAAAAAAAAAA",
     path="assets/no-such-object.png", invitation="inv_01AAAAAAAAAAAAAAAAAAAAAAAA",
-    member="usr_01AAAAAAAAAAAAAAAAAAAAAAAA", thread="thr_no-such-thread",
+    member="usr_01AAAAAAAAAAAAAAAAAAAAAAAA", thread="thr_no-such-thread", answer="ans_01AAAAAAAAAAAAAAAAAAAAAAAA",
 )  # fmt: skip
 VISITOR = "attack-visitor-000000000001"  # a chat visitor's ``client``, for the conversations' routes
 ID_NAMES = tuple(f.name for f in fields(World) if f.name != "workspace")
@@ -139,6 +140,13 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/agents/{agent}/usage", managers_only=True),
     Route("POST", "/agents/{agent}/knowledge/search", lambda w: {"query": "opening hours"}, reads=True),
     Route("POST", "/agents/{agent}/preview", lambda w: {"prompt": "When are you open?"}, reads=True, billed=True),
+    Route("GET", "/agents/{agent}/insights", managers_only=True),
+    Route("GET", "/agents/{agent}/feedback", managers_only=True),
+    Route("GET", "/agents/{agent}/unanswered", managers_only=True),
+    Route("GET", "/agents/{agent}/answers"),
+    Route("POST", "/agents/{agent}/answers", lambda w: {"question": "Planted question?", "answer": "Planted answer."}),
+    Route("PATCH", "/agents/{agent}/answers/{answer}", lambda w: {"answer": "Rewritten answer."}),
+    Route("DELETE", "/agents/{agent}/answers/{answer}"),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)
@@ -153,8 +161,11 @@ def world_of(service: LocalService, jwt: str, workspace: str, agent: str, path: 
     items = portal(service, "GET", f"{ws}/agents/{agent}/items", jwt).json()["items"]
     brand = portal(service, "GET", ws, jwt).json()["workspace"]["defaultBrandId"]
     invitation, member = membership(service, jwt, workspace, tag)
+    answer = portal(service, "POST", f"{ws}/agents/{agent}/answers", jwt,
+                    {"question": f"Is there wifi ({tag})?", "answer": "Yes: ask at the bar."})  # fmt: skip
+    assert answer.status == 201, answer.body
     return World(workspace, agent, posts[0]["id"], items[0]["id"], brand, agent_record["activeWorkflowId"], path,
-                 invitation, member)  # fmt: skip
+                 invitation, member, answer=answer.json()["answer"]["id"])  # fmt: skip
 
 
 def membership(service: LocalService, jwt: str, workspace: str, tag: str) -> tuple[str, str]:

@@ -105,9 +105,9 @@ def measure(demo: dict[str, Any], runs: int) -> list[list[Any]]:
         unprepare(op)
     rows = []
     for label, _, _ in SEQUENCE:
-        calls, trips, beyond = ({str(v[i]) for v in seen[label]} for i in range(3))
+        made, taken, past_key = ({str(v[i]) for v in seen[label]} for i in range(3))
         spelled = ", ".join(f"{name} {n}" for name, n in sorted(seen[label][-1][3].items()))
-        rows.append([label, "/".join(sorted(calls)), "/".join(sorted(trips)), "/".join(sorted(beyond)), spelled])
+        rows.append([label, "/".join(sorted(made)), "/".join(sorted(taken)), "/".join(sorted(past_key)), spelled])
     return rows
 
 

@@ -14,10 +14,11 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.insights.records import COUNTERS, RECEIPT_DAYS, ReceiptRecord
+from core.insights.records import COUNTERS, ReceiptRecord
 from core.platform import main_table as keys
 from core.platform.dynamo import from_item, to_item
 from core.platform.ids import iso, new_id
+from core.platform.retention import RECEIPT_DAYS
 from core.platform.settings import get_settings
 from tests.support.iam_check import calling
 from tests.support.lambdas import HttpResult, invoke, sample_event, with_request

@@ -235,7 +235,7 @@ def test_a_rating_that_loses_a_race_is_decided_again_on_what_won(
     """Another rating of the turn lands between this one's read and its write: the write's condition fails, the
     receipt is read again, and the counters count the last rating once."""
     receipt = put_receipt(aws.dynamodb, tenant.ws.id, tenant.agent.id, CLIENT)
-    original, raced = FeedbackStore.write, []
+    original, raced = FeedbackStore.write, list[bool]()
 
     def meanwhile(self: FeedbackStore, change: Any) -> bool:
         if not raced:
@@ -257,7 +257,7 @@ def test_three_lost_races_are_a_409_and_count_nothing_twice(
 ) -> None:
     receipt = put_receipt(aws.dynamodb, tenant.ws.id, tenant.agent.id, CLIENT)
     ok(rate(tenant.agent.id, receipt.turn_id, {"client": CLIENT, "rating": "up"}, key=tenant.key))
-    original, ratings, racing = FeedbackStore.write, iter(["down", "up", "down"]), []
+    original, ratings, racing = FeedbackStore.write, iter(["down", "up", "down"]), list[bool]()
 
     def always_beaten(self: FeedbackStore, change: Any) -> bool:
         rating = None if racing else next(ratings, None)

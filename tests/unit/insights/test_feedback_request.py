@@ -4,7 +4,7 @@ rating names the visitor the turn was answered to; the comment's rules."""
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from core.chat.models import ChatRequest
 from core.insights.feedback_models import FeedbackRequest
@@ -16,7 +16,7 @@ CLIENTS = ["v1_3f9a2c7e5b1d4e8fa6c0b2d4", "a" * 16, "a" * 15, "a" * 128, "a" * 1
 
 @pytest.mark.parametrize("client", CLIENTS)
 def test_a_client_is_accepted_exactly_when_the_chat_accepts_it(client: object) -> None:
-    def accepted(model: type, body: dict) -> bool:
+    def accepted(model: type[BaseModel], body: dict[str, object]) -> bool:
         try:
             model.model_validate(body)
         except ValidationError:

@@ -19,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.insights.records import INSIGHTS_DAYS, ReceiptRecord
+from core.insights.records import ReceiptRecord
 from core.insights.turn_log import day_expiry
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_get
+from core.platform.retention import INSIGHTS_DAYS
 from core.platform.transactions import Transaction
 from core.workspaces.records import WorkspaceRecord
 

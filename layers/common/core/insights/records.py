@@ -13,7 +13,6 @@ from typing import Any
 from pydantic import Field
 
 from core.platform.records import Record
-from core.platform.retention import INSIGHTS_DAYS, RECEIPT_DAYS  # noqa: F401 - named here for the package's readers
 
 FEEDBACK_DAYS = 7
 

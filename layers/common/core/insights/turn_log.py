@@ -20,8 +20,6 @@ from typing import Any
 
 from core.insights.questions import question_key
 from core.insights.records import (
-    INSIGHTS_DAYS,
-    RECEIPT_DAYS,
     SOURCE_COUNT,
     SOURCE_NAME,
     QuestionRecord,
@@ -30,7 +28,7 @@ from core.insights.records import (
     source_key,
 )
 from core.platform import main_table as keys
-from core.platform.retention import day_of, expires_at
+from core.platform.retention import INSIGHTS_DAYS, RECEIPT_DAYS, day_of, expires_at
 from core.platform.transactions import Transaction
 
 _shard = random.SystemRandom().randrange  # os.urandom: restored SnapStart copies never pick the same shards

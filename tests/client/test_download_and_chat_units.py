@@ -152,10 +152,10 @@ def test_an_error_event_raises_and_a_cut_stream_is_incomplete() -> None:
 
 SOURCES = (  # every key on the wire, null where a source has none (an unknown one, score, is kept on ``wire``)
     '{"type":"sources","sources":['
-    '{"itemId":"item_1","postId":null,"name":"Opening hours","r2Key":"projects/prj_1/notes/hours.txt",'
+    '{"itemId":"item_1","postId":null,"answerId":null,"name":"Opening hours","r2Key":"projects/prj_1/notes/hours.txt",'
     '"where":"page 2","score":0.9},'
-    '{"itemId":null,"postId":"post_1","name":"Summer menu","r2Key":null,"where":""},'
-    '{"itemId":null,"postId":null,"name":"About us","r2Key":null,"where":"section about"}]}'
+    '{"itemId":null,"postId":"post_1","answerId":null,"name":"Summer menu","r2Key":null,"where":""},'
+    '{"itemId":null,"postId":null,"answerId":null,"name":"About us","r2Key":null,"where":"section about"}]}'
 )
 DONE = '{"type":"done","usage":{"inputTokens":3,"outputTokens":2,"credits":1}}'
 

@@ -154,7 +154,8 @@ def test_brain_api_routes_each_read_endpoint_to_its_function() -> None:
         assert gets.get(path) == function, path
     anys = {r.path: r.function for r in routes if r.method == "ANY"}
     served = {r.path for r in routes if r.function != "BrainFallbackFunction"}
-    assert set(READ_ENDPOINTS) | {"/v1/agent/{agentId}/chat", "/v1/r2/{path+}", "/v1/r2", "/v1/media-urls"} == served
+    posts = {"/v1/agent/{agentId}/chat", "/v1/agent/{agentId}/turns/{turnId}/feedback"}
+    assert set(READ_ENDPOINTS) | posts | {"/v1/r2/{path+}", "/v1/r2", "/v1/media-urls"} == served
     assert anys == dict.fromkeys([*served, "/{proxy+}"], "BrainFallbackFunction")
     assert all(r.api == "BrainApi" for r in routes)
 

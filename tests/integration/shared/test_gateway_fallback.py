@@ -37,11 +37,11 @@ def test_every_known_brain_path_with_a_wrong_method_is_405(as_function) -> None:
     as_function(BRAIN)
     routes = [r for r in stack().routes("BrainApi") if r.function != BRAIN]
     known = sorted({r.path for r in routes})
-    assert len(known) == 11
-    samples = {"agentId": "prj_x", "path": "assets/x.png"}
+    assert len(known) == 12
+    samples = {"agentId": "prj_x", "turnId": "turn_x", "path": "assets/x.png"}
     for resource in known:
         params = {k: v for k, v in samples.items() if f"{{{k}" in resource}
-        path = resource.replace("{agentId}", "prj_x").replace("{path+}", "assets/x.png")
+        path = resource.replace("{agentId}", "prj_x").replace("{turnId}", "turn_x").replace("{path+}", "assets/x.png")
         taken = {r.method for r in routes if r.path == resource}
         for method in {"POST", "PUT", "PATCH", "DELETE"} - taken:
             result = brain_fallback(resource, path, method, **params)

@@ -77,9 +77,17 @@ WRITES = [  # in an order each can succeed in: updates before deletes, a write's
           other_body=lambda s: {"name": "Card", "kind": "document", "r2Key": s["r2Key"]}),
     Write("PortalItemUpdateFunction", "item.update", named("item", "item"), ids(agent_id="agent", item_id="item"),
           body=lambda s: {"order": 2}, other_body=lambda s: {"order": 3}),
+    Write("PortalAnswerCreateFunction", "answer.create", new("answer", "answer"), ids(agent_id="agent"),
+          body=lambda s: {"question": "Wifi?", "answer": "Yes."},
+          other_body=lambda s: {"question": "Wifi?", "answer": "No."}),
+    Write("PortalAnswerUpdateFunction", "answer.update", named("answer", "answer"),
+          ids(agent_id="agent", answer_id="answer"),
+          body=lambda s: {"answer": "Ask at the bar."}, other_body=lambda s: {"answer": "Ask Ines."}),
     Write("PortalUploadCreateFunction", "object.upload", lambda s, a: "object:assets/new.png",
           body=lambda s: {"path": "assets/new.png", "contentType": "image/png", "size": 5},
           other_body=lambda s: {"path": "assets/new.png", "contentType": "image/png", "size": 6}),
+    Write("PortalAnswerDeleteFunction", "answer.delete", named("answer", "answer"),
+          ids(agent_id="agent", answer_id="answer")),
     Write("PortalItemDeleteFunction", "item.delete", named("item", "item"), ids(agent_id="agent", item_id="item")),
     Write("PortalPostDeleteFunction", "post.delete", named("post", "post"), ids(agent_id="agent", post_id="post")),
     Write("PortalObjectDeleteFunction", "object.delete", lambda s, a: "object:assets/logo.png",
@@ -99,7 +107,14 @@ MEMBERSHIP_WRITES = {
     "PortalInvitationCreateFunction", "PortalInvitationRevokeFunction", "PortalMemberUpdateFunction",
     "PortalMemberRemoveFunction", "PortalWorkspaceTransferFunction",
 }  # fmt: skip
-REMEMBERED = {"brand": "brand", "workflow": "workflow", "agent": "agent", "post": "post", "item": "item"}
+REMEMBERED = {
+    "brand": "brand",
+    "workflow": "workflow",
+    "agent": "agent",
+    "post": "post",
+    "item": "item",
+    "answer": "answer",
+}
 
 
 @pytest.fixture

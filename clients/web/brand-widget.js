@@ -419,20 +419,32 @@
       box.dataset.turnId = turnId;
       box.dataset.rating = "";
       box.dataset.state = "idle";
-      function thumb(rating, symbol, name) {
+      // The thumb is drawn (inline SVG), never an emoji: a page without an emoji font would show an empty box.
+      var THUMB = "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 " +
+        "7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
+      function thumb(rating, word, name) {
         var button = el("button", "bw-thumb bw-thumb-" + rating);
         button.type = "button";
         button.dataset.rating = rating;
         button.setAttribute("aria-label", name);
         button.setAttribute("aria-pressed", "false");
         button.title = name;
-        var icon = el("span", "", symbol);
-        icon.setAttribute("aria-hidden", "true");
-        button.append(icon);
+        var svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+        svg.setAttribute("viewBox", "0 0 24 24");
+        svg.setAttribute("aria-hidden", "true");
+        svg.setAttribute("class", "bw-thumb-icon");
+        if (rating === "down") svg.setAttribute("transform", "rotate(180)");
+        var path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+        path.setAttribute("d", THUMB);
+        path.setAttribute("fill", "currentColor");
+        svg.append(path);
+        var label = el("span", "", word);
+        label.setAttribute("aria-hidden", "true");
+        button.append(svg, label);
         return button;
       }
-      var up = thumb("up", "\uD83D\uDC4D", "Good reply");
-      var down = thumb("down", "\uD83D\uDC4E", "Bad reply");
+      var up = thumb("up", "Helpful", "Good reply");
+      var down = thumb("down", "Not helpful", "Bad reply");
       var commentForm = el("form", "bw-feedback-comment");
       commentForm.hidden = true;
       var commentId = uniqueId("bw-comment");

@@ -69,8 +69,22 @@ $(VENV_CHECKOV)/.installed: requirements-checkov.txt
 	$(VENV_CHECKOV)/bin/pip install $(PIP_INSTALL) -r requirements-checkov.txt
 	@touch $@
 
+# The owner's console (console/): npm ci from its lock file, then `npm run build` (TypeScript types generated from
+# docs/openapi/portal.json, tsc, Vite) into console/dist, the static files make serve and the deployed stack serve.
+CONSOLE_SOURCES := $(shell find console/src -type f -not -name schema.d.ts 2>/dev/null) console/index.html \
+	console/vite.config.ts console/tsconfig.json docs/openapi/portal.json
+console/node_modules/.installed: console/package.json console/package-lock.json
+	cd console && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+console/dist/index.html: console/node_modules/.installed $(CONSOLE_SOURCES)
+	cd console && npm run --silent build
+
+.PHONY: console
+console: console/dist/index.html
+
 # State (tables, objects, queued messages) is kept in .local/state/ across restarts; FRESH=1 starts clean.
-serve: $(VENV)/.installed
+serve: $(VENV)/.installed console
 	PYTHONPATH=layers/common $(PY) -m local $(if $(FRESH),--fresh)
 
 # The checks before the suite share nothing (each installs its own virtualenv), so they run side by side: on a

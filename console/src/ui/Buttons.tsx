@@ -1,0 +1,62 @@
+import { useState } from "preact/hooks";
+
+/** A destructive action asks once more in place (no modal: keyboard and screen reader stay where they were). */
+export function ConfirmButton({ label, confirm, onConfirm, disabled }: {
+  label: string;
+  confirm: string;
+  onConfirm: () => void | Promise<void>;
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!asking)
+    return (
+      <button type="button" class="danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <span class="confirm" role="group" aria-label={confirm}>
+      <span>{confirm}</span>
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        aria-busy={busy}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            await onConfirm();
+          } finally {
+            setBusy(false);
+            setAsking(false);
+          }
+        }}
+      >
+        {busy ? "Working…" : "Yes, " + label.toLowerCase()}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        await navigator.clipboard.writeText(text);
+        setCopied(true);
+        setTimeout(() => setCopied(false), 2000);
+      }}
+    >
+      {copied ? "Copied" : label}
+      <span class="sr-only" aria-live="polite">
+        {copied ? " to the clipboard" : ""}
+      </span>
+    </button>
+  );
+}

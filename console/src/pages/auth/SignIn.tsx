@@ -11,6 +11,30 @@ function safeNext(next: string | undefined): string {
   return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
 }
 
+// Where a sign-in started, kept across the mail round trip: the sign-in link opens `/?token=…` (it carries no `next`),
+// often in another tab, so the page the person was sent here from (an invitation's /invitations?token=…) is
+// remembered on this device when the link is asked for, and read back (and forgotten) when the link is verified.
+const NEXT_KEY = "console.signIn.next";
+
+function remember(next: string): void {
+  try {
+    if (next === "/") localStorage.removeItem(NEXT_KEY);
+    else localStorage.setItem(NEXT_KEY, next);
+  } catch {
+    // Storage refused (a private window's quota): the person lands on their workspaces instead.
+  }
+}
+
+function recall(): string | undefined {
+  try {
+    const next = localStorage.getItem(NEXT_KEY) ?? undefined;
+    localStorage.removeItem(NEXT_KEY);
+    return next;
+  } catch {
+    return undefined;
+  }
+}
+
 export function SignIn() {
   const location = useLocation();
   const token = location.query.token;
@@ -24,7 +48,10 @@ export function SignIn() {
     if (!token) return;
     ok(() => api.POST("/api/auth/magic-link/verify", { body: { token } }))
       .then(() => jwt(true))
-      .then(() => location.route(next, true))
+      .then(() => {
+        const remembered = recall();
+        location.route(location.query.next ? next : safeNext(remembered), true);
+      })
       .catch(setError);
   }, [token]);
 
@@ -48,6 +75,7 @@ export function SignIn() {
             setError(null);
             try {
               await ok(() => api.POST("/api/auth/magic-link", { body: { email } }));
+              remember(next);
               setSent(true);
             } catch (e) {
               setError(e);
@@ -56,6 +84,9 @@ export function SignIn() {
             }
           }}
         >
+          {next.startsWith("/invitations") && (
+            <p>Sign in with the address the invitation was sent to; you will join the workspace right after.</p>
+          )}
           <label>
             Email address
             <input type="email" name="email" autoComplete="email" required value={email}

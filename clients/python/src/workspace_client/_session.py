@@ -13,14 +13,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import time
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import unquote
 
 from ._operation import Operation
 
 REFRESH_PATH = "/api/auth/refresh"
 TOKEN_PATHS = frozenset({REFRESH_PATH, "/api/auth/api-token"})
 SESSION_COOKIE = "session"
+# ``token=`` then the token: URL-safe base64, or percent-escaped characters (a link encoded once more).
+TOKEN_IN_LINK = re.compile(r"[?&]token=((?:[A-Za-z0-9_\-.~]|%[0-9A-Fa-f]{2})+)")
+QUOTES = " \t\"'`<>,;"  # around a pasted token: quotes, a JSON line's comma, a mail client's angle brackets
 
 
 def jwt_expiry(token: str) -> float | None:
@@ -35,13 +39,23 @@ def jwt_expiry(token: str) -> float | None:
 
 
 def magic_link_token(link_or_token: str) -> str:
-    """The token of a magic link (``…?token=…``), or the argument itself when it is already the token."""
+    """The token of a magic link however it was pasted: the bare link (``…?token=…``), the outbox's JSON line
+    (``"link": "…",``) or a JSON document holding ``link``, the link in quotes or angle brackets (a trailing quote
+    kept by a copy), or the bare token. A token is URL-safe base64 (``secrets.token_urlsafe``), so the first run of
+    such characters after ``token=`` is the token, whatever surrounds it."""
     value = link_or_token.strip()
+    if value.startswith("{"):
+        try:
+            document = json.loads(value)
+        except ValueError:
+            document = None
+        if isinstance(document, dict) and isinstance(document.get("link"), str):
+            value = document["link"]
     if "token=" in value:
-        tokens = parse_qs(urlsplit(value).query).get("token")
-        if tokens:
-            return tokens[0]
-    return value
+        found = TOKEN_IN_LINK.search(value)
+        if found:
+            return unquote(found.group(1))
+    return value.strip(QUOTES)
 
 
 class TokenHolder:

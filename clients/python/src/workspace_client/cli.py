@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     except AuthError as error:
         return _failed(f"the session was refused ({error.message}, {error.code}): run workspace-client login")
     except ApiError as error:
-        return _failed(f"the service refused: {error.message} ({error.code}, HTTP {error.status})", *_notes(error))
+        said = f"the service refused: {error.message} ({error.code}, HTTP {error.status})"
+        return _failed(said, *_notes(error), *advice(error))
     except (BundleError, SessionError, ClientError, OSError) as error:
         return _failed(str(error), *_notes(error))
     except KeyboardInterrupt:
@@ -68,6 +69,27 @@ def main(argv: list[str] | None = None) -> int:
 def _failed(message: str, *notes: str, status: int = 1) -> int:
     print(f"workspace-client: {message}", *notes, sep="\n  ", file=sys.stderr)
     return status
+
+
+# What to do about a refusal whose message cannot say it (the service does not know who runs the deployment).
+ADVICE = {
+    "INSUFFICIENT_CREDITS": (
+        "the workspace's owner has no credits left for this (chat turns and previews are billed to the owner): "
+        "workspace-client credits balance shows the owner's balance, credits history what was spent; credits are "
+        "granted by the deployment's operator: python -m ops [--stack NAME] grant --email OWNER --credits N "
+        '(make ops ARGS="grant ..." locally)'
+    ),
+    "STORAGE_LIMIT_REACHED": (
+        "make the file smaller, or delete objects the workspace no longer needs, or ask the deployment's operator "
+        "for a larger plan"
+    ),
+}
+
+
+def advice(error: ApiError) -> list[str]:
+    """What to do next, for the refusals whose cure is outside the command line."""
+    said = ADVICE.get(error.code)
+    return [said] if said else []
 
 
 def _notes(error: BaseException) -> list[str]:
@@ -125,7 +147,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     publish.add_argument("dir", type=Path, metavar="DIR", help="the bundle's folder")
-    publish.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
+    publish.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…) or slug")
     publish.add_argument("--dry-run", action="store_true", help="print the plan only; change nothing")
     publish.add_argument(
         "--yes", action="store_true",
@@ -152,7 +174,7 @@ def parser() -> argparse.ArgumentParser:
         help="write a workspace's agent as a bundle",
         description="Write the agent (its documents, posts, items and files) as a bundle into a new folder.",
     )
-    export_.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
+    export_.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…) or slug")
     export_.add_argument("--agent", required=True, metavar="SLUG", help="the agent's slug")
     export_.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder")
     export_.add_argument("--no-progress", action="store_true", help="draw no progress bar")
@@ -213,11 +235,26 @@ def signed_in(args: argparse.Namespace) -> Iterator[Portal]:
     saved = load(path)
     portal = Portal(saved.portal_url, session=saved.session, token=saved.token)
     try:
+        if isinstance(getattr(args, "workspace", None), str):
+            args.workspace = workspace_id(portal, args.workspace)
         yield portal
     finally:
         if (portal.token, portal.session_cookie) != (saved.token, saved.session) and portal.token:
             save(path, Session(saved.portal_url, portal.session_cookie, portal.token, saved.email))
         portal.close()
+
+
+def workspace_id(portal: Portal, given: str) -> str:
+    """``--workspace``: the id (``ws_…``, taken as it is), or the slug ``workspaces list`` prints (looked up among
+    the caller's workspaces; a slug has no ``_``, so the two never clash)."""
+    if given.startswith("ws_"):
+        return given
+    workspaces = portal.list_workspaces()
+    found = next((w.id for w in workspaces if given == w.slug), None)
+    if found is None:
+        known = ", ".join(f"{w.slug} ({w.id})" for w in workspaces) or "none"
+        raise ClientError(f"no workspace {given} among yours (by slug or id: {known})")
+    return found
 
 
 def run_publish(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -42,7 +43,8 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     shared = argparse.ArgumentParser(add_help=False, parents=[common])
     shared.add_argument("--json", action="store_true", help="print the service's JSON instead of lines")
     in_workspace = argparse.ArgumentParser(add_help=False, parents=[shared])
-    in_workspace.add_argument("--workspace", required=True, metavar="ID", help="the workspace's id (ws_…)")
+    in_workspace.add_argument("--workspace", required=True, metavar="ID",
+                              help="the workspace's id (ws_…) or its slug (workspaces list prints both)")  # fmt: skip
 
     def command(parent: Any, name: str, run: Callable[[Portal, argparse.Namespace], object], *, parents: list[Any],
                 help: str) -> argparse.ArgumentParser:  # fmt: skip
@@ -50,11 +52,14 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
         sub.set_defaults(run=lambda args: _run(signed_in, run, args))
         return sub
 
-    workspaces = commands.add_parser("workspaces", help="list or create your workspaces")
+    workspaces = commands.add_parser("workspaces", help="list or create your workspaces, change one's settings")
     under = workspaces.add_subparsers(title="actions", required=True, metavar="ACTION")
     command(under, "list", _workspaces, parents=[shared], help="the workspaces you are a member of, and your role")
     create = command(under, "create", _create_workspace, parents=[shared], help="create a workspace you own")
     create.add_argument("name", metavar="NAME")
+    from . import cli_settings  # workspaces update, credits balance|history
+
+    cli_settings.add_commands(commands, under, shared, in_workspace, signed_in)
 
     keys = commands.add_parser("keys", help="list, mint or revoke a workspace's API keys")
     under = keys.add_subparsers(title="actions", required=True, metavar="ACTION")
@@ -137,11 +142,31 @@ def _run(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], object
     with signed_in(args) as portal:
         answer = run(portal, args)
     if args.json:
-        print(json.dumps(_wire(answer), indent=2, ensure_ascii=False))
+        print(json.dumps(_wire(answer.rows if isinstance(answer, Table) else answer), indent=2, ensure_ascii=False))
+    elif isinstance(answer, Table):
+        for line in answer.lines():
+            print(line)
     else:
         for line in _lines(answer):
             print(line)
     return 0
+
+
+@dataclass
+class Table:
+    """Rows printed under a line of column names, aligned (a day's numbers, a ledger): read by people, where the
+    id-first lists (``cut -f1``) have no heading line to skip. ``--json`` prints the rows as the service sent them."""
+
+    columns: tuple[str, ...]
+    rows: list[Any]
+
+    def lines(self) -> list[str]:
+        cells = [list(self.columns)]
+        cells += [["" if (value := _wire(row).get(name)) is None else _text(value) for name in self.columns]
+                  for row in self.rows]  # fmt: skip
+        widths = [max(len(row[i]) for row in cells) for i in range(len(self.columns))]
+        return ["  ".join(cell.rjust(w) if cell.lstrip("-").isdigit() else cell.ljust(w)
+                          for cell, w in zip(row, widths, strict=True)).rstrip() for row in cells]  # fmt: skip
 
 
 def _wire(answer: object) -> Any:
@@ -158,7 +183,8 @@ def _lines(answer: object) -> Iterable[str]:
     for thing in things:
         row = _wire(thing)
         names = _COLUMNS.get(type(thing).__name__, tuple(row))
-        yield "\t".join("" if row.get(name) is None else _text(row[name]) for name in names)
+        # Empty trailing cells (a member without a name) are dropped: no empty column at a line's end.
+        yield "\t".join("" if row.get(name) is None else _text(row[name]) for name in names).rstrip("\t")
 
 
 def _text(value: object) -> str:
@@ -171,10 +197,8 @@ _COLUMNS = {
     "ApiKey": ("id", "name", "prefix", "rateLimit", "allowedOrigins", "createdAt", "revokedAt"),
     "MintedApiKey": ("id", "name", "key"),
     "Agent": ("id", "slug", "name"),
-    "AuditEntry": ("createdAt", "action", "target", "actorId", "requestId"),
-    "Member": ("userId", "role", "email", "name", "createdAt"),
+    "Member": ("userId", "role", "email", "createdAt", "name"),  # a name last: often empty (a mailed sign-in)
     "Invitation": ("id", "email", "role", "expiresAt", "invitedBy"),
-    "UsageDay": ("date", "requests", "chatTurns", "credits", "rateLimited"),
 }
 
 
@@ -213,7 +237,18 @@ def _audit(portal: Portal, args: argparse.Namespace) -> object:
         entries += page.entries
         cursor = page.next_cursor
         if not args.all or cursor is None:
-            return entries
+            break
+    if args.json:
+        return entries
+    # Who did it, by address: the members list, read once (not per entry); a former member keeps their id.
+    people = {member.user_id: member.email for member in portal.list_members(args.workspace)}
+    return Table(AUDIT_COLUMNS, [{"time": e.created_at, "action": e.action, "by": people.get(e.actor_id, e.actor_id),
+                                  "target": e.target + ("" if e.count is None else f" ({e.count})"),
+                                  "request": e.request_id} for e in entries])  # fmt: skip
+
+
+AUDIT_COLUMNS = ("time", "action", "by", "target", "request")  # a count (turns erased) beside its target
+USAGE_COLUMNS = ("date", "requests", "chatTurns", "credits", "rateLimited")
 
 
 def _members(portal: Portal, args: argparse.Namespace) -> object:
@@ -272,5 +307,7 @@ def _read_line(prompt: str) -> str:
 
 def _usage(portal: Portal, args: argparse.Namespace) -> object:
     if args.key is not None:
-        return portal.key_usage(args.workspace, args.key, days=args.days).days
-    return portal.agent_usage(args.workspace, args.agent, days=args.days).days
+        days = portal.key_usage(args.workspace, args.key, days=args.days).days
+    else:
+        days = portal.agent_usage(args.workspace, args.agent, days=args.days).days
+    return Table(USAGE_COLUMNS, list(days))

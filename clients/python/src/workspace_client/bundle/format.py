@@ -204,6 +204,10 @@ def load_bundle(root: Path) -> Bundle:
     """The bundle at ``root``, checked (``BundleError`` naming the file, the entry and the field)."""
     root = Path(root)
     real = Path(os.path.realpath(root))  # the folder the user named, a link to it followed: what links must stay in
+    if not root.exists():  # a mistyped folder: said as such, not as a folder missing its agent.json
+        raise BundleError(f"{root}: no such folder")
+    if not root.is_dir():
+        raise BundleError(f"{root}: not a folder (a bundle is a folder holding agent.json)")
     if not (root / "agent.json").is_file():
         raise BundleError(f"{root}: not a bundle (no agent.json)")
     _no_unknown_documents(root)

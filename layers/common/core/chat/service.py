@@ -219,9 +219,16 @@ def turn_description(agent: AgentRecord, spec: ModelSpec) -> str:
 
 
 def sources_of(passages: list[Passage]) -> list[dict[str, str | None]]:
-    """The ``sources`` event's list: each source once, where its best passage stands, most relevant first."""
-    seen: dict[tuple[str | None, str | None, str | None, str], dict[str, str | None]] = {}
+    """The ``sources`` event's list: each source once, where its best passage stands, most relevant first; and each
+    title once per place. Posts of one series share a title ("Opening", "Today's special"): a visitor shown the same
+    name three times reads a glitch, so the most relevant of them stands for the others at that place."""
+    sources, seen, places = [], set(), set()
     for passage in passages:
         source = passage.source
-        seen.setdefault((source.item_id, source.post_id, source.answer_id, source.name), source.wire(passage.where))
-    return list(seen.values())
+        ident, place = (source.item_id, source.post_id, source.answer_id, source.name), (source.name, passage.where)
+        if ident in seen or place in places:
+            continue
+        seen.add(ident)
+        places.add(place)
+        sources.append(source.wire(passage.where))
+    return sources

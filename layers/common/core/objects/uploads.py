@@ -24,6 +24,7 @@ from core.objects.writer_models import UploadRequest, UploadTicket
 from core.platform import together
 from core.platform.errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
 from core.platform.ids import iso, new_id
+from core.platform.settings import MIB, RAISED_BY
 from core.workspaces.access import AuthoringAccess
 
 # Signings of a workspace take turns on one counter: one that lost the turn counts again after a pause with full
@@ -38,6 +39,12 @@ def lost_the_turn(times: int) -> None:
 
 
 AGENT_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def megabytes(size: int) -> str:
+    """A size as people read a plan's limits: ``31.5 MB`` (MB = 1024² bytes, as the plans are set), ``0.2 MB``;
+    below a tenth of one, its bytes (a test's tiny plan), so a refusal never reads ``0.0 MB``."""
+    return f"{size / MIB:.1f} MB" if size >= MIB // 10 else f"{size} bytes"
 
 
 def storage_used(listed: dict[str, Listed], signings: list[UploadRecord], now: datetime) -> int:
@@ -89,9 +96,11 @@ class UploadService:
                 raise ValidationFailed(
                     "path: a projects/ path is projects/<agentId>/<name>, for an agent of this workspace"
                 )
-            plan = self._access.plan(access)
+            name = self._access.plan_name(access)
+            plan = self._access.limits(name)
             if request.size > plan.object_bytes:
-                raise StorageLimitReached(f"size: the plan stores objects of at most {plan.object_bytes} bytes")
+                raise StorageLimitReached(f"size: {megabytes(request.size)} is over the {name} plan's object size of "
+                                          f"{megabytes(plan.object_bytes)}. {RAISED_BY}")  # fmt: skip
             for attempt in range(SIGNING_TRIES):  # another signing of this workspace wrote first: count again
                 if attempt:
                     lost_the_turn(attempt)
@@ -102,9 +111,9 @@ class UploadService:
                 prefix = len(f"workspaces/{workspace_id}/")
                 listed = {o.key[prefix:]: o for o in listing.result()}
                 seq, pending = ledger.result()
-                if storage_used(listed, [*pending, upload], now) > plan.storage_bytes:
-                    raise StorageLimitReached(f"size: the workspace would hold more than its plan's "
-                                              f"{plan.storage_bytes} bytes")  # fmt: skip
+                if (used := storage_used(listed, [*pending, upload], now)) > plan.storage_bytes:
+                    said = f"the workspace would hold {megabytes(used)}, over the {name} plan's storage"
+                    raise StorageLimitReached(f"size: {said} of {megabytes(plan.storage_bytes)}. {RAISED_BY}")
                 if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", ticket)):
                     return ticket
             raise Conflict("Too many uploads are being signed for this workspace at once; retry shortly")

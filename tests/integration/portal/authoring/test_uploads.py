@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import requests
 
-from core.platform.settings import PLAN_LIMITS, PlanLimits, get_settings
+from core.platform.settings import MIB, PLAN_LIMITS, PlanLimits, get_settings
 from local.aws.s3_post.conditions import check_conditions, read_policy
 from local.aws.s3_post.form import Refusal
 from tests.support.authoring import Studio, at_once
@@ -194,6 +194,24 @@ def test_an_object_over_the_plans_size_is_refused(studio: Studio) -> None:
     assert_error(refused, 402, "STORAGE_LIMIT_REACHED")
     assert refused.json()["error"].startswith("size: ")
     assert signed(studio, "assets/fits.png", OBJECT_BYTES)["path"] == "assets/fits.png"
+
+
+def test_refusals_give_sizes_in_mb_and_name_the_plan(studio: Studio, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: a refusal named raw bytes and no plan ("at most 26214400 bytes"); the code stays."""
+    refused = sign(studio, "assets/film.mp4", 600 * MIB, "video/mp4")  # the owner's plan is pro: 500 MB objects
+    assert_error(refused, 402, "STORAGE_LIMIT_REACHED")
+    said = refused.json()["error"]
+    assert said.startswith("size: 600.0 MB is over the pro plan's object size of 500.0 MB."), said
+    assert "set-plan" in said  # how the plan is raised
+    monkeypatch.setitem(PLAN_LIMITS, "pro", PLAN_LIMITS["pro"].model_copy(
+        update={"object_bytes": 30 * MIB, "storage_bytes": 40 * MIB}))  # fmt: skip
+    signed(studio, "assets/a.mp4", 25 * MIB, "video/mp4")
+    refused = sign(studio, "assets/b.mp4", 31 * MIB + MIB // 2, "video/mp4")
+    assert refused.json()["error"].startswith("size: 31.5 MB is over the pro plan's object size of 30.0 MB.")
+    refused = sign(studio, "assets/b.mp4", 25 * MIB, "video/mp4")
+    assert_error(refused, 402, "STORAGE_LIMIT_REACHED")
+    assert refused.json()["error"].startswith("size: the workspace would hold 50.0 MB, over the pro plan's storage "
+                                              "of 40.0 MB."), refused.json()  # fmt: skip
 
 
 @pytest.mark.usefixtures("small_plan")

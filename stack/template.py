@@ -18,6 +18,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "template.yaml"
 ACCOUNT_ID = "123456789012"  # moto's default account
+# Parameters whose template default names something only a deployment has: PortalAppUrl's empty default means "the
+# console this stack's CloudFront serves", read from SSM; a local stack's mail links open the local console instead
+# (the runner sets the console it serves over this default).
+LOCAL_PARAMETERS = {"PortalAppUrl": "http://localhost:5173"}
 
 
 # libyaml's parser when PyYAML has it (its wheels do): the template is 230 kB, 0.5 s to parse in pure Python, 0.06 s so.
@@ -86,6 +90,7 @@ class Stack:
         self.region = region
         self.resources: dict[str, dict[str, Any]] = template["Resources"]
         self.parameters = {k: str(v.get("Default", "")) for k, v in template.get("Parameters", {}).items()}
+        self.parameters |= {k: v for k, v in LOCAL_PARAMETERS.items() if k in self.parameters}
 
     def of_type(self, kind: str) -> dict[str, dict[str, Any]]:
         return {name: res for name, res in self.resources.items() if res["Type"] == kind}

@@ -395,6 +395,15 @@ def _ses(operation: str, params: Mapping[str, Any], region: str, account: str) -
     return [(f"ses:{operation}", f"arn:aws:ses:{region}:{account}:identity/{email.utils.parseaddr(source)[1]}")]
 
 
+def _ssm(operation: str, params: Mapping[str, Any], region: str, account: str) -> Found | None:
+    if operation not in ("GetParameter", "GetParameters"):
+        return None
+    names = [params["Name"]] if operation == "GetParameter" else list(params["Names"])
+    # A parameter's ARN: its name after ``parameter/`` without the leading slash (``/stack/x`` -> ``parameter/stack/x``)
+    return [(f"ssm:{operation}", name if name.startswith("arn:") else f"arn:aws:ssm:{region}:{account}:parameter/"
+             f"{name.lstrip('/')}") for name in names]  # fmt: skip
+
+
 def _cloudwatch(operation: str, params: Mapping[str, Any], region: str, account: str) -> Found | None:
     return [("cloudwatch:PutMetricData", "*")] if operation == "PutMetricData" else None
 
@@ -419,4 +428,5 @@ def _bedrock(operation: str, params: Mapping[str, Any], region: str, account: st
 
 
 _SERVICES: dict[str, Judge] = {"s3": _s3, "sqs": _sqs, "secretsmanager": _secretsmanager,
-                               "ses": _ses, "cloudwatch": _cloudwatch, "bedrock-runtime": _bedrock}  # fmt: skip
+                               "ses": _ses, "cloudwatch": _cloudwatch, "bedrock-runtime": _bedrock,
+                               "ssm": _ssm}  # fmt: skip

@@ -10,6 +10,7 @@ from core.platform.providers import per_container, portal_secret
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.identity.app_url_store import AppUrl
     from core.identity.mail import Mailer
     from core.identity.service import IdentityService
     from core.identity.sessions import SessionCheck
@@ -50,11 +51,20 @@ def service() -> IdentityService:
     )  # fmt: skip
     return IdentityService(
         users(), mailer, portal_secret, jwks.__getitem__, settings.client_ids,
-        portal_app_url=settings.portal_app_url, magic_link_seconds=settings.magic_link_minutes * 60,
+        portal_app_url=app_url(), magic_link_seconds=settings.magic_link_minutes * 60,
         session_seconds=settings.session_days * 86400,
         mail_limiter=SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
         mail_limits=limits, default_plan=settings.default_plan,
     )  # fmt: skip
+
+
+@per_container
+def app_url() -> AppUrl:
+    """The console's address for mail links, resolved when a mail is sent (never when a service is built)."""
+    from core.identity.app_url_store import AppUrl
+
+    settings = get_settings()
+    return AppUrl(settings.portal_app_url, settings.portal_app_url_parameter)
 
 
 @per_container

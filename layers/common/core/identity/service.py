@@ -54,7 +54,7 @@ class IdentityService:
         jwks: Callable[[str], JwksCache],
         client_ids: Callable[[str], list[str]],
         *,
-        portal_app_url: str,
+        portal_app_url: Callable[[], str],
         magic_link_seconds: int,
         session_seconds: int,
         mail_limiter: SlidingWindowLimiter | None = None,
@@ -84,9 +84,10 @@ class IdentityService:
             raise ValidationFailed("email: must be an e-mail address")
         if not self._may_mail(email, source_ip):
             return  # nothing mailed, nothing stored: the caller cannot tell (no account probing, no inbox bombing)
+        app_url = self._app_url()  # before the token is stored: no token is left behind for a link never mailed
         token = secrets.token_urlsafe(32)
         self._users.put_magic_token(sha256_hex(token), email, int(time.time()) + self._magic_ttl)
-        link = f"{self._app_url}?{urlencode({'token': token})}"
+        link = f"{app_url}?{urlencode({'token': token})}"
         minutes = self._magic_ttl // 60
         text = f"Sign in to your workspace:\n\n{link}\n\nThe link works once, for {minutes} minutes."
         self._mailer().send(Message(to=email, subject="Your sign-in link", text=text, link=link))

@@ -112,7 +112,10 @@ class Settings(BaseModel):
     invitations_per_address: int = Field(5, alias="INVITATIONS_PER_ADDRESS", ge=1)
     invitations_to_address: int = Field(20, alias="INVITATIONS_TO_ADDRESS", ge=1)
     invitation_limit_minutes: int = Field(60, alias="INVITATION_LIMIT_MINUTES", ge=1)
+    # The console the mail links open; empty on a stack that serves it: the SSM parameter named below holds its
+    # address (core.identity.app_url_store; only the two mailers are given the name and may read it).
     portal_app_url: str = Field("http://localhost:5173", alias="PORTAL_APP_URL")
+    portal_app_url_parameter: str = Field("", alias="PORTAL_APP_URL_PARAMETER")
     # Secure cookies everywhere but plain-http local runs.
     cookie_secure: bool = Field(True, alias="COOKIE_SECURE")
     mail_transport: Literal["ses", "outbox"] = Field("ses", alias="MAIL_TRANSPORT")

@@ -116,14 +116,14 @@ def to_invitation(record: InvitationRecord) -> Invitation:
 class InvitationService:
     def __init__(
         self, access: AuthoringAccess, store: Invitations, writes: Writes, mailer: Callable[[], Mailer], *,
-        app_url: str, throttle: InvitationMailThrottle | None = None,
+        app_url: Callable[[], str], throttle: InvitationMailThrottle | None = None,
     ):  # fmt: skip
         self._access = access
         self._throttle = throttle
         self._store = store
         self._writes = writes
         self._mailer = mailer
-        self._app_url = app_url.rstrip("/")
+        self._app_url = app_url  # the console's address, read when a mail goes (core.identity.app_url_store)
 
     def invite(self, author: Author, workspace_id: str, request: InvitationCreate) -> InvitationEnvelope:
         """A new invitation, or the address's pending one renewed (a new token and expiry; the role asked now); the
@@ -198,7 +198,7 @@ class InvitationService:
         """Mail ``token``'s link for ``invitation``, then mark the invitation mailed. A failed mark is logged, not
         raised: the mail went out and the invitation stands, so the answer is still its success; the cost is that a
         keyed retry of this request mails a new link (the invitee's newest link works)."""
-        link = f"{self._app_url}/invitations?{urlencode({'token': token})}"
+        link = f"{self._app_url().rstrip('/')}/invitations?{urlencode({'token': token})}"
         role = "an admin" if invitation.role == "admin" else "a member"
         text = (f"You are invited to join the workspace {workspace} as {role}."
                 f"\n\nSign in with this address and open:\n\n{link}\n\nThe link works once, for 7 days.")  # fmt: skip

@@ -89,5 +89,5 @@ def invitations() -> InvitationService:
     )  # fmt: skip
     throttle = InvitationMailThrottle(SlidingWindowLimiter(RateLimitStore(aws.dynamodb(), settings.rate_limits_table)),
                                       limits)  # fmt: skip
-    return InvitationService(access(), store, audit.writes(), identity.mailer, app_url=settings.portal_app_url,
+    return InvitationService(access(), store, audit.writes(), identity.mailer, app_url=identity.app_url(),
                              throttle=throttle)  # fmt: skip

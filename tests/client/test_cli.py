@@ -235,8 +235,9 @@ def test_a_workspace_is_run_from_the_terminal_alone(
     assert "shown this once" in said[-1]
     assert run("keys", "list", *in_it).split("\t")[:3] == [minted["id"], "site", minted["prefix"]]
     assert run("agents", "list", *in_it) == ""  # a new workspace has none
-    days = run("usage", *in_it, "--key", minted["id"], "--days", "2").splitlines()
-    assert len(days) == 2 and all(line.split("\t")[1:] == ["0", "0", "0", "0"] for line in days)  # date first
+    heading, *days = run("usage", *in_it, "--key", minted["id"], "--days", "2").splitlines()
+    assert heading.split() == ["date", "requests", "chatTurns", "credits", "rateLimited"]  # a table with its names
+    assert len(days) == 2 and all(line.split()[1:] == ["0", "0", "0", "0"] for line in days)  # date first
     assert len(json.loads(run("usage", *in_it, "--key", minted["id"], "--json"))) == 30
     assert run("keys", "revoke", *in_it, minted["id"]) == f"{minted['id']}\n"
     audit = json.loads(run("audit", *in_it, "--all", "--limit", "1", "--json"))

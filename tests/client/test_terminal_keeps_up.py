@@ -319,3 +319,10 @@ def test_a_mistyped_bundle_folder_says_no_such_folder(tmp_path: Path, capsys: py
     status = main(["publish", str(tmp_path / "my-gudie"), "--workspace", WS, "--dry-run"])
     err = capsys.readouterr().err
     assert status == 1 and "my-gudie: no such folder" in err and "agent.json" not in err
+
+
+def test_counts_of_one_are_singular() -> None:
+    from workspace_client import cli_agents, cli_conversations
+
+    assert cli_agents._shown("instructions", "x") == "1 character: x"
+    assert cli_conversations.plural(1, "thread") == "1 thread" and cli_conversations.plural(0, "turn") == "0 turns"

@@ -175,7 +175,7 @@ def _shown(name: str, value: Any) -> str:
     """A behaviour field on one line: the instructions by their size and first line, the default model named so."""
     if name == "instructions":
         first = value.strip().splitlines()[0] if value.strip() else ""
-        return f"{len(value)} characters" + (f": {_excerpt(first, 60)}" if first else "")
+        return f"{len(value)} character{'s' * (len(value) != 1)}" + (f": {_excerpt(first, 60)}" if first else "")
     if name == "model" and value is None:
         return "(the deployment's default)"
     if isinstance(value, bool):

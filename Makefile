@@ -40,6 +40,7 @@ help:
 	@echo "  make deploy-check - sam deploy to LocalStack, the deployed stack compared with template.yaml"
 	@echo "  make package-check - the package sam build makes, imported and served alone while make smoke passes"
 	@echo "  make smoke [STACK=name] - every endpoint of a deployed stack (or of make serve), then clean up"
+	@echo "  make console-upload STACK=name - the console's build (make console) to a deployed stack's bucket, then invalidated"
 	@echo "Suites (one each): make unit integration e2e local attack faults load client browser"
 	@echo "  make fuzz     - a long schemathesis run (make test runs a short one)"
 	@echo "  make loaded-runs [RUNS=5] - the runner suites again and again with one core kept busy"
@@ -248,3 +249,10 @@ ops: $(VENV)/.installed
 .PHONY: smoke
 smoke: $(VENV)/.installed
 	PYTHONPATH=layers/common:. $(PY) -m ops $(if $(STACK),--stack $(STACK)) smoke
+
+# The console's build to a deployed stack (after sam deploy): console/dist to its ConsoleBucketName output, stale files
+# removed, /index.html invalidated at ConsoleDistributionId (ops/console_upload.py). STACK=name, your AWS credentials.
+.PHONY: console-upload
+console-upload: $(VENV)/.installed console
+	@test -n "$(STACK)" || { echo "make console-upload STACK=<the stack sam deploy made>"; exit 2; }
+	PYTHONPATH=layers/common:. $(PY) -m ops --stack $(STACK) console-upload

@@ -5,6 +5,7 @@
     make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
     make smoke [STACK=workspace-service-prod]        # python -m ops [--stack ...] smoke: docs/smoke.md
     make ops ARGS="[--stack NAME] import-turns [--workspace ID]"   # turns older versions stored in S3, into the table
+    make console-upload STACK=workspace-service-prod   # python -m ops --stack NAME console-upload: the console's build
 
 A grant is a ``topup`` ledger entry (or ``--type refund|adjustment``) and happens at most
 once per ``--ref-id`` (default: a new id), so re-running a command after a timeout never
@@ -101,9 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="what an imported complete turn says it cost (default: 1, the service's default price)",
     )
+    upload = commands.add_parser("console-upload", help="upload console/dist to a deployed stack and invalidate it")
+    upload.add_argument("--dist", type=Path, default=None, help="the build (default: console/dist)")
     args = parser.parse_args(argv)
     if args.command == "smoke":
         return _smoke(args.stack, args.state_dir)
+    if args.command == "console-upload":
+        return _console_upload(args.stack, args.dist)
 
     if not args.stack and not _runner_up(args.state_dir):
         return _no_runner(args.state_dir)
@@ -114,6 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "import-turns":
         return _import_turns(args, client("s3"), client("dynamodb"), names)
     return _operate(args, client("dynamodb"), names)
+
+
+def _console_upload(stack: str | None, dist: Path | None) -> int:
+    import boto3
+
+    from ops import console_upload
+
+    if not stack:  # the local runner serves console/dist itself (make serve)
+        print("ops: console-upload needs --stack NAME (the local runner serves console/dist as it is)", file=sys.stderr)
+        return 2
+    return console_upload.main(stack, boto3.session.Session(), dist or console_upload.DIST)
 
 
 def _import_turns(args: argparse.Namespace, s3: Any, dynamodb: Any, names: dict[str, str]) -> int:

@@ -8,6 +8,7 @@ empty means the deployed resource matches the template.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -136,3 +137,63 @@ def compare_queue(props: dict[str, Any], attributes: dict[str, str], arns: dict[
     dlq = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
     problems += differences("dead-letter queue", arns.get(dlq), deployed.get("deadLetterTargetArn"))
     return problems + differences("maxReceiveCount", int(redrive["maxReceiveCount"]), int(deployed["maxReceiveCount"]))
+
+
+# --- the console: CloudFront and the console's address -------------------------------------------------------
+
+CLOUDFRONT_NOT_MODELLED = (
+    "LocalStack's community CloudFormation has no CloudFront provider: it keeps a placeholder "
+    "(CFN_IGNORE_UNSUPPORTED_RESOURCE_TYPES) and CloudFront's API has no such resource, so nothing serves the console"
+)
+
+
+def compare_distribution(props: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """The template's DistributionConfig against GetDistributionConfig's: origins, and each behaviour's path, origin
+    and cache policy (what decides that the console and /api/* share one origin)."""
+
+    def behaviours(spelled: dict[str, Any], items: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+        found = [("*", spelled["TargetOriginId"], spelled.get("CachePolicyId", ""))]
+        return found + sorted((b["PathPattern"], b["TargetOriginId"], b.get("CachePolicyId", "")) for b in items)
+
+    expected = props["DistributionConfig"]
+    deployed_behaviours = config.get("CacheBehaviors", {}).get("Items", [])
+    problems = differences(
+        "origins", sorted(o["Id"] for o in expected["Origins"]), sorted(o["Id"] for o in config["Origins"]["Items"])
+    )
+    return problems + differences(
+        "behaviours",
+        behaviours(expected["DefaultCacheBehavior"], expected.get("CacheBehaviors", [])),
+        behaviours(config["DefaultCacheBehavior"], deployed_behaviours),
+    )
+
+
+def cloudfront_results(
+    stack: Stack, deployed: dict[str, dict[str, Any]], read: Callable[[str, str], dict[str, Any] | None]
+) -> list[Result]:
+    """Each AWS::CloudFront::* resource of the template. ``read(type, physical id)``: the resource as CloudFront's API
+    answers it, None where it has none. Only what was read back can be "ok"; a placeholder is "not modelled"."""
+    results = []
+    for name, res in sorted(stack.resources.items()):
+        if not res["Type"].startswith("AWS::CloudFront::"):
+            continue
+        check = f"{res['Type'].removeprefix('AWS::CloudFront::')} {name}"
+        if name not in deployed:
+            results.append(Result(check, "FAIL", "not in the stack"))
+            continue
+        found = read(res["Type"], deployed[name]["PhysicalResourceId"])
+        if found is None:
+            results.append(Result(check, "not modelled", CLOUDFRONT_NOT_MODELLED))
+        elif res["Type"] == "AWS::CloudFront::Distribution":
+            results.append(result(check, compare_distribution(res["Properties"], found)))
+        else:
+            results.append(result(check, []))
+    return results
+
+
+def compare_parameter(expected_name: str, found: dict[str, Any] | None) -> list[str]:
+    """The console's address parameter (GetParameter's Parameter): the name the mailers are given, an https URL."""
+    if found is None:
+        return [f"no parameter {expected_name}"]
+    problems = differences("name", expected_name, found["Name"])
+    value = str(found.get("Value", ""))
+    return problems + ([] if value.startswith("https://") else [f"value {value!r} is not an https URL"])

@@ -9,13 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 import boto3
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from stack.template import Stack
 
 from .checks import (
     Result,
+    cloudfront_results,
     compare_bucket,
+    compare_parameter,
     compare_queue,
     compare_routes,
     compare_table,
@@ -107,6 +109,8 @@ def check_stack(session: boto3.Session, endpoint: str, name: str, stack: Stack) 
     missing = sorted(a for a in alarms if a not in deployed or deployed[a]["PhysicalResourceId"] not in found_alarms)
     results.append(result(f"{len(alarms)} alarms", [f"missing: {', '.join(missing)}"] if missing else []))
 
+    results += console_results(client, stack, deployed, name)
+
     for board in stack.of_type("AWS::CloudWatch::Dashboard"):
         reason = deployed.get(board, {}).get("ResourceStatusReason", "")
         if board not in deployed:
@@ -116,3 +120,41 @@ def check_stack(session: boto3.Session, endpoint: str, name: str, stack: Stack) 
         else:
             results.append(result(f"dashboard {board}", []))
     return results
+
+
+def console_results(client: Any, stack: Stack, deployed: dict[str, dict[str, Any]], name: str) -> list[Result]:
+    """The console's CloudFront resources and the address parameter (its bucket is read back with the others)."""
+    cloudfront = client("cloudfront")
+    results = cloudfront_results(stack, deployed, lambda kind, physical: read_cloudfront(cloudfront, kind, physical))
+    ssm = client("ssm")
+    for parameter, res in stack.of_type("AWS::SSM::Parameter").items():
+        expected = Stack(stack.template, stack_name=name, region=stack.region).resolve(res["Properties"]["Name"])
+        try:
+            found = ssm.get_parameter(Name=deployed[parameter]["PhysicalResourceId"])["Parameter"]
+        except (ClientError, KeyError):
+            found = None
+        results.append(result(f"parameter {parameter}", compare_parameter(expected, found)))
+    return results
+
+
+READERS = {
+    "AWS::CloudFront::Distribution": lambda cf, i: cf.get_distribution_config(Id=i)["DistributionConfig"],
+    "AWS::CloudFront::OriginAccessControl": lambda cf, i: cf.get_origin_access_control(Id=i)["OriginAccessControl"],
+    "AWS::CloudFront::Function": lambda cf, i: cf.describe_function(Name=i)["FunctionSummary"],
+    "AWS::CloudFront::ResponseHeadersPolicy": lambda cf, i: cf.get_response_headers_policy(Id=i)[
+        "ResponseHeadersPolicy"
+    ],
+}
+
+
+def read_cloudfront(cloudfront: Any, kind: str, physical: str) -> dict[str, Any] | None:
+    """The resource as CloudFront's API answers it; None where the API has none (LocalStack's community edition
+    answers every CloudFront call with an error: the service is not in it)."""
+    reader = READERS.get(kind)
+    if reader is None:
+        return None
+    try:
+        found: dict[str, Any] = reader(cloudfront, physical)
+    except (ClientError, BotoCoreError):
+        return None
+    return found

@@ -11,7 +11,11 @@ import json
 from typing import Any
 
 from ops.deploy_check.checks import (
+    CLOUDFRONT_NOT_MODELLED,
+    Result,
+    cloudfront_results,
     compare_bucket,
+    compare_parameter,
     compare_queue,
     compare_routes,
     compare_table,
@@ -111,3 +115,67 @@ def test_a_queue_redriving_to_the_wrong_queue_or_not_at_all_is_named() -> None:
         "RedrivePolicy: missing"
     ]
     assert compare_queue(props, {**attributes, "VisibilityTimeout": "30"}, arns)[0].startswith("VisibilityTimeout:")
+
+
+CLOUDFRONT = ("ConsoleDistribution", "ConsoleHeadersPolicy", "ConsoleOriginAccessControl", "ConsoleRewriteFunction")
+
+
+def placeholders() -> dict[str, dict[str, Any]]:
+    """ListStackResources for the console's CloudFront resources as LocalStack's community edition keeps them."""
+    return {n: {"PhysicalResourceId": f"{n}-placeholder", "ResourceStatus": "CREATE_COMPLETE"} for n in CLOUDFRONT}
+
+
+def test_cloudfront_placeholders_are_not_modelled_never_ok() -> None:
+    """LocalStack's community CloudFormation keeps a placeholder and CloudFront's API has nothing: each resource is
+    reported with the reason, never "ok"; one missing from the stack altogether is a FAIL."""
+    asked: list[tuple[str, str]] = []
+
+    def nothing(kind: str, physical: str) -> None:
+        asked.append((kind, physical))
+
+    results = cloudfront_results(stack(), placeholders(), nothing)
+    assert [(r.check, r.status) for r in results] == [
+        ("Distribution ConsoleDistribution", "not modelled"),
+        ("ResponseHeadersPolicy ConsoleHeadersPolicy", "not modelled"),
+        ("OriginAccessControl ConsoleOriginAccessControl", "not modelled"),
+        ("Function ConsoleRewriteFunction", "not modelled"),
+    ]
+    assert all(r.detail == CLOUDFRONT_NOT_MODELLED for r in results) and "no CloudFront provider" in results[0].detail
+    assert len(asked) == 4  # each was asked of CloudFront's API before it was called a placeholder
+    missing = {k: v for k, v in placeholders().items() if k != "ConsoleDistribution"}
+    assert cloudfront_results(stack(), missing, nothing)[0] == Result(
+        "Distribution ConsoleDistribution", "FAIL", "not in the stack"
+    )
+
+
+def test_a_distribution_read_back_is_compared_and_a_wrong_behaviour_is_named() -> None:
+    config = stack().resources["ConsoleDistribution"]["Properties"]["DistributionConfig"]
+    answer = {  # GetDistributionConfig's DistributionConfig for the distribution as the template writes it
+        "Origins": {"Quantity": 2, "Items": config["Origins"]},
+        "DefaultCacheBehavior": config["DefaultCacheBehavior"],
+        "CacheBehaviors": {"Quantity": 1, "Items": config["CacheBehaviors"]},
+    }
+    found = {"AWS::CloudFront::Distribution": answer}
+    results = cloudfront_results(stack(), placeholders(), lambda kind, _: found.get(kind, {}))
+    assert {r.status for r in results} == {"ok"}
+    wrong = copy.deepcopy(answer)
+    wrong["CacheBehaviors"]["Items"][0]["TargetOriginId"] = "console"  # /api/* served from the bucket
+    found = {"AWS::CloudFront::Distribution": wrong}
+    first = cloudfront_results(stack(), placeholders(), lambda kind, _: found.get(kind, {}))[0]
+    assert first.status == "FAIL" and first.detail.startswith("behaviours:")
+
+
+def test_the_console_address_parameter_is_read_back_by_the_name_the_mailers_are_given() -> None:
+    name = "/deploy-check/console-url"
+    assert compare_parameter(name, {"Name": name, "Value": "https://d1.cloudfront.net"}) == []
+    assert compare_parameter(name, None) == [f"no parameter {name}"]
+    assert compare_parameter(name, {"Name": "/other/console-url", "Value": "https://x"})[0].startswith("name:")
+    assert compare_parameter(name, {"Name": name, "Value": "http://x"}) == ["value 'http://x' is not an https URL"]
+
+
+def test_the_console_bucket_is_read_back_as_the_other_buckets_are() -> None:
+    """readback.py reads back every bucket of the template (versioning, lifecycle): the console's is one."""
+    props = stack().resources["ConsoleBucket"]["Properties"]
+    assert "ConsoleBucket" in stack().of_type("AWS::S3::Bucket")
+    assert compare_bucket(props, None, None) == []
+    assert compare_bucket(props, "Enabled", None) == ["versioning: template None, deployed 'Enabled'"]

@@ -18,6 +18,8 @@ export function App() {
           <Route path="/sign-in" component={SignIn} />
           <Route path="/invitations" component={() => <Shell><AcceptInvitation /></Shell>} />
           <Route path="/account" component={() => <Shell><Account /></Shell>} />
+          {/* preact-iso drops a trailing slash and `/*` needs one more segment: the workspace's root has its own route. */}
+          <Route path="/w/:workspaceId" component={WorkspacePages} />
           <Route path="/w/:workspaceId/*" component={WorkspacePages} />
           <Route default component={() => <Shell><Home /></Shell>} />
         </Router>

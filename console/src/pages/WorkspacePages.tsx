@@ -55,6 +55,7 @@ export function WorkspacePages() {
         <WorkspaceContext.Provider value={scope}>
           <Router>
             <Route path="/" component={Agents} />
+            <Route path="/agents/:agentId" component={AgentPages} />
             <Route path="/agents/:agentId/*" component={AgentPages} />
             <Route path="/keys" component={Keys} />
             <Route path="/members" component={Members} />

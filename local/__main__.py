@@ -63,6 +63,10 @@ def main() -> None:
         "--page-port", type=int, default=int(os.environ.get("PAGE_PORT", "3002")),
         help="the demo brand page (0: a free port; -1: none)",
     )  # fmt: skip
+    parser.add_argument(
+        "--console-port", type=int, default=int(os.environ.get("CONSOLE_PORT", "3003")),
+        help="the owner's console, with /api/* on the portal (0: a free port; -1: none)",
+    )  # fmt: skip
     parser.add_argument("--state-dir", type=Path, default=ROOT / ".local")
     parser.add_argument("--no-demo", action="store_true", help="seed no demo data into an empty state")
     parser.add_argument("--fresh", action="store_true", help="forget the kept state (tables, objects, queues) first")
@@ -90,6 +94,7 @@ def main() -> None:
         fresh=args.fresh,
         page_port=None if args.page_port < 0 else args.page_port,
         built=args.built.resolve() if args.built else None,
+        console_port=None if args.console_port < 0 else args.console_port,
     )
     # From here on Ctrl-C and SIGTERM both stop gracefully: no new requests, those in flight answered, the
     # journal closed. Not before start(): a first run takes minutes, and Ctrl-C must still abort that at once.
@@ -102,6 +107,9 @@ def main() -> None:
     demo = _shown(runner.demo(), keys=keys)
     print(json.dumps(demo, indent=2))
     print(f"\nportal: {runner.portal_url}\nbrain:  {runner.brain_url}")
+    if runner.console_url:
+        built = "sign in there; mail links open it" if runner.console_built else "NOT BUILT: run `make console`"
+        print(f"console: {runner.console_url}  (the owner's console: {built})")
     if runner.page_url:
         print(f"page:   {runner.page_url}  (the brand widget, chatting with the first demo agent)")
     print(f"written: {args.state_dir / 'demo.json'}")
@@ -111,6 +119,7 @@ def main() -> None:
     print(f"stopping ({signum.name}): finishing the requests in flight", flush=True)
     runner.close()
     stop.ignore_from_now()  # stopped: a signal now would only make the exit status a death by signal
+    print("stopped", flush=True)  # the last line: a person (or a script) knows the stop finished, not hung
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from local.aws.s3_post.policy import PostPolicyCheck
 from local.aws.state.capture import StateCapture
 from local.aws.state.restore import restore
 from local.aws.state.store import StateStore
+from local.console import DIST as CONSOLE_DIST
+from local.console import ConsoleServer, origin_of, serve_console
 from local.containers import package
 from local.containers.pool import ContainerPool, PoolLimits
 from local.demo.quiet import say, stderr_to
@@ -49,6 +51,8 @@ class Runner:
     portal_url: str
     brain_url: str
     page_url: str | None = None
+    console_url: str | None = None
+    console_built: bool = False
     workspaces: list[dict[str, Any]] = field(default_factory=list)
     _closers: list[Any] = field(default_factory=list)
 
@@ -61,6 +65,7 @@ class Runner:
             "portalUrl": self.portal_url,
             "brainUrl": self.brain_url,
             "pageUrl": self.page_url,
+            "consoleUrl": self.console_url,
             "workspaces": self.workspaces,
         }
 
@@ -105,6 +110,23 @@ def _serve_demo_page(runner: Runner, host: str, port: int, dynamodb: Any, kept: 
     return url
 
 
+def _wire_console(runner: Runner, console: ConsoleServer, aws_endpoint: str) -> None:
+    """The console proxies to the portal now answering; uploads go to moto (the page's CSP must allow it). It stops
+    taking requests first on a stop (closers run in reverse), then the APIs drain what it had passed on."""
+    console.portal_url = runner.portal_url
+    console.upload_origin = origin_of(aws_endpoint)
+    runner.console_url = console.url
+    runner.console_built = (console.dist / "index.html").is_file()
+    if not runner.console_built:
+        logger.warning("console: %s is not built: run `make console` (the rest is served)", console.dist)
+
+    def stop_console() -> None:
+        console.shutdown()
+        console.server_close()
+
+    runner._closers.append(stop_console)
+
+
 def _kept_demo(state: Path, seed: bool, load_demo_data: Any) -> list[dict[str, Any]]:
     """The demo workspaces: seeded only into an empty state, then kept (raw keys included) beside it."""
     kept = state / "demo-workspaces.json"
@@ -131,12 +153,15 @@ def start(
     limits: PoolLimits | None = None,
     page_port: int | None = 0,
     built: Path | None = None,
+    console_port: int | None = 0,
+    console_dist: Path | None = None,
 ) -> Runner:
     """Start the runner on ``state_dir``: what it kept is loaded back (``fresh`` starts clean).
 
     ``page_port``: where the demo brand page is served (0: a free port; None: no page). ``built``: run the functions
     and the layer ``sam build`` made in that folder, by the bare interpreter (``local.containers.package``), not the
-    source tree.
+    source tree. ``console_port``: where the owner's console (console/dist, or ``console_dist``) is served, with
+    ``/api/*`` proxied to the portal (0: a free port; None: no console); the functions' mail links then open it.
     """
     state_dir.mkdir(parents=True, exist_ok=True)
     if fresh:
@@ -166,17 +191,26 @@ def start(
     gc.freeze()
     logger.info("state: %s (generation %d, %s)", store.directory, store.generation, "empty" if saved.empty else "kept")
 
+    # The console's port is bound before the functions start: their PORTAL_APP_URL names it, so the sign-in and
+    # invitation links in the outbox open the console (a caller's function_env may still set another).
+    console = serve_console(host, console_port, console_dist or CONSOLE_DIST) if console_port is not None else None
+    console_env = {"PORTAL_APP_URL": console.url} if console else {}
+
     # Functions and the two APIs.
     base_env = AWS_ENV | {"AWS_ENDPOINT_URL": endpoint, "AWS_MAX_ATTEMPTS": "2"}
     # What differs from AWS: mail goes to files, cookies work over plain http, chat answers offline, on two offline
     # models at two prices (LOCAL_CHAT_MODELS), so that per-model billing is seen and tested.
-    local_env = {
-        "MAIL_TRANSPORT": "outbox",
-        "OUTBOX_DIR": str(state_dir / "outbox"),
-        "COOKIE_SECURE": "false",
-        "CHAT_MODEL": "offline",
-        "CHAT_MODELS": json.dumps(LOCAL_CHAT_MODELS, separators=(",", ":")),
-    } | (function_env or {})
+    local_env = (
+        console_env
+        | {
+            "MAIL_TRANSPORT": "outbox",
+            "OUTBOX_DIR": str(state_dir / "outbox"),
+            "COOKIE_SECURE": "false",
+            "CHAT_MODEL": "offline",
+            "CHAT_MODELS": json.dumps(LOCAL_CHAT_MODELS, separators=(",", ":")),
+        }
+        | (function_env or {})
+    )
     code = package.built(stack, built, state_dir) if built else package.source_tree(stack)
     pool = ContainerPool(code.functions, code.layers, base_env, overrides=local_env, limits=limits, python=code.python)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
@@ -198,6 +232,8 @@ def start(
             partial(drain_together, [portal, brain]),
         ],
     )
+    if console:
+        _wire_console(runner, console, endpoint)
 
     # Demo data: seeded into an empty state only, so a restart shows the same ids and keys. Its agents are published
     # through the portal that now answers, signed in with the outbox's mail, as a user publishes a bundle.

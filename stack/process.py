@@ -56,6 +56,7 @@ class RunnerProcess:
         self._env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | (env or {})
         self._env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "layers" / "common"), str(ROOT)])
         command = [sys.executable, "-m", "local", "--portal-port", "0", "--brain-port", "0", "--page-port", "0"]
+        command += ["--console-port", "0"]  # the owner's console, on a free port too (its mail links open it)
         command += ["--state-dir", str(state_dir), "--media-cache", str(ROOT / ".local" / "media-cache")]
         command += [f"--function-env={name}={value}" for name, value in (function_env or {}).items()]
         command += ["--built", str(built)] if built else []

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from local.quiet_http import QuietServer
 from local.stopping import STOP_POLL
 from stack.template import ROOT
 
@@ -61,7 +62,7 @@ def content_security_policy(brain_url: str) -> str:
     )
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(QuietServer):
     daemon_threads = True
     request_queue_size = 64
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from local.containers.streaming import InvocationFailed, StreamedResponse
 from local.gateway.refusals import Refused, TooLarge, head_size, read_body, refusal
+from local.quiet_http import QuietServer
 from local.stopping import STOP_POLL
 from stack.api_gateway import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL
 
@@ -28,7 +29,7 @@ MAX_PAYLOAD = 10 * 1024 * 1024  # API Gateway's own request limit
 DRAIN_SECONDS = 20  # on shutdown, how long requests in flight may take to finish (a chat turn streams)
 
 
-class GatewayServer(ThreadingHTTPServer):
+class GatewayServer(QuietServer):
     # socketserver listens with a backlog of 5: a burst of clients would see connections reset before
     # any HTTP answer. API Gateway never refuses a connection; excess load is a 429/503 answer instead.
     request_queue_size = 512

@@ -18,8 +18,11 @@ export function Shell({ children, workspaceId, nav }: {
   useEffect(() => {
     jwt().then((token) => {
       if (token) return setSignedIn(true);
-      const next = location.url;
-      location.route(`/sign-in?next=${encodeURIComponent(next)}`, true);
+      // A mail link (`/?token=…`) opened without a session: its token is for the sign-in page to verify, not a
+      // place to come back to (carried inside `next`, it was never verified and the person saw the form again).
+      const link = location.path === "/" ? location.query.token : undefined; // /invitations?token= is another
+      if (link) return location.route(`/sign-in?token=${encodeURIComponent(link)}`, true);
+      location.route(`/sign-in?next=${encodeURIComponent(location.url)}`, true);
     });
   }, []);
   if (!signedIn) return <Loading label="Signing in…" />;

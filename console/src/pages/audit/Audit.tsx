@@ -178,7 +178,9 @@ function AuditLog({ workspaceId }: { workspaceId: string }) {
                 <th scope="col">When</th>
                 <th scope="col">Who</th>
                 <th scope="col">What</th>
-                <th scope="col">Request</th>
+                <th scope="col" class="request">
+                  Request
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -189,7 +191,7 @@ function AuditLog({ workspaceId }: { workspaceId: string }) {
                   </td>
                   <td class="who">{personName(names.data?.people, entry.actorId)}</td>
                   <td class="what">{sentence(entry, names.data ?? NO_NAMES)}</td>
-                  <td>
+                  <td class="request">
                     <code class="muted small">{entry.requestId}</code>
                   </td>
                 </tr>

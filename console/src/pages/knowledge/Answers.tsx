@@ -251,7 +251,7 @@ function FromTurn({ turnId, question, onSaved, create }: {
       <h2 id="from-turn-title">Answer a visitor's question</h2>
       {question ? (
         <p>
-          The visitor asked: <q>{question}</q>
+          The visitor asked: <strong>“{question}”</strong>
         </p>
       ) : (
         <p class="muted">The question is the one the visitor asked in that turn.</p>

@@ -35,7 +35,9 @@ def test_create_answers_201_with_the_whole_workspace(portal: Portal) -> None:
         "ownerId": owner.user_id, "createdAt": ws["createdAt"],
         "storageConfig": {"type": "s3", "bucket": "local-contentbucket", "prefix": f"workspaces/{ws['id']}/"},
         "wrapConfig": {}, "defaultWorkflowId": None, "defaultBrandId": ws["defaultBrandId"], "listed": False,
-        "storeConversations": False, "conversationRetentionDays": None, "updatedAt": ws["createdAt"],
+        "storeConversations": False, "conversationRetentionDays": None, "lowCreditsThreshold": None,
+        "plan": {"name": "free", "maxObjectBytes": 25 * 1024 * 1024, "maxStorageBytes": 500 * 1024 * 1024},
+        "updatedAt": ws["createdAt"],
     }  # fmt: skip
     assert ws["id"].startswith("ws_") and ws["defaultBrandId"].startswith("brd_")
     assert RFC3339_MS.match(ws["createdAt"])

@@ -55,9 +55,7 @@ class AuthoringAccess:
 
     def plan_name(self, access: WorkspaceAccess) -> str:
         """The name of the workspace owner's plan (``free``, ...), read as ``plan`` reads it."""
-        owner_id = access.workspace.owner_id
-        owner = access.user if access.user is not None and access.user.id == owner_id else None
-        return (owner or self._workspaces.user(owner_id)).plan
+        return self._workspaces.owner_plan(access)
 
 
 def found[T](record: T | None, what: str) -> T:

@@ -120,7 +120,7 @@ class MemberService:
                     raise Conflict("Ownership moves to an admin of the workspace: make them an admin first")
                 plan, at = target.user.plan, now_iso()
                 moved = access.workspace.model_copy(update={"owner_id": new_owner, "updated_at": at})
-                answer = WorkspaceEnvelope(workspace=self._workspaces.to_workspace(moved))
+                answer = WorkspaceEnvelope(workspace=self._workspaces.to_workspace(moved, plan))
                 refusal = PlanLimitReached(plan_limit_message(plan, "workspaces", "workspaces the new owner may own"))
                 self._store.transfer(access.workspace, new_owner, self._plan_of(plan).workspaces, at=at,
                                      also=write.also(f"user:{new_owner}", answer), plan_refusal=refusal)  # fmt: skip

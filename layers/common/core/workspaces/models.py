@@ -19,6 +19,14 @@ class StorageConfig(ApiModel):
     prefix: str
 
 
+class WorkspacePlan(ApiModel):
+    """The owner's plan, whose limits bind the workspace: what a client checks before it uploads."""
+
+    name: str
+    max_object_bytes: int = Field(description="the largest object an upload may store, in bytes")
+    max_storage_bytes: int = Field(description="what the workspace's objects may hold in all, in bytes")
+
+
 class Workspace(ApiModel):
     id: str
     name: str
@@ -36,6 +44,10 @@ class Workspace(ApiModel):
     conversation_retention_days: int | None = Field(
         None, description="stored chat turns are removed this many days after their day (null: kept)"
     )
+    low_credits_threshold: int | None = Field(
+        None, description="credits: the balance under which the workspace counts as low on credits (null: never)"
+    )
+    plan: WorkspacePlan
     updated_at: str
 
 

@@ -27,6 +27,7 @@ class WorkspaceRecord(Record):
     listed: bool = False
     store_conversations: bool = False
     conversation_retention_days: int | None = None  # stored turns older than this are removed (core.platform.retention)
+    low_credits_threshold: int | None = None  # credits; None: never (credits.low, issue 42's webhooks, reads it)
     member_count: int = 1
     agent_count: int = 0  # counted in each agent's create and delete transaction, so the plan limit holds
     wrap_config: dict[str, Any] = Field(default_factory=dict)

@@ -22,6 +22,7 @@ from core.workspaces.models import (
     StorageConfig,
     Workspace,
     WorkspaceEnvelope,
+    WorkspacePlan,
     WorkspaceSummary,
 )
 from core.workspaces.ports import NewDefaultBrand, WorkspaceKeys, Workspaces
@@ -121,7 +122,7 @@ class WorkspaceService:
             created = create_workspace(self._workspaces, self._default_brand, user_id, name, limit)
         except PlanLimitReached:
             raise PlanLimitReached(plan_limit_message(plan, "workspaces", "workspaces you own")) from None
-        return self.to_workspace(created)
+        return self.to_workspace(created, plan)
 
     def create_once(
         self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None, *, status: int
@@ -135,12 +136,27 @@ class WorkspaceService:
         return WorkspaceEnvelope.model_validate(outcome.body) if isinstance(outcome, Replay) else outcome
 
     def get(self, user_id: str, workspace_id: str) -> Workspace:
-        return self.to_workspace(self.membership(workspace_id, user_id))
+        # The caller's user is read in the access check's BatchGetItem: when the caller owns the workspace (the usual
+        # case) that is the plan, at no extra round trip; another member's plan costs one more read (owner_plan).
+        access = self.access(workspace_id, user_id, with_user=True)
+        return self.to_workspace(access.workspace, self.owner_plan(access))
 
-    def to_workspace(self, ws: WorkspaceRecord) -> Workspace:
+    def owner_plan(self, access: WorkspaceAccess) -> str:
+        """The name of the workspace owner's plan (``free``, ...): from the access read when the caller is the owner
+        and it read the caller's user, else one more read."""
+        owner_id = access.workspace.owner_id
+        owner = access.user if access.user is not None and access.user.id == owner_id else None
+        return (owner or self.user(owner_id)).plan
+
+    def to_workspace(self, ws: WorkspaceRecord, plan: str) -> Workspace:
+        """The wire workspace, with the limits of ``plan`` (its owner's plan's name)."""
         storage = StorageConfig(type="s3", bucket=self._bucket, prefix=f"workspaces/{ws.id}/")
+        limits = self._plan_of(plan)
+        owned = WorkspacePlan(name=plan, max_object_bytes=limits.object_bytes, max_storage_bytes=limits.storage_bytes)
         # A workspace has no default workflow until one is chosen (agents get their own): null, not "".
-        return Workspace.from_record(ws, storage_config=storage, default_workflow_id=ws.default_workflow_id or None)
+        return Workspace.from_record(
+            ws, storage_config=storage, plan=owned, default_workflow_id=ws.default_workflow_id or None
+        )
 
     def delete(self, user_id: str, workspace_id: str) -> None:
         """Owner only. Gone at once for every API; content and records are purged in the background.

@@ -18,15 +18,19 @@ from core.platform.write_fields import (
 )
 from core.workspaces.models import Member, WorkspaceSummary
 
+LOW_CREDITS_MAX = 1_000_000_000
+
 
 class WorkspaceUpdate(RequestModel):
-    clearable: ClassVar[frozenset[str]] = frozenset({"conversation_retention_days"})
+    clearable: ClassVar[frozenset[str]] = frozenset({"conversation_retention_days", "low_credits_threshold"})
 
     name: Name | None = None
     listed: bool | None = None
     store_conversations: bool | None = None
-    # 1 to 3650 days; ``null`` clears it (turns are then kept), so it is the one clearable setting.
+    # 1 to 3650 days; ``null`` clears it (turns are then kept).
     conversation_retention_days: Annotated[int, *whole_number_rules(1, 3650)] | None = None
+    # Credits; ``null`` clears it (never low). A billion is far above any balance, and exact in every JSON reader.
+    low_credits_threshold: Annotated[int, *whole_number_rules(0, LOW_CREDITS_MAX)] | None = None
     wrap_config: JsonObject | None = None
     default_brand_id: ResourceId | None = None
     default_workflow_id: ResourceId | None = None

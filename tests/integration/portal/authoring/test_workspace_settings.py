@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
+from core.platform.settings import PLAN_LIMITS
 from tests.support.authoring import Studio
+from tests.support.members import joined
 from tests.support.portal import Portal, assert_error
 
 UPDATE = "PortalWorkspaceUpdateFunction"
@@ -39,7 +41,7 @@ def test_every_setting_changes_and_the_answer_has_every_field(studio: Studio) ->
     }  # fmt: skip
     assert set(after) == {"id", "name", "slug", "type", "origin", "ownerId", "createdAt", "storageConfig",
                           "wrapConfig", "defaultWorkflowId", "defaultBrandId", "listed", "storeConversations",
-                          "conversationRetentionDays", "updatedAt"}  # fmt: skip
+                          "conversationRetentionDays", "lowCreditsThreshold", "plan", "updatedAt"}  # fmt: skip
     assert after["slug"] == before["slug"] == "acme-coffee" and after["updatedAt"] > before["updatedAt"]
     assert studio.workspace() == after
     assert patch(studio, {"listed": False})["listed"] is False and studio.workspace()["storeConversations"] is True
@@ -88,6 +90,11 @@ REFUSED: list[tuple[dict[str, Any], str]] = [  # (body, the field the 400 names)
     ({"defaultBrandId": ""}, "defaultBrandId"),
     ({"defaultBrandId": "brd/1"}, "defaultBrandId"),
     ({"defaultWorkflowId": 7}, "defaultWorkflowId"),
+    ({"lowCreditsThreshold": -1}, "lowCreditsThreshold"),
+    ({"lowCreditsThreshold": 2.5}, "lowCreditsThreshold"),
+    ({"lowCreditsThreshold": "10"}, "lowCreditsThreshold"),
+    ({"lowCreditsThreshold": True}, "lowCreditsThreshold"),
+    ({"lowCreditsThreshold": 1_000_000_001}, "lowCreditsThreshold"),
 ]
 
 
@@ -108,3 +115,36 @@ def test_a_wrap_config_of_64_kib_is_taken(studio: Studio) -> None:
     overhead = len('{"blob":""}')
     wrap = {"blob": "x" * (64 * 1024 - overhead)}
     assert patch(studio, {"wrapConfig": wrap})["wrapConfig"] == wrap
+
+
+def test_the_low_credits_threshold_is_set_kept_audited_and_cleared(studio: Studio) -> None:
+    """``lowCreditsThreshold``: credits (0 allowed), or null = never, the default; every answer carries it."""
+    assert studio.workspace()["lowCreditsThreshold"] is None
+    entries = len(studio.audit())
+    assert patch(studio, {"lowCreditsThreshold": 50})["lowCreditsThreshold"] == 50
+    assert studio.workspace()["lowCreditsThreshold"] == 50
+    assert patch(studio, {"name": "Renamed"})["lowCreditsThreshold"] == 50  # another setting leaves it be
+    assert patch(studio, {"lowCreditsThreshold": 0})["lowCreditsThreshold"] == 0
+    assert patch(studio, {"lowCreditsThreshold": None})["lowCreditsThreshold"] is None
+    assert studio.workspace()["lowCreditsThreshold"] is None
+    written = studio.audit()
+    assert len(written) == entries + 4 and {e.action for e in written[:4]} == {"workspace.update"}
+    assert patch(studio, {"lowCreditsThreshold": 1_000_000_000})["lowCreditsThreshold"] == 1_000_000_000
+
+
+def test_every_answer_names_the_owners_plan_and_its_limits(studio: Studio) -> None:
+    """``plan``: the owner's plan, whose object size and storage bind uploads (a client's dry run checks them); an
+    admin or a member is shown the owner's, not their own."""
+
+    def plan(name: str) -> dict[str, Any]:
+        limits = PLAN_LIMITS[name]
+        return {"name": name, "maxObjectBytes": limits.object_bytes, "maxStorageBytes": limits.storage_bytes}
+
+    assert studio.workspace()["plan"] == plan("pro")  # Studio.open's owner is on pro
+    assert patch(studio, {"listed": True})["plan"] == plan("pro")
+    admin, member = joined(studio, "a@example.com", "admin"), joined(studio, "m@example.com")
+    studio.portal.users.set_plan(admin.who.user_id, "business")
+    studio.portal.users.set_plan(studio.who.user_id, "free")
+    assert studio.workspace()["plan"] == member.workspace()["plan"] == admin.workspace()["plan"] == plan("free")
+    assert admin.ok(UPDATE, body={"listed": False})["workspace"]["plan"] == plan("free")
+    assert plan("free")["maxObjectBytes"] == 25 * 1024 * 1024  # what a client's dry run refuses a 31.5 MB file by

@@ -842,11 +842,21 @@ class Workspace(ApiModel):
     listed: bool = Field(alias="listed")
     store_conversations: bool = Field(alias="storeConversations")
     conversation_retention_days: int | None = Field(alias="conversationRetentionDays")
+    low_credits_threshold: int | None = Field(alias="lowCreditsThreshold")
+    plan: WorkspacePlan = Field(alias="plan")
     updated_at: str = Field(alias="updatedAt")
 
 
 class WorkspaceEnvelope(ApiModel):
     workspace: Workspace = Field(alias="workspace")
+
+
+class WorkspacePlan(ApiModel):
+    """The owner's plan, whose limits bind the workspace: what a client checks before it uploads."""
+
+    name: str = Field(alias="name")
+    max_object_bytes: int = Field(alias="maxObjectBytes")
+    max_storage_bytes: int = Field(alias="maxStorageBytes")
 
 
 class WorkspaceSummary(ApiModel):
@@ -871,6 +881,7 @@ class WorkspaceUpdate(ApiModel):
     listed: bool | None = Field(None, alias="listed")
     store_conversations: bool | None = Field(None, alias="storeConversations")
     conversation_retention_days: int | None = Field(None, alias="conversationRetentionDays")
+    low_credits_threshold: int | None = Field(None, alias="lowCreditsThreshold")
     wrap_config: dict[str, Any] | None = Field(None, alias="wrapConfig")
     default_brand_id: str | None = Field(None, alias="defaultBrandId")
     default_workflow_id: str | None = Field(None, alias="defaultWorkflowId")
@@ -1009,6 +1020,7 @@ WorkflowList.model_rebuild()
 WorkflowUpdate.model_rebuild()
 Workspace.model_rebuild()
 WorkspaceEnvelope.model_rebuild()
+WorkspacePlan.model_rebuild()
 WorkspaceSummary.model_rebuild()
 WorkspaceTransfer.model_rebuild()
 WorkspaceUpdate.model_rebuild()

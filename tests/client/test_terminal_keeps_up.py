@@ -109,6 +109,8 @@ class Service:
                 "createdAt": NOW, "storageConfig": {"type": "s3", "bucket": "b", "prefix": f"workspaces/{WS}/"},
                 "wrapConfig": {}, "defaultWorkflowId": None, "defaultBrandId": "brd_1", "listed": False,
                 "storeConversations": self.store_conversations, "conversationRetentionDays": None,
+                "lowCreditsThreshold": None,
+                "plan": {"name": "free", "maxObjectBytes": 25 * 2**20, "maxStorageBytes": 500 * 2**20},
                 "updatedAt": NOW}  # fmt: skip
 
     def answer(self, request: httpx.Request) -> httpx.Response:  # noqa: PLR0912 - one branch a route

@@ -26,8 +26,14 @@ export function Insights() {
       </section>
     );
   const path = { workspaceId: workspace.id, agentId: agent.id };
-  const answerLink = (turnId: string) =>
-    href(workspace.id, `/agents/${encodeURIComponent(agent.id)}/answers?fromTurn=${encodeURIComponent(turnId)}`);
+  // The Answers tab's form answers the turn ({fromTurn, answer}: the API takes the question from the turn itself);
+  // `question` only shows the visitor's words above it.
+  const answerLink = (turnId: string, question?: string | null) =>
+    href(
+      workspace.id,
+      `/agents/${encodeURIComponent(agent.id)}/answers?fromTurn=${encodeURIComponent(turnId)}` +
+        (question ? `&question=${encodeURIComponent(question.slice(0, 500))}` : ""),
+    );
   return (
     <section>
       <h1>Insights</h1>
@@ -214,7 +220,7 @@ function Usage({ path, days }: { path: AgentPath; days: number }) {
   );
 }
 
-function Unanswered({ path, answerLink }: { path: AgentPath; answerLink: (turnId: string) => string }) {
+function Unanswered({ path, answerLink }: { path: AgentPath; answerLink: (turnId: string, question?: string | null) => string }) {
   const questions = usePaged(
     (cursor) =>
       ok(() => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/unanswered", { params: { path, query: { limit: PAGE, cursor } } })).then(
@@ -243,7 +249,7 @@ function Unanswered({ path, answerLink }: { path: AgentPath; answerLink: (turnId
                 <span>
                   visitor <code class="visitor">{q.client}</code>
                 </span>
-                <a class="button" href={answerLink(q.turnId)}>
+                <a class="button" href={answerLink(q.turnId, q.prompt)}>
                   Write the answer<span class="sr-only"> to “{q.prompt}”</span>
                 </a>
               </p>
@@ -256,7 +262,7 @@ function Unanswered({ path, answerLink }: { path: AgentPath; answerLink: (turnId
   );
 }
 
-function ThumbsDown({ path, answerLink }: { path: AgentPath; answerLink: (turnId: string) => string }) {
+function ThumbsDown({ path, answerLink }: { path: AgentPath; answerLink: (turnId: string, question?: string | null) => string }) {
   const rated = usePaged(
     (cursor) =>
       ok(() =>
@@ -300,7 +306,7 @@ function ThumbsDown({ path, answerLink }: { path: AgentPath; answerLink: (turnId
                 <span>
                   visitor <code class="visitor">{f.client}</code>
                 </span>
-                <a class="button" href={answerLink(f.turnId)}>
+                <a class="button" href={answerLink(f.turnId, f.prompt)}>
                   Write the answer<span class="sr-only">{f.prompt ? ` to “${f.prompt}”` : ""}</span>
                 </a>
               </p>

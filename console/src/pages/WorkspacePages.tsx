@@ -77,7 +77,7 @@ function SideNav({ workspaceId, member }: { workspaceId: string; member: boolean
       <ul>
         {NAV.filter((n) => !(member && n.private)).map((n) => {
           const target = href(workspaceId, n.path);
-          const current = n.path === "/" ? path === target || path.startsWith(href(workspaceId, "/agents")) : path.startsWith(target);
+          const current = n.path === "/" ? path === target || path + "/" === target || path.startsWith(href(workspaceId, "/agents")) : path.startsWith(target);
           return (
             <li>
               <a href={target} aria-current={current ? "page" : undefined}>

@@ -66,7 +66,7 @@ export function Agents() {
                 <th scope="col">Name</th>
                 <th scope="col">Documents</th>
                 <th scope="col">Posts</th>
-                <th scope="col">Changed</th>
+                <th scope="col" class="wide-only">Changed</th>
                 {canWrite && <th scope="col">Actions</th>}
               </tr>
             </thead>
@@ -157,7 +157,7 @@ function AgentRow({ agent, canWrite, onChanged }: {
       </th>
       <td>{agent.itemCount}</td>
       <td>{agent.postCount}</td>
-      <td>
+      <td class="wide-only">
         <time dateTime={agent.updatedAt}>{new Date(agent.updatedAt).toLocaleString()}</time>
       </td>
       {canWrite && (

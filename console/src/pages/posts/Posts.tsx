@@ -90,9 +90,9 @@ export function Posts() {
             <thead>
               <tr>
                 <th scope="col">Post</th>
-                <th scope="col">Kind</th>
+                <th scope="col" class="wide-only">Kind</th>
                 <th scope="col">Status</th>
-                <th scope="col">Created</th>
+                <th scope="col" class="wide-only">Created</th>
                 {canWrite && <th scope="col">Actions</th>}
               </tr>
             </thead>
@@ -160,11 +160,11 @@ function PostRow({ post, canWrite, path, onChanged, onDeleted }: {
         {post.hashtags.length > 0 && <div class="muted small">{post.hashtags.map((h) => "#" + h.replace(/^#/, "")).join(" ")}</div>}
         <ErrorBox error={error} />
       </th>
-      <td>{post.kind}</td>
+      <td class="wide-only">{post.kind}</td>
       <td>
         <span class={published ? "badge ok" : "badge"} data-testid="post-status">{published ? "Published" : "Draft"}</span>
       </td>
-      <td>
+      <td class="wide-only">
         <time dateTime={post.createdAt}>{new Date(post.createdAt).toLocaleDateString()}</time>
       </td>
       {canWrite && (

@@ -63,6 +63,7 @@ BENCHES = (
     Bench("turn_log.py", ("--turns", "3"), 300),
     Bench("feedback.py", ("--runs", "3"), 120),
     Bench("insights_reads.py", ("--runs", "3"), 600),
+    Bench("console.py", ("--loads", "5"), 300),
 )
 
 

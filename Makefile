@@ -30,7 +30,7 @@ SAM      := $(VENV_SAM)/bin/sam
 
 help:
 	@echo "The two set-up commands (each installs what it needs):"
-	@echo "  make serve    - run both planes locally (portal :3000, brain :3001, the brand page :3002) with demo data;"
+	@echo "  make serve    - run both planes locally (portal :3000, brain :3001, brand page :3002, console :3003), demo data;"
 	@echo "                  FRESH=1 starts from an empty state"
 	@echo "  make test     - lint, sam validate --lint, checkov, sam build, the whole suite, the deploy and package checks"
 	@echo "Checks:"
@@ -93,7 +93,7 @@ serve: $(VENV)/.installed console
 # first mostly waits on SAM's and CloudFormation's polls, the second is a runner and a smoke (about a minute of
 # CPU); their output is printed after the suite's. Any of the three failing fails.
 test:
-	@$(MAKE) --no-print-directory -j4 --output-sync=target lint validate checkov build browser-deps
+	@$(MAKE) --no-print-directory -j4 --output-sync=target lint validate checkov build browser-deps console
 	@mkdir -p .local; $(MAKE) --no-print-directory deploy-check-run > .local/deploy-check.out 2>&1 & deploy=$$!; \
 	$(MAKE) --no-print-directory package-check > .local/package-check.out 2>&1 & package=$$!; \
 	$(PY) -m pytest $(PYTEST_ARGS); suite=$$?; \
@@ -235,7 +235,7 @@ openapi: $(VENV)/.installed
 
 # Every bench with a quick profile (under ~10 minutes on 2 cores), written to docs/performance.md;
 # BENCH_ONLY="chat_turn aws_calls" runs only those and prints their sections (the page is left as it is).
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed console
 	PYTHONPATH=layers/common:. $(PY) bench/report.py $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 clean:

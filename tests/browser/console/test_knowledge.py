@@ -8,6 +8,7 @@ with no write button."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ WORKSHOP = "The marmalade workshop opens at nine o'clock on Saturdays, in the ol
 # it under the free plan's knowledge limit; none of its words are the question's.
 FILLER = "Notes on the orchard's history, the valley's weather and the village fair, kept for visitors. " * 2400
 DOCUMENT = f"# Shop guide\n\n## History\n\n{FILLER}\n\n## Workshop\n\n{WORKSHOP}\n"
+POLL_SECONDS = 3  # the page's POLL_MS
 UPLOAD_BYTES_PER_SECOND = 150_000  # the page's uploads throttled (CDP) so its progress has steps to show
 
 # Every progress bar's value and every document's status the page ever showed, recorded as the DOM changes (a
@@ -200,6 +202,11 @@ def test_a_dropped_document_is_uploaded_read_live_and_found(console: Console) ->
     words = document(console, "guide").find_element(By.CSS_SELECTOR, "[data-testid=index-words]").text
     assert words == f"{passages} passages the agent can answer from."
     console.wait_text("1 document · 1 indexed")
+    # Nothing pending any more: the page stops reading the list (no read in twice the polling interval).
+    reads = "return performance.getEntriesByType('resource').filter(e => e.name.endsWith('/items')).length"
+    before = console.driver.execute_script(reads)
+    time.sleep(2 * POLL_SECONDS + 1)
+    assert console.driver.execute_script(reads) == before
 
     search_shows_what_the_api_ranks(console, workspace, agent, item["id"])
     console.screenshot("knowledge-indexed")

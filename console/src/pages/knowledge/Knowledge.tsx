@@ -62,6 +62,7 @@ export function Knowledge() {
 
   const [uploads, setUploads] = useState<Upload[]>([]);
   const nextId = useRef(1);
+  const claimed = useRef(new Set<string>()); // paths of this page's uploads: two files of one name get two paths
   const update = (id: number, change: Partial<Upload>) =>
     setUploads((all) => all.map((u) => (u.id === id ? { ...u, ...change } : u)));
 
@@ -72,14 +73,17 @@ export function Knowledge() {
       ...all.filter((u) => u.phase !== "done"),
       { id, name: file.name, replaces: replacing?.name, phase: "signing", sent: 0, total: file.size },
     ]);
+    let stored: string | null = null; // the object sent, until an item names it
     try {
       const contentType = contentTypeOf(file);
       // Never another item's file (nor, for a replacement, the file it replaces: a new object, then the new key).
-      const taken = new Set(list.map((i) => i.r2Key));
+      const taken = new Set([...list.map((i) => i.r2Key), ...claimed.current]);
       const path = freePath(documentsFolder(agent.id), file.name, taken);
+      claimed.current.add(path);
       const ticket = await sign(workspace.id, path, contentType, file.size);
       update(id, { phase: "sending" });
       await send(ticket, file, (sent, total) => update(id, { sent, total }));
+      stored = ticket.path;
       update(id, { phase: "adding" });
       if (replacing) {
         await ok(() =>
@@ -88,6 +92,7 @@ export function Knowledge() {
             body: { r2Key: ticket.path, kind: kindOf(contentType) },
           }),
         );
+        stored = null;
         await dropFile(replacing.r2Key, replacing.id);
       } else {
         const made = await ok(() =>
@@ -96,11 +101,15 @@ export function Knowledge() {
             body: { name: itemName(file.name), kind: kindOf(contentType), r2Key: ticket.path },
           }),
         );
+        stored = null;
         setCreated((all) => [...all, made.item]);
       }
       update(id, { phase: "done" });
     } catch (error) {
       update(id, { phase: "failed", error });
+      // Sent but named by no item (the item's write was refused): the file is removed rather than left to count
+      // against the storage; the failure shown is the write's, whatever this cleanup meets.
+      if (stored) await deleteObject(workspace.id, stored).catch(() => undefined);
     } finally {
       await items.reload();
     }
@@ -132,7 +141,7 @@ export function Knowledge() {
           {summary(list, reading)}
         </p>
       )}
-      {items.data?.length === 0 && (
+      {items.data && list.length === 0 && (
         <Empty title="No documents yet.">
           <p>
             {canWrite

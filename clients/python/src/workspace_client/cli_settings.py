@@ -2,7 +2,8 @@
 
     workspace-client workspaces update --workspace ws_… [--name N] [--listed | --no-listed]
         [--store-conversations | --no-store-conversations] [--retention-days N | --keep-conversations]
-        [--default-brand ID] [--default-workflow ID] [--wrap-config FILE]
+        [--low-credits-threshold N | --no-low-credits-threshold] [--default-brand ID] [--default-workflow ID]
+        [--wrap-config FILE]
     workspace-client credits balance
     workspace-client credits history [--type render|voice|llm|topup|refund|adjustment] [--limit N] [--offset N]
 
@@ -28,7 +29,7 @@ from .portal import Portal
 SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
 REF_TYPES = ("render", "voice", "llm", "topup", "refund", "adjustment")
 SETTING_COLUMNS = ("id", "slug", "name", "listed", "storeConversations", "conversationRetentionDays",
-                   "defaultBrandId", "defaultWorkflowId")  # fmt: skip
+                   "lowCreditsThreshold", "defaultBrandId", "defaultWorkflowId")  # fmt: skip
 
 
 def add_commands(commands: Any, workspaces: Any, shared: argparse.ArgumentParser,
@@ -58,6 +59,12 @@ def add_commands(commands: Any, workspaces: Any, shared: argparse.ArgumentParser
                       help="erase stored turns N days after they were written (1-3650)")  # fmt: skip
     keep.add_argument("--keep-conversations", action="store_true",
                       help="clear the retention: stored turns are kept until erased")  # fmt: skip
+    low = update.add_mutually_exclusive_group()
+    low.add_argument("--low-credits-threshold", type=int, metavar="N",
+                     help="credits: the balance under which the workspace counts as low on credits (0 or "
+                     "more); nothing is sent on it yet")  # fmt: skip
+    low.add_argument("--no-low-credits-threshold", action="store_true",
+                     help="clear the threshold: never low on credits (the default)")  # fmt: skip
     update.add_argument("--default-brand", metavar="ID", help="the brand new agents get (brd_…)")
     update.add_argument("--default-workflow", metavar="ID", help="the workflow new agents get")
     update.add_argument("--wrap-config", type=Path, metavar="FILE",
@@ -87,6 +94,7 @@ def settings_given(args: argparse.Namespace) -> dict[str, Any]:
         "listed": args.listed,
         "store_conversations": args.store_conversations,
         "conversation_retention_days": CLEAR if args.keep_conversations else args.retention_days,
+        "low_credits_threshold": CLEAR if args.no_low_credits_threshold else args.low_credits_threshold,
         "default_brand_id": args.default_brand,
         "default_workflow_id": args.default_workflow,
     }
@@ -125,6 +133,8 @@ def _update(portal: Portal, args: argparse.Namespace) -> int:
 def _setting(name: str, value: Any) -> str:
     if name == "conversationRetentionDays" and value is None:
         return "(kept until erased)"
+    if name == "lowCreditsThreshold" and value is None:
+        return "(never)"
     if value is None:
         return "(none)"
     return json.dumps(value) if isinstance(value, bool) else str(value)

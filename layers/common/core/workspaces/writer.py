@@ -51,8 +51,9 @@ class WorkspaceSettingsService:
                 changed.pop("version")
                 if "conversationRetentionDays" in changed:  # queued first: a pass after a failed write changes nothing
                     self._retention_changed(workspace_id)
+                answer = self._answer(new, plan)
                 self._settings.update(
-                    workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", self._answer(new, plan)),
+                    workspace_id, old.version, changed, also=write.also(f"workspace:{workspace_id}", answer),
                     default_brand_was=old.default_brand_id if "defaultBrandId" in changed else None,
                     workflow_id=new.default_workflow_id if "defaultWorkflowId" in changed else None,
                 )  # fmt: skip

@@ -63,6 +63,17 @@ def test_portal_reads(portal: Portal, owner: tuple[Session, str], recorder: Reco
     assert recorder.issued_together() == Counter(together)
 
 
+def test_a_members_workspace_read_reads_the_owners_plan_after(portal: Portal, recorder: Recorder) -> None:
+    """The workspace's ``plan`` is its owner's: read in the access check's batch for the owner (above: one
+    BatchGetItem), one GetItem after it for anyone else, since the owner's id is in the workspace it reads."""
+    studio = Studio.open(portal, name="Plans")
+    member = joined(studio, "m@example.com")
+    member.ok("PortalWorkspaceGetFunction")
+    with recorder.record():
+        assert member.ok("PortalWorkspaceGetFunction")["workspace"]["plan"]["name"] == "pro"
+    assert Counter(str(c) for c in recorder.calls) == Counter({"GetItem:main": 2, "BatchGetItem:main": 1})
+
+
 def test_an_owners_key_mint_reads_access_and_plan_at_once(
     portal: Portal, owner: tuple[Session, str], recorder: Recorder
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .._generated.models_portal import Agent, AgentItem, Answer, Post, StoredObject
@@ -71,9 +72,24 @@ def item_fields(item: ItemSpec | AgentItem) -> dict[str, Any]:
     return {name: getattr(item, name) for name in ITEM_FIELDS}
 
 
+MIB = 1024 * 1024  # plans are set in MiB; the service says sizes in these "MB" (core/objects/uploads.py)
+RAISED_BY = "a plan is the workspace owner's: a deployment's operator changes it (python -m ops set-plan)"
+
+
+def megabytes(size: int) -> str:
+    """A size as the service's refusals say it: ``31.5 MB`` (MB = 1024² bytes, as the plans are set); below a
+    tenth of one, its bytes, so nothing reads ``0.0 MB``. The same rule as core/objects/uploads.py's."""
+    return f"{size / MIB:.1f} MB" if size >= MIB // 10 else f"{size} bytes"
+
+
 def make_plan(portal: Portal, workspace_id: str, bundle: Bundle) -> Plan:
-    """Read the agent's state and compare; nothing is written."""
-    return plan_against(read_state(portal, workspace_id, bundle.agent.slug), workspace_id, bundle)
+    """Read the agent's state and the workspace's plan (together) and compare; nothing is written. A plan whose
+    uploads the owner's plan would refuse is refused here, before anything is written, dry run or not."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        limits = pool.submit(lambda: portal.get_workspace(workspace_id).workspace.plan)
+        state = read_state(portal, workspace_id, bundle.agent.slug)
+        state.plan = limits.result()
+    return plan_against(state, workspace_id, bundle)
 
 
 def plan_against(state: AgentState, workspace_id: str, bundle: Bundle) -> Plan:
@@ -89,7 +105,28 @@ def plan_against(state: AgentState, workspace_id: str, bundle: Bundle) -> Plan:
     changes += _items(state.items, bundle, workspace_id, agent.id if agent else None)
     if bundle.answers is not None:  # no answers.json: the agent's answers are left as they are
         changes += _answers(state.answers, bundle.answers, workspace_id, slug)
+    within_plan(state, bundle, changes)
     return Plan(workspace_id, bundle, agent.id if agent else None, agent.active_workflow_id if agent else None, changes)
+
+
+def within_plan(state: AgentState, bundle: Bundle, changes: list[Change]) -> None:
+    """Refuse (``BundleError``) uploads the owner's plan would refuse, as the service does when it signs them: a
+    file over the plan's object size, or files that would take the workspace over its storage. The storage counted
+    is the agent's folder once published (the bundle's files and what else the folder keeps): a floor, since the
+    workspace's other agents hold files too, so the service may still refuse what passes here."""
+    plan = state.plan
+    if plan is None:
+        return
+    name = plan.name
+    over = [f"{change.file.path}: {megabytes(change.file.size)} is over the {name} plan's object size of "
+            f"{megabytes(plan.max_object_bytes)}" for change in changes
+            if isinstance(change, Upload) and change.file.size > plan.max_object_bytes]  # fmt: skip
+    if over:
+        raise BundleError("\n  ".join([*over, RAISED_BY]))
+    kept = sum(stored.size for path, stored in state.objects.items() if path not in bundle.files)
+    if (held := kept + sum(file.size for file in bundle.files.values())) > plan.max_storage_bytes:
+        raise BundleError(f"the agent's files would take the workspace to at least {megabytes(held)}, over the {name} "
+                          f"plan's storage of {megabytes(plan.max_storage_bytes)}\n  {RAISED_BY}")  # fmt: skip
 
 
 def _agent(state: AgentState, workspace_id: str, bundle: Bundle) -> list[Change]:

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .._generated.models_portal import Agent, AgentItem, Answer, Brand, Post, StoredObject
+from .._generated.models_portal import Agent, AgentItem, Answer, Brand, Post, StoredObject, WorkspacePlan
 from ..portal import Portal
 
 PAGE = 200  # the largest page the listings give
@@ -34,6 +34,8 @@ class AgentState:
     posts: list[Post] = field(default_factory=list)  # drafts and published
     items: list[AgentItem] = field(default_factory=list)  # active and inactive
     answers: list[Answer] = field(default_factory=list)  # the owner's answers, newest first
+    # The workspace owner's plan, whose object size and storage bind the uploads (None: not read, nothing checked).
+    plan: WorkspacePlan | None = None
 
     @property
     def default_brand(self) -> Brand | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from local.quiet_http import QuietServer
+from local.gateway.quiet import QuietServer
 from local.stopping import STOP_POLL
 from stack.template import ROOT
 

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from local.quiet_http import QuietServer
+from local.gateway.quiet import QuietServer
 from local.stopping import STOP_POLL
 from stack.template import ROOT
 

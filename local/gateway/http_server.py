@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from local.containers.streaming import InvocationFailed, StreamedResponse
+from local.gateway.quiet import QuietServer
 from local.gateway.refusals import Refused, TooLarge, head_size, read_body, refusal
-from local.quiet_http import QuietServer
 from local.stopping import STOP_POLL
 from stack.api_gateway import KNOWN_METHODS, MAX_REQUEST_HEAD, MAX_URL
 

@@ -1,7 +1,7 @@
 """How the console is served, and why its session holds: one origin for the pages and the portal API.
 
 Deployed, CloudFront serves the console and routes ``/api/*`` to the portal API; ``make serve`` does the same with
-local/console.py. The sign-in's cookie (HttpOnly, SameSite=Lax) is then first-party to the console, under the
+local/console/. The sign-in's cookie (HttpOnly, SameSite=Lax) is then first-party to the console, under the
 browser's default cookie rules. The control: a page on another site calling the portal API directly, with CORS
 letting it read the answers, holds no session, because the browser does not send a SameSite=Lax cookie cross-site.
 """
@@ -164,7 +164,7 @@ def test_a_path_without_an_extension_is_the_app_and_nothing_outside_dist_is_serv
         reply = _raw(url, path)
         assert (reply.status, reply.body, reply.header("Content-Type")) == (200, index, "text/html; charset=utf-8")
     for path in ("/../pyproject.toml", "/assets/../../pyproject.toml", "/%2e%2e/%2e%2e/pyproject.toml",
-                 "/assets/%2e%2e%2f%2e%2e%2fpackage.json", "/../../local/console.py", "/favicon.ico"):  # fmt: skip
+                 "/assets/%2e%2e%2f%2e%2e%2fpackage.json", "/../../local/runner.py", "/favicon.ico"):  # fmt: skip
         reply = _raw(url, path)
         assert reply.status == 404, (path, reply.status, reply.body[:200])
 

@@ -1,7 +1,8 @@
 """The console's workspace settings (pages/workspaces/Settings.tsx) and account page (pages/auth/Account.tsx): the
-name, storing conversations and their retention saved and read back through the portal API (the retention cleared
-again: kept until erased); a member reads them with no save or delete control; the owner deletes the workspace in
-two steps (the API no longer has it); the account shows who is signed in, and signing out ends the session."""
+name, storing conversations, their retention and the low-credits threshold saved and read back through the portal API
+(the retention and the threshold cleared again: kept until erased, never low); a member reads them with no save or
+delete control; the owner deletes the workspace in two steps (the API no longer has it); the account shows who is
+signed in, and signing out ends the session."""
 
 from __future__ import annotations
 
@@ -29,25 +30,36 @@ def test_settings_are_saved_and_the_owner_deletes_the_workspace(console: Console
     console.field("Store visitors' conversations").click()
     console.field("Remove stored conversations after a number of days").click()
     console.fill("Days kept", "30")
+    console.field("Count the workspace as low on credits under a balance").click()
+    console.fill("Low-credits threshold (credits)", "250")
     console.click("button", "Save settings")
     console.wait_text("Settings saved.")
     stored = console.api(OWNER, "GET", f"/api/workspaces/{workspace}").json()["workspace"]
     assert (stored["name"], stored["storeConversations"], stored["conversationRetentionDays"]) == (
         "Settings studio renamed", True, 30)  # fmt: skip
+    assert stored["lowCreditsThreshold"] == 250
 
     # Read back after a reload; then the retention cleared (kept until erased), the rest untouched.
     console.driver.refresh()
     console.wait_role("heading", "Workspace settings")
     assert console.field("Workspace name").get_attribute("value") == "Settings studio renamed"
     assert console.field("Days kept").get_attribute("value") == "30"
+    assert console.field("Low-credits threshold (credits)").get_attribute("value") == "250"
     console.field("Remove stored conversations after a number of days").click()
+    console.field("Count the workspace as low on credits under a balance").click()
     console.click("button", "Save settings")
     console.wait_text("Settings saved.")
     stored = console.api(OWNER, "GET", f"/api/workspaces/{workspace}").json()["workspace"]
     assert (stored["name"], stored["storeConversations"], stored["conversationRetentionDays"]) == (
         "Settings studio renamed", True, None)  # fmt: skip
+    assert stored["lowCreditsThreshold"] is None
 
-    # A member reads the settings: every field disabled, no save or delete button; the API refuses them anyway.
+    read_only_for_a_member(console, workspace)
+    deleted_in_two_steps(console, workspace)
+
+
+def read_only_for_a_member(console: Console, workspace: str) -> None:
+    """A member reads the settings: every field disabled, no save or delete button; the API refuses them anyway."""
     join_as_member(console, workspace)
     console.reset()
     console.sign_in(MEMBER)
@@ -59,7 +71,9 @@ def test_settings_are_saved_and_the_owner_deletes_the_workspace(console: Console
     assert refused.status == 403, refused.body
     console.axe("settings-member")
 
-    # The owner deletes it: a first click only asks; the second deletes and goes back to the workspaces.
+
+def deleted_in_two_steps(console: Console, workspace: str) -> None:
+    """The owner deletes it: a first click only asks; the second deletes and goes back to the workspaces."""
     console.reset()
     console.sign_in(OWNER)
     console.open(f"/w/{workspace}/settings")

@@ -1,4 +1,5 @@
-// The workspace's settings (PATCH /api/workspaces/{id}: only the fields changed are sent) and, for its owner alone,
+// The workspace's settings (name, storing conversations and their retention, the low-credits threshold; PATCH
+// /api/workspaces/{id}: only the fields changed are sent) and, for its owner alone,
 // deleting it (two steps: a button, then a confirmation in place).
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
@@ -16,19 +17,23 @@ export function Settings() {
   const [store, setStore] = useState(workspace.storeConversations);
   const [keep, setKeep] = useState(workspace.conversationRetentionDays !== null);
   const [days, setDays] = useState(String(workspace.conversationRetentionDays ?? 90));
+  const [warn, setWarn] = useState(workspace.lowCreditsThreshold !== null);
+  const [threshold, setThreshold] = useState(String(workspace.lowCreditsThreshold ?? 100));
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState("");
   const [error, setError] = useState<unknown>(null);
   const [deleteError, setDeleteError] = useState<unknown>(null);
 
   // Only what differs from the stored settings goes in the PATCH (a null there would mean "not sent" for most
-  // fields, but "kept forever" for the retention, so the retention is sent only when it changed).
+  // fields, but "kept forever" for the retention and "never" for the threshold, so those are sent only when changed).
   const update: Update = {};
   if (name.trim() !== workspace.name) update.name = name.trim();
   if (store !== workspace.storeConversations) update.storeConversations = store;
   const retention = keep ? Number(days) : null;
   const retentionChanged = retention !== workspace.conversationRetentionDays;
-  const changed = Object.keys(update).length > 0 || retentionChanged;
+  const low = warn ? Number(threshold) : null;
+  const lowChanged = low !== workspace.lowCreditsThreshold;
+  const changed = Object.keys(update).length > 0 || retentionChanged || lowChanged;
 
   async function save(event: Event) {
     event.preventDefault();
@@ -36,7 +41,11 @@ export function Settings() {
     setError(null);
     setSaved("");
     try {
-      const body: Update = retentionChanged ? { ...update, conversationRetentionDays: retention } : update;
+      const body: Update = {
+        ...update,
+        ...(retentionChanged ? { conversationRetentionDays: retention } : {}),
+        ...(lowChanged ? { lowCreditsThreshold: low } : {}),
+      };
       await ok(() => api.PATCH("/api/workspaces/{workspaceId}", { params: { path: { workspaceId: workspace.id } }, body }));
       setSaved("Settings saved.");
       await reload();
@@ -87,6 +96,22 @@ export function Settings() {
             </label>
           )}
           {!keep && <p class="hint indent">Stored conversations are kept until you erase them.</p>}
+          <label class="check">
+            <input type="checkbox" checked={warn} onChange={(e) => setWarn((e.target as HTMLInputElement).checked)} />
+            Count the workspace as low on credits under a balance
+          </label>
+          {warn && (
+            <label class="indent">
+              Low-credits threshold (credits)
+              <input type="number" min={0} max={1000000000} step={1} required value={threshold}
+                onInput={(e) => setThreshold((e.target as HTMLInputElement).value)} />
+            </label>
+          )}
+          <p class="hint indent">
+            {warn
+              ? "Below this balance the owner's credits count as low (the workspace's events will say so)."
+              : "Never counted as low."}
+          </p>
         </fieldset>
         {canWrite && (
           <div class="row">

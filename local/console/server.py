@@ -170,7 +170,8 @@ class ConsoleHandler(BaseHTTPRequestHandler):
         ours = security_headers(self.server.upload_origin)
         length = answer.getheader("Content-Length")
         for name, value in answer.getheaders():  # a list: every Set-Cookie kept
-            if name.lower() not in HOP_BY_HOP | {"content-length"} | {k.lower() for k in ours}:
+            # send_response wrote its own Server and Date: the portal's would make them twice.
+            if name.lower() not in HOP_BY_HOP | {"content-length", "server", "date"} | {k.lower() for k in ours}:
                 self.send_header(name, value)
         for name, value in ours.items():
             self.send_header(name, value)

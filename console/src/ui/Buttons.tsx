@@ -42,20 +42,26 @@ export function ConfirmButton({ label, confirm, onConfirm, disabled }: {
   );
 }
 
+/** Copies `text`; where the browser refuses the clipboard (no permission, an insecure origin) it says so, and the
+ * text stays on the page to select by hand. */
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
-  const [copied, setCopied] = useState(false);
+  const [state, setState] = useState<"idle" | "copied" | "refused">("idle");
   return (
     <button
       type="button"
       onClick={async () => {
-        await navigator.clipboard.writeText(text);
-        setCopied(true);
-        setTimeout(() => setCopied(false), 2000);
+        try {
+          await navigator.clipboard.writeText(text);
+          setState("copied");
+        } catch {
+          setState("refused");
+        }
+        setTimeout(() => setState("idle"), 4000);
       }}
     >
-      {copied ? "Copied" : label}
+      {state === "copied" ? "Copied" : state === "refused" ? "Copy refused: select it and copy by hand" : label}
       <span class="sr-only" aria-live="polite">
-        {copied ? " to the clipboard" : ""}
+        {state === "copied" ? " to the clipboard" : ""}
       </span>
     </button>
   );

@@ -5,6 +5,7 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { href, useWorkspace } from "../../ui/workspace";
 import type { Agent } from "./agent";
@@ -18,25 +19,18 @@ export function Agents() {
     [workspaceId],
   );
   const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const [notice, setNotice] = useState("");
 
   async function create(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const { agent } = await ok(() =>
         api.POST("/api/workspaces/{workspaceId}/agents", { params: { path: { workspaceId } }, body: { name: name.trim() } }),
       );
       // Straight to the new agent's behaviour and preview: what a newcomer does next.
       location.route(href(workspaceId, `/agents/${encodeURIComponent(agent.id)}/`));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -113,23 +107,17 @@ function AgentRow({ agent, canWrite, onChanged }: {
   const { workspace } = useWorkspace();
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(agent.name);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  // Rename and delete share the row's error; only the rename marks the row busy (the delete button says it works).
+  const { busy, error, setError, run } = useAction();
   const path = { workspaceId: workspace.id, agentId: agent.id };
 
   async function rename(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await ok(() => api.PATCH("/api/workspaces/{workspaceId}/agents/{agentId}", { params: { path }, body: { name: name.trim() } }));
       setEditing(false);
       await onChanged(`Renamed to ${name.trim()}.`);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

@@ -6,6 +6,7 @@
 import { useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, api, ok, type Schemas } from "../../api/client";
 import { ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { useWorkspace } from "../../ui/workspace";
 import { useAgent } from "./agent";
@@ -30,9 +31,8 @@ export function Behaviour() {
   const { workspace, canWrite } = useWorkspace();
   const models = useLoad(() => ok(() => api.GET("/api/models")).then((m) => m.models), []);
   const [form, setForm] = useState<Behaviour>({ ...DEFAULTS, ...agent.behaviour });
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, error, run } = useAction();
   const [saved, setSaved] = useState("");
-  const [error, setError] = useState<unknown>(null);
   const changed = JSON.stringify(form) !== JSON.stringify({ ...DEFAULTS, ...agent.behaviour });
 
   const set = <K extends keyof Behaviour>(field: K, value: Behaviour[K]) => {
@@ -42,10 +42,8 @@ export function Behaviour() {
 
   async function save(event: Event) {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
     setSaved("");
-    try {
+    await run(async () => {
       const { agent: stored } = await ok(() =>
         api.PATCH("/api/workspaces/{workspaceId}/agents/{agentId}", {
           params: { path: { workspaceId: workspace.id, agentId: agent.id } },
@@ -55,11 +53,7 @@ export function Behaviour() {
       setForm({ ...DEFAULTS, ...stored.behaviour });
       setSaved("Saved: visitors' next turns answer this way.");
       await reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setSaving(false);
-    }
+    });
   }
 
   return (

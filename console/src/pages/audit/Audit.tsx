@@ -4,6 +4,7 @@
 import { useState } from "preact/hooks";
 import { api, ok, type Schemas } from "../../api/client";
 import { Empty, ErrorBox, Loading } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { useWorkspace } from "../../ui/workspace";
 import { loadPeople, personName, when, type People } from "../members/people";
@@ -127,25 +128,18 @@ function AuditLog({ workspaceId }: { workspaceId: string }) {
   );
   // Pages after the first, appended by "Load more" (never every page at once).
   const [more, setMore] = useState<{ entries: Entry[]; nextCursor: string | null } | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [moreError, setMoreError] = useState<unknown>(null);
+  const { busy: loadingMore, error: moreError, run } = useAction();
   const entries = [...(first.data?.entries ?? []), ...(more?.entries ?? [])];
   const cursor = more ? more.nextCursor : first.data?.nextCursor;
 
   async function loadMore() {
     if (!cursor) return;
-    setLoadingMore(true);
-    setMoreError(null);
-    try {
+    await run(async () => {
       const page = await ok(() =>
         api.GET("/api/workspaces/{workspaceId}/audit", { params: { path: { workspaceId }, query: { limit: PAGE, cursor } } }),
       );
       setMore((m) => ({ entries: [...(m?.entries ?? []), ...page.entries], nextCursor: page.nextCursor }));
-    } catch (e) {
-      setMoreError(e);
-    } finally {
-      setLoadingMore(false);
-    }
+    });
   }
 
   const ready = first.data && !names.loading;

@@ -1,32 +1,25 @@
 // Who is signed in (GET /api/user/account), and signing out (POST /api/auth/logout ends the session cookie; the
 // JWT held in memory is forgotten with it).
-import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, ok } from "../../api/client";
 import { forget } from "../../api/session";
 import { ErrorBox, Loading } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 
 export function Account() {
   const location = useLocation();
   const account = useLoad(() => ok(() => api.GET("/api/user/account")), []);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const me = account.data;
 
   async function signOut() {
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const response = await fetch("/api/auth/logout", { method: "POST", credentials: "same-origin" });
       if (!response.ok && response.status !== 401) throw new Error(`signing out failed (${response.status})`);
       forget();
       location.route("/sign-in");
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

@@ -5,6 +5,7 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../../api/client";
 import { jwt } from "../../api/session";
 import { ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 
 /** Only a path of this console: never an absolute URL a crafted link could send the person to. */
 function safeNext(next: string | undefined): string {
@@ -41,8 +42,8 @@ export function SignIn() {
   const next = safeNext(location.query.next);
   const [email, setEmail] = useState("");
   const [sent, setSent] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  // The link asked for and the link verified share one error: the page shows it where the person is.
+  const { busy, error, setError, run } = useAction();
 
   useEffect(() => {
     if (!token) return;
@@ -71,17 +72,11 @@ export function SignIn() {
         <form
           onSubmit={async (event) => {
             event.preventDefault();
-            setBusy(true);
-            setError(null);
-            try {
+            await run(async () => {
               await ok(() => api.POST("/api/auth/magic-link", { body: { email } }));
               remember(next);
               setSent(true);
-            } catch (e) {
-              setError(e);
-            } finally {
-              setBusy(false);
-            }
+            });
           }}
         >
           {next.startsWith("/invitations") && (

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice, Progress } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { href, useWorkspace } from "../../ui/workspace";
 import { useAgent } from "../agents/agent";
@@ -435,7 +436,7 @@ function Export({ filters }: { filters: Filters }) {
 
 function EraseVisitor({ onErase }: { onErase: (client: string) => Promise<void> }) {
   const [client, setClient] = useState("");
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const input = useRef<HTMLInputElement>(null);
   const valid = client.length >= 16 && client.length <= 128 && /^[A-Za-z0-9_-]+$/.test(client);
   return (
@@ -465,15 +466,12 @@ function EraseVisitor({ onErase }: { onErase: (client: string) => Promise<void> 
           label="Erase the visitor"
           confirm={`Erase every stored turn of ${client}?`}
           disabled={!valid}
-          onConfirm={async () => {
-            setError(null);
-            try {
+          onConfirm={() =>
+            run(async () => {
               await onErase(client);
               setClient("");
-            } catch (failure) {
-              setError(failure);
-            }
-          }}
+            })
+          }
         />
       </form>
       <p id="erase-help" class="muted">

@@ -6,6 +6,7 @@ import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton, CopyButton } from "../../ui/Buttons";
 import { Chart } from "../../ui/Chart";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { useWorkspace } from "../../ui/workspace";
 import { loadPeople, personName, when } from "../members/people";
@@ -33,7 +34,7 @@ export function Keys() {
   const people = useLoad(() => loadPeople(workspaceId).catch(() => undefined), [workspaceId]);
   const [minted, setMinted] = useState<Minted | null>(null);
   const [notice, setNotice] = useState("");
-  const [error, setError] = useState<unknown>(null);
+  const revoke = useAction();
   const [usageOf, setUsageOf] = useState<Key | null>(null);
 
   return (
@@ -45,7 +46,7 @@ export function Keys() {
       </p>
       {minted && <MintedKey minted={minted} onDone={() => setMinted(null)} />}
       {notice && <Notice>{notice}</Notice>}
-      <ErrorBox error={error} />
+      <ErrorBox error={revoke.error} />
       {canWrite && (
         <MintForm
           workspaceId={workspaceId}
@@ -134,10 +135,9 @@ export function Keys() {
                         <ConfirmButton
                           label="Revoke"
                           confirm={`Revoke “${key.name}”? Every site using it stops working at once.`}
-                          onConfirm={async () => {
-                            setError(null);
+                          onConfirm={() => {
                             setNotice("");
-                            try {
+                            return revoke.run(async () => {
                               await ok(() =>
                                 api.DELETE("/api/workspaces/{workspaceId}/keys/{keyId}", {
                                   params: { path: { workspaceId, keyId: key.id } },
@@ -145,9 +145,7 @@ export function Keys() {
                               );
                               setNotice(`The key “${key.name}” is revoked: requests with it are refused from now on.`);
                               await keys.reload();
-                            } catch (e) {
-                              setError(e);
-                            }
+                            });
                           }}
                         />
                       )}
@@ -168,17 +166,14 @@ function MintForm({ workspaceId, onMinted }: { workspaceId: string; onMinted: (k
   const [name, setName] = useState("");
   const [origins, setOrigins] = useState("");
   const [rateLimit, setRateLimit] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   return (
     <form
       class="mint"
       aria-labelledby="mint-title"
       onSubmit={async (event) => {
         event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
+        await run(async () => {
           const { key } = await ok(() =>
             api.POST("/api/workspaces/{workspaceId}/keys", {
               params: { path: { workspaceId } },
@@ -193,11 +188,7 @@ function MintForm({ workspaceId, onMinted }: { workspaceId: string; onMinted: (k
           setOrigins("");
           setRateLimit("");
           await onMinted(key);
-        } catch (e) {
-          setError(e);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <h2 id="mint-title">Mint a key</h2>

@@ -7,6 +7,7 @@ import { useLocation } from "preact-iso";
 import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { href, useWorkspace } from "../../ui/workspace";
 import { useAgent } from "../agents/agent";
@@ -36,8 +37,7 @@ export function Answers() {
   const [more, setMore] = useState<{ answers: Answer[]; nextCursor: string | null } | null>(null);
   const [added, setAdded] = useState<Answer[]>([]);
   const [changed, setChanged] = useState<Record<string, Answer | null>>({}); // null: deleted
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [moreError, setMoreError] = useState<unknown>(null);
+  const { busy: loadingMore, error: moreError, run: readMore } = useAction();
   const [notice, setNotice] = useState("");
 
   const loaded = [...added, ...(first.data?.answers ?? []), ...(more?.answers ?? [])];
@@ -136,18 +136,12 @@ export function Answers() {
           type="button"
           disabled={loadingMore}
           aria-busy={loadingMore}
-          onClick={async () => {
-            setLoadingMore(true);
-            setMoreError(null);
-            try {
+          onClick={() =>
+            readMore(async () => {
               const next = await page(nextCursor);
               setMore((m) => ({ answers: [...(m?.answers ?? []), ...next.answers], nextCursor: next.nextCursor }));
-            } catch (e) {
-              setMoreError(e);
-            } finally {
-              setLoadingMore(false);
-            }
-          }}
+            })
+          }
         >
           {loadingMore ? "Loading…" : "Load more"}
         </button>
@@ -169,8 +163,7 @@ function AnswerForm({ title, submit, initial, onSubmit, onCancel }: {
 }) {
   const [question, setQuestion] = useState(initial?.question ?? "");
   const [answer, setAnswer] = useState(initial?.answer ?? "");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const id = useState(() => Math.random().toString(36).slice(2))[0];
   return (
     <form
@@ -179,19 +172,13 @@ function AnswerForm({ title, submit, initial, onSubmit, onCancel }: {
       aria-label={title ? undefined : "Edit the answer"}
       onSubmit={async (event) => {
         event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
+        await run(async () => {
           await onSubmit({ question: question.trim(), answer: answer.trim() });
           if (!initial) {
             setQuestion("");
             setAnswer("");
           }
-        } catch (e) {
-          setError(e);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       {title && <h2 id={`${id}-title`}>{title}</h2>}
@@ -227,8 +214,7 @@ function FromTurn({ turnId, question, onSaved, create }: {
   create: (body: { fromTurn: string; answer: string }) => Promise<{ answer: Answer }>;
 }) {
   const [answer, setAnswer] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   return (
     <form
       class="answer-form from-turn"
@@ -236,16 +222,10 @@ function FromTurn({ turnId, question, onSaved, create }: {
       data-turn={turnId}
       onSubmit={async (event) => {
         event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
+        await run(async () => {
           const made = await create({ fromTurn: turnId, answer: answer.trim() });
           onSaved(made.answer);
-        } catch (e) {
-          setError(e);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <h2 id="from-turn-title">Answer a visitor's question</h2>
@@ -275,7 +255,7 @@ function AnswerRow({ answer, canWrite, onSave, onDelete }: {
   onDelete: () => Promise<void>;
 }) {
   const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const removal = useAction();
   const titleId = `answer-${answer.id}`;
   return (
     <li class="answer" data-answer={answer.id} aria-labelledby={titleId}>
@@ -306,20 +286,13 @@ function AnswerRow({ answer, canWrite, onSave, onDelete }: {
               <ConfirmButton
                 label="Delete"
                 confirm={`Delete your answer to “${answer.question}”?`}
-                onConfirm={async () => {
-                  setError(null);
-                  try {
-                    await onDelete();
-                  } catch (e) {
-                    setError(e);
-                  }
-                }}
+                onConfirm={() => removal.run(onDelete)}
               />
             </div>
           )}
         </>
       )}
-      <ErrorBox error={error} />
+      <ErrorBox error={removal.error} />
     </li>
   );
 }

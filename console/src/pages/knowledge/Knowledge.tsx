@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice, Progress } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { href, useWorkspace } from "../../ui/workspace";
 import { useAgent } from "../agents/agent";
@@ -407,8 +408,7 @@ function sourceWords(source: Passage["source"]): string {
 function Search({ workspaceId, agentId }: { workspaceId: string; agentId: string }) {
   const { workspace } = useWorkspace();
   const [query, setQuery] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const [found, setFound] = useState<{ query: string; passages: Passage[] } | null>(null);
   return (
     <>
@@ -420,9 +420,7 @@ function Search({ workspaceId, agentId }: { workspaceId: string; agentId: string
         aria-label="The agent's knowledge"
         onSubmit={async (event) => {
           event.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
+          await run(async () => {
             const answer = await ok(() =>
               api.POST("/api/workspaces/{workspaceId}/agents/{agentId}/knowledge/search", {
                 params: { path: { workspaceId, agentId } },
@@ -430,11 +428,7 @@ function Search({ workspaceId, agentId }: { workspaceId: string; agentId: string
               }),
             );
             setFound({ query, passages: answer.passages });
-          } catch (e) {
-            setError(e);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <label>

@@ -8,6 +8,7 @@ import { useLocation } from "preact-iso";
 import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { useWorkspace } from "../../ui/workspace";
 import { personName, when, type Member } from "./people";
@@ -45,21 +46,18 @@ export function Members() {
     [workspaceId, canWrite],
   );
   const [notice, setNotice] = useState("");
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const people = members.data && new Map(members.data.map((m) => [m.userId, m]));
   const isOwner = myRole === "owner";
 
   /** One write, its notice, and what it changed read again. */
   async function act(work: () => Promise<unknown>, done: string, after: () => Promise<void> = members.reload) {
-    setError(null);
     setNotice("");
-    try {
+    await run(async () => {
       await work();
       setNotice(done);
       await after();
-    } catch (e) {
-      setError(e);
-    }
+    });
   }
 
   const path = (userId: string) => ({ params: { path: { workspaceId, userId } } });
@@ -250,28 +248,21 @@ function InviteForm({ workspaceId, mayInviteAdmin, onInvited }: {
 }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   return (
     <form
       class="inline"
       aria-labelledby="invite-title"
       onSubmit={async (event) => {
         event.preventDefault();
-        setBusy(true);
-        setError(null);
-        try {
+        await run(async () => {
           const address = email.trim();
           await ok(() =>
             api.POST("/api/workspaces/{workspaceId}/invitations", { params: { path: { workspaceId } }, body: { email: address, role } }),
           );
           setEmail("");
           await onInvited(address);
-        } catch (e) {
-          setError(e);
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <h2 id="invite-title" class="form-title">

@@ -6,6 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { useWorkspace } from "../../ui/workspace";
 import { useAgent } from "../agents/agent";
@@ -22,24 +23,17 @@ export function Posts() {
   const [status, setStatus] = useState<Status | "">("");
   const [posts, setPosts] = useState<Post[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy: loading, error, run } = useAction();
   const [notice, setNotice] = useState("");
   const [generation, setGeneration] = useState(0);
 
   async function load(after: string | null) {
-    setLoading(true);
-    setError(null);
-    try {
+    await run(async () => {
       const query = { limit: PAGE, ...(status ? { status } : {}), ...(after ? { cursor: after } : {}) };
       const page = await ok(() => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/posts", { params: { path, query } }));
       setPosts((shown) => (after && shown ? [...shown, ...page.posts] : page.posts));
       setCursor(page.nextCursor);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setLoading(false);
-    }
+    });
   }
 
   // The first page again whenever the filter changes (or after a new post): never every page at once.
@@ -130,27 +124,21 @@ function PostRow({ post, canWrite, path, onChanged, onDeleted }: {
   onChanged: (post: Post, message: string) => void;
   onDeleted: (message: string) => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  // Publishing and deleting share the row's error; only the publish button is marked busy (the delete says it works).
+  const { busy, error, setError, run } = useAction();
   const label = post.title || post.caption?.slice(0, 80) || post.key;
   const published = post.status === "published";
 
   async function toggle() {
-    setBusy(true);
-    setError(null);
     const params = { path: { ...path, postId: post.id } };
-    try {
+    await run(async () => {
       const { post: stored } = await ok(() =>
         published
           ? api.POST("/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/unpublish", { params })
           : api.POST("/api/workspaces/{workspaceId}/agents/{agentId}/posts/{postId}/publish", { params }),
       );
       onChanged(stored, stored.status === "published" ? `Published: ${label}.` : `Unpublished: ${label}.`);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -206,15 +194,12 @@ function NewPost({ path, onCreated }: { path: AgentPath; onCreated: (post: Post)
   const [hashtags, setHashtags] = useState("");
   const [key, setKey] = useState("");
   const [publish, setPublish] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const chosen = key || files[0]?.r2Key.slice(prefix.length) || "";
 
   async function create(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const tags = hashtags.split(/[\s,]+/).map((t) => t.replace(/^#/, "")).filter(Boolean);
       const { post } = await ok(() =>
         api.POST("/api/workspaces/{workspaceId}/agents/{agentId}/posts", {
@@ -226,11 +211,7 @@ function NewPost({ path, onCreated }: { path: AgentPath; onCreated: (post: Post)
       setCaption("");
       setHashtags("");
       onCreated(post);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

@@ -4,14 +4,14 @@ import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, ok } from "../../api/client";
 import { Empty, ErrorBox, Loading } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 
 export function Home() {
   const location = useLocation();
   const workspaces = useLoad(() => ok(() => api.GET("/api/workspaces")), []);
   const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   useEffect(() => {
     if (location.query.token) location.route(`/sign-in?token=${encodeURIComponent(location.query.token)}`, true);
   }, []);
@@ -42,16 +42,10 @@ export function Home() {
         class="inline"
         onSubmit={async (event) => {
           event.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
+          await run(async () => {
             const created = await ok(() => api.POST("/api/workspaces", { body: { name } }));
             location.route(`/w/${encodeURIComponent(created.workspace.id)}/`);
-          } catch (e) {
-            setError(e);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <label>

@@ -6,6 +6,7 @@ import { useLocation } from "preact-iso";
 import { api, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { ErrorBox, Notice } from "../../ui/Status";
+import { useAction } from "../../ui/useAction";
 import { useWorkspace } from "../../ui/workspace";
 
 type Update = Schemas["WorkspaceUpdate"];
@@ -19,10 +20,9 @@ export function Settings() {
   const [days, setDays] = useState(String(workspace.conversationRetentionDays ?? 90));
   const [warn, setWarn] = useState(workspace.lowCreditsThreshold !== null);
   const [threshold, setThreshold] = useState(String(workspace.lowCreditsThreshold ?? 100));
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, error, run } = useAction();
   const [saved, setSaved] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [deleteError, setDeleteError] = useState<unknown>(null);
+  const removal = useAction(); // the owner's delete: its own error, under its own button
 
   // Only what differs from the stored settings goes in the PATCH (a null there would mean "not sent" for most
   // fields, but "kept forever" for the retention and "never" for the threshold, so those are sent only when changed).
@@ -37,10 +37,8 @@ export function Settings() {
 
   async function save(event: Event) {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
     setSaved("");
-    try {
+    await run(async () => {
       const body: Update = {
         ...update,
         ...(retentionChanged ? { conversationRetentionDays: retention } : {}),
@@ -49,11 +47,7 @@ export function Settings() {
       await ok(() => api.PATCH("/api/workspaces/{workspaceId}", { params: { path: { workspaceId: workspace.id } }, body }));
       setSaved("Settings saved.");
       await reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setSaving(false);
-    }
+    });
   }
 
   return (
@@ -133,17 +127,14 @@ export function Settings() {
           <ConfirmButton
             label="Delete workspace"
             confirm={`Delete ${workspace.name} and everything in it?`}
-            onConfirm={async () => {
-              setDeleteError(null);
-              try {
+            onConfirm={() =>
+              removal.run(async () => {
                 await ok(() => api.DELETE("/api/workspaces/{workspaceId}", { params: { path: { workspaceId: workspace.id } } }));
                 location.route("/");
-              } catch (e) {
-                setDeleteError(e);
-              }
-            }}
+              })
+            }
           />
-          <ErrorBox error={deleteError} />
+          <ErrorBox error={removal.error} />
         </section>
       )}
     </section>

@@ -25,7 +25,7 @@ from core.platform.settings import get_settings
 from tests.faults.test_authoring_faults import LaterClock, signed_in
 from tests.support.fault_harness import World, framed_error, run_case, run_clean
 from tests.support.fault_injection import Call, Fault
-from tests.support.lambdas import HttpResult, invoke
+from tests.support.lambdas import HttpResult, invoke, stack
 from tests.support.portal import Session, event_for
 from tests.support.seed import Seeder
 
@@ -94,6 +94,29 @@ class SignInMailScenario:
         return None
 
 
+CONSOLE = "https://d1234abcd.cloudfront.net"
+
+
+@dataclass(frozen=True)
+class ConsoleAddressScenario(SignInMailScenario):
+    """A stack deployed with PortalAppUrl empty (its default): the link's address is the console's, read from the
+    SSM parameter the template writes, by a container that has not read it yet, so SSM is failed too."""
+
+    name: str = "mail-sign-in-console-address"
+
+    def prepare(self, world: World) -> None:
+        parameter = stack().functions()["PortalMagicLinkFunction"].environment["PORTAL_APP_URL_PARAMETER"]
+        world.monkeypatch.setenv("PORTAL_APP_URL", "")
+        world.monkeypatch.setenv("PORTAL_APP_URL_PARAMETER", parameter)
+        world.aws._client("ssm").put_parameter(Name=parameter, Value=CONSOLE, Type="String", Overwrite=True)
+        mail_through_ses(world)  # resets the providers: the address is read again by the act
+
+    def verify(self, world: World, email: str, result: HttpResult, fault: Fault | None) -> None:
+        super().verify(world, email, result, fault)
+        (last,) = [m for m in ses_backend().sent_messages if email in str(m.destinations)][-1:]
+        assert f"{CONSOLE}?token=" in last.body, "the mailed link does not open the console the stack serves"
+
+
 @dataclass(frozen=True)
 class Invited:
     owner: Session
@@ -151,6 +174,7 @@ class InvitationMailScenario:
 
 SCENARIOS = [
     SignInMailScenario(),
+    ConsoleAddressScenario(),
     InvitationMailScenario("mail-invitation"),
     InvitationMailScenario("mail-invitation-idem", idempotent=True),
 ]

@@ -9,7 +9,8 @@ a connect timeout before the request was sent, a read timeout *after* moto appli
 was lost): the hardest case, since the write happened but the caller cannot know.
 
 Every service the layer calls is failed (``INJECTED_SERVICES``; ``tests/faults/test_injection.py`` holds it equal to
-the services the layer's code makes clients for): DynamoDB, S3, SQS, SES, Secrets Manager and Bedrock. Bedrock's
+the services the layer's code makes clients for): DynamoDB, S3, SQS, SES, Secrets Manager, SSM (the
+console's address in mail links) and Bedrock. Bedrock's
 ``ConverseStream`` is also broken *after* its answer began (``Fault.stream``): the call succeeds and the event
 stream it returned fails after some events, as a model error inside the stream or a connection cut.
 """
@@ -30,7 +31,7 @@ from urllib3.exceptions import ProtocolError
 from tests.support.core_clients import wrap_core_clients
 
 # By botocore's service name (``ses``, whose endpoint prefix is ``email``).
-INJECTED_SERVICES = ("dynamodb", "s3", "sqs", "ses", "secretsmanager", "bedrock-runtime")
+INJECTED_SERVICES = ("dynamodb", "s3", "sqs", "ses", "secretsmanager", "ssm", "bedrock-runtime")
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ SES_REJECTED = Fault("rejected", "ses", "MessageRejected", 400)  # a sandbox's u
 SES_UNAVAILABLE = Fault("unavailable", "ses", "ServiceUnavailable", 503)
 SECRETS_THROTTLING = Fault("throttling", "secretsmanager", "ThrottlingException", 400)
 SECRETS_INTERNAL = Fault("internal", "secretsmanager", "InternalServiceError", 500)
+SSM_THROTTLING = Fault("throttling", "ssm", "ThrottlingException", 400)  # the console's address (app_url_store)
+SSM_INTERNAL = Fault("internal", "ssm", "InternalServerError", 500)
 BEDROCK_THROTTLING = Fault("throttling", "bedrock-runtime", "ThrottlingException", 429)
 BEDROCK_UNAVAILABLE = Fault("unavailable", "bedrock-runtime", "ServiceUnavailableException", 503)
 BEDROCK_INTERNAL = Fault("internal", "bedrock-runtime", "InternalServerException", 500)
@@ -111,6 +114,8 @@ def faults_for(call: Call, position: int) -> list[Fault]:
         return [SES_THROTTLING, SES_REJECTED, SES_UNAVAILABLE, *_timeouts("ses")]
     if call.service == "secretsmanager":
         return [SECRETS_THROTTLING, SECRETS_INTERNAL, *_timeouts("secretsmanager")]
+    if call.service == "ssm":
+        return [SSM_THROTTLING, SSM_INTERNAL, *_timeouts("ssm")]
     if call.service == "bedrock-runtime":
         busy = [BEDROCK_THROTTLING, BEDROCK_INTERNAL if even else BEDROCK_UNAVAILABLE, *_timeouts("bedrock-runtime")]
         return busy + [BEDROCK_STREAM_ERROR, BEDROCK_STREAM_CUT] * (call.operation == "ConverseStream")

@@ -121,7 +121,9 @@ def test_the_limits_are_template_parameters_of_the_sign_in_function() -> None:
     from stack.template import load
 
     template = load()
-    variables = template["Resources"]["PortalMagicLinkFunction"]["Properties"]["Environment"]["Variables"]
+    variables = dict(template["Resources"]["PortalMagicLinkFunction"]["Properties"]["Environment"]["Variables"])
+    # Its other variable is where the console's address is kept (tests/integration/portal/test_console_app_url.py).
+    assert variables.pop("PORTAL_APP_URL_PARAMETER") == {"Fn::Sub": "/${AWS::StackName}/console-url"}
     assert variables == {"MAGIC_LINK_PER_ADDRESS": {"Ref": "SignInMailsPerAddress"},
                          "MAGIC_LINK_PER_IP": {"Ref": "SignInMailsPerSourceNetwork"}}  # fmt: skip
     defaults = {name: template["Parameters"][name]["Default"] for name in variables.values() for name in name.values()}

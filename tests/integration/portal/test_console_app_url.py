@@ -75,9 +75,11 @@ def test_an_invitation_link_opens_the_console_the_stack_serves(portal: Portal, d
     portal.aws._client("ssm").put_parameter(
         Name=parameter_of("PortalInvitationCreateFunction"), Value=f"{CONSOLE}/", Type="String"
     )
+    studio = Studio.open(portal)  # its owner signs in first: the mailer's address is then read by the invitation
     deployed("PortalInvitationCreateFunction")
-    studio = Studio.open(portal)
+    reads = ssm_reads()
     invite(studio, "new.person@example.com")
+    assert reads == [parameter_of("PortalInvitationCreateFunction")]  # read as the invitation function, once
     token = link_token(portal, "new.person@example.com")
     assert portal.mails("new.person@example.com")[-1]["link"] == f"{CONSOLE}/invitations?token={token}"
 

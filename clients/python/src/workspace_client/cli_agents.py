@@ -18,17 +18,16 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ._commands import SignedIn, signed_in_command
 from ._generated.models_portal import Agent, BehaviourPatch, ConsideredPassage, PassageSource, RetrievedPassage
 from ._operation import CLEAR
 from .errors import ChatStreamError, ClientError
 from .portal import Portal
 
-SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
 # The behaviour's fields: the command line's name (also accepted: the wire's camelCase) → the client's.
 FIELDS = {
     "instructions": "instructions",
@@ -47,12 +46,7 @@ def add_commands(commands: Any, agents: Any, shared: argparse.ArgumentParser, in
     """``agents update|try`` under ``agents`` (the ``agents`` command's actions), ``models`` and ``knowledge search``
     under ``commands``; ``shared`` has the session and ``--json``, ``in_workspace`` also ``--workspace``."""
 
-    def command(parent: Any, name: str, run: Callable[[Portal, argparse.Namespace], int], *, parents: list[Any],
-                help: str, description: str | None = None) -> argparse.ArgumentParser:  # fmt: skip
-        sub: argparse.ArgumentParser = parent.add_parser(name, parents=parents, help=help,
-                                                         description=description or help)  # fmt: skip
-        sub.set_defaults(run=lambda args: _signed_in(signed_in, run, args))
-        return sub
+    command = partial(signed_in_command, signed_in=signed_in)
 
     update = command(agents, "update", _update, parents=[in_workspace],
                      help="change how an agent answers: only the fields given (the others stay as they are)",
@@ -105,11 +99,6 @@ def _field(value: str) -> str:
     if name not in FIELDS:
         raise argparse.ArgumentTypeError(f"not a field of the behaviour: {value} (one of {', '.join(FIELDS)})")
     return name
-
-
-def _signed_in(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], int], args: argparse.Namespace) -> int:
-    with signed_in(args) as portal:
-        return run(portal, args)
 
 
 def resolve(portal: Portal, workspace_id: str, agent: str) -> Agent:

@@ -17,16 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ._commands import SignedIn, signed_in_command
 from ._operation import CLEAR
 from .errors import ClientError
 from .portal import Portal
 
-SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
 REF_TYPES = ("render", "voice", "llm", "topup", "refund", "adjustment")
 SETTING_COLUMNS = ("id", "slug", "name", "listed", "storeConversations", "conversationRetentionDays",
                    "lowCreditsThreshold", "defaultBrandId", "defaultWorkflowId")  # fmt: skip
@@ -36,12 +35,7 @@ def add_commands(commands: Any, workspaces: Any, shared: argparse.ArgumentParser
                  in_workspace: argparse.ArgumentParser, signed_in: SignedIn) -> None:  # fmt: skip
     """``workspaces update`` under ``workspaces`` (its actions) and ``credits balance|history`` under ``commands``."""
 
-    def command(parent: Any, name: str, run: Callable[[Portal, argparse.Namespace], int], *, parents: list[Any],
-                help: str, description: str | None = None) -> argparse.ArgumentParser:  # fmt: skip
-        sub: argparse.ArgumentParser = parent.add_parser(name, parents=parents, help=help,
-                                                         description=description or help)  # fmt: skip
-        sub.set_defaults(run=lambda args: _signed_in(signed_in, run, args))
-        return sub
+    command = partial(signed_in_command, signed_in=signed_in)
 
     update = command(workspaces, "update", _update, parents=[in_workspace],
                      help="change a workspace's settings: only those given (owners and admins)",
@@ -80,11 +74,6 @@ def add_commands(commands: Any, workspaces: Any, shared: argparse.ArgumentParser
     history.add_argument("--type", choices=REF_TYPES, dest="ref_type", help="only entries of one kind")
     history.add_argument("--limit", type=int, default=50, metavar="N", help="entries (1-200, default 50)")
     history.add_argument("--offset", type=int, default=0, metavar="N", help="skip the newest N entries")
-
-
-def _signed_in(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], int], args: argparse.Namespace) -> int:
-    with signed_in(args) as portal:
-        return run(portal, args)
 
 
 def settings_given(args: argparse.Namespace) -> dict[str, Any]:

@@ -24,14 +24,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import IO, Any
 
+from ._commands import SignedIn, run_signed_in
 from .portal import Portal
-
-SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
 
 
 def add_commands(commands: Any, in_workspace: argparse.ArgumentParser, signed_in: SignedIn) -> None:
@@ -54,19 +51,19 @@ def add_commands(commands: Any, in_workspace: argparse.ArgumentParser, signed_in
     _filters(listing)
     listing.add_argument("--limit", type=int, default=20, metavar="N", help="threads (1-200, default 20)")
     listing.add_argument("--cursor", metavar="C", help="the next page (the cursor a previous list printed)")
-    listing.set_defaults(run=lambda args: _signed_in(signed_in, _list, args))
+    listing.set_defaults(run=lambda args: run_signed_in(signed_in, _list, args))
 
     show = under.add_parser("show", parents=[in_workspace], help="a stored thread's turns, oldest first")
     show.add_argument("agent", metavar="AGENT", help="the agent's id (prj_…) or slug")
     show.add_argument("thread", metavar="THREAD", help="the thread's key (conversations list prints it)")
     show.add_argument("--client", required=True, metavar="C", help="the visitor whose thread it is")
-    show.set_defaults(run=lambda args: _signed_in(signed_in, _show, args))
+    show.set_defaults(run=lambda args: run_signed_in(signed_in, _show, args))
 
     erase = under.add_parser("erase", parents=[in_workspace],
                              help="erase every stored turn of one visitor with the agent (for good)")  # fmt: skip
     erase.add_argument("agent", metavar="AGENT", help="the agent's id (prj_…) or slug")
     erase.add_argument("--client", required=True, metavar="C", help="the visitor (conversations list prints it)")
-    erase.set_defaults(run=lambda args: _signed_in(signed_in, _erase, args))
+    erase.set_defaults(run=lambda args: run_signed_in(signed_in, _erase, args))
 
 
 def _help(doc: str | None) -> str:
@@ -78,11 +75,6 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client", metavar="C", help="one visitor's conversations only")
     parser.add_argument("--since", metavar="TIME", help="threads whose last turn is at or after this RFC 3339 time")
     parser.add_argument("--until", metavar="TIME", help="threads whose last turn is before this time")
-
-
-def _signed_in(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], int], args: argparse.Namespace) -> int:
-    with signed_in(args) as portal:
-        return run(portal, args)
 
 
 def plural(count: int, word: str) -> str:

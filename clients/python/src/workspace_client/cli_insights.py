@@ -21,17 +21,16 @@ import argparse
 import json
 import re
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
 from typing import Any
 
 from pydantic import Field
 
+from ._commands import SignedIn, run_signed_in
 from ._model import ApiModel
 from ._operation import Operation, new_idempotency_key, present
 from .cli_agents import resolve
 from .portal import Portal
 
-SignedIn = Callable[[argparse.Namespace], AbstractContextManager[Portal]]
 JSON = dict[str, Any]
 AGENT_PATH = "/api/workspaces/{workspaceId}/agents/{agentId}"
 EXCERPT = 80  # characters of a prompt, reply, comment or answer on a line (--json: the whole text)
@@ -55,7 +54,7 @@ def add_commands(commands: Any, in_workspace: argparse.ArgumentParser, signed_in
         sub: argparse.ArgumentParser = parent.add_parser(name, parents=[in_workspace], help=help,
                                                          description=description or help)  # fmt: skip
         sub.add_argument("agent", metavar="AGENT", help="the agent's id (prj_…) or slug")
-        sub.set_defaults(run=lambda args: _signed_in(signed_in, run, args))
+        sub.set_defaults(run=lambda args: run_signed_in(signed_in, run, args))
         return sub
 
     insights = command(commands, "insights", _insights,
@@ -99,11 +98,6 @@ def add_commands(commands: Any, in_workspace: argparse.ArgumentParser, signed_in
 def _pages(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=20, metavar="N", help="lines a page (1-100, default 20)")
     parser.add_argument("--all", action="store_true", help="every page, not only the newest")
-
-
-def _signed_in(signed_in: SignedIn, run: Callable[[Portal, argparse.Namespace], int], args: argparse.Namespace) -> int:
-    with signed_in(args) as portal:
-        return run(portal, args)
 
 
 def _path(args: argparse.Namespace, agent_id: str) -> dict[str, str]:

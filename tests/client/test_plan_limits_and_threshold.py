@@ -7,19 +7,16 @@ through ``main`` against a fake portal on ``httpx.MockTransport`` (the contract'
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from workspace_client import cli
 from workspace_client.bundle.plan import megabytes
-from workspace_client.bundle.session import Session, save
-from workspace_client.cli import main
 
 from tests.support.bundles import FILES, write_bundle
+from tests.support.fake_portal import Run, command_runner, use_fake_portal
 
 WS, NOW, MIB = "ws_01JTEST", "2026-03-01T10:00:00.000Z", 1024 * 1024
 FREE = {"name": "free", "maxObjectBytes": 25 * MIB, "maxStorageBytes": 500 * MIB}  # PLAN_LIMITS["free"]
@@ -65,24 +62,13 @@ class Service:
 @pytest.fixture
 def service(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Service:
     fake = Service()
-    real = cli.Portal  # type: ignore[attr-defined]  # the class cli builds its client from, patched here
-    monkeypatch.setattr(cli, "Portal", lambda url, **options: real(url, transport=httpx.MockTransport(fake.answer),
-                                                                   **options))  # fmt: skip
-    save(tmp_path / "session.json", Session("http://portal.test", "cookie", "jwt", "ava@example.com"))
+    use_fake_portal(monkeypatch, tmp_path, fake.answer)
     return fake
-
-
-Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
 def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], service: Service) -> Run:
-    def command(*argv: str) -> tuple[int, str, str]:
-        status = main([*argv, "--session-file", str(tmp_path / "session.json")])
-        out = capsys.readouterr()
-        return status, out.out, out.err
-
-    return command
+    return command_runner(tmp_path, capsys)
 
 
 def bundle(root: Path, files: dict[str, bytes]) -> Path:

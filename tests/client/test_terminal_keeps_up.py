@@ -10,7 +10,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,9 @@ import httpx
 import pytest
 from workspace_client import cli
 from workspace_client._session import magic_link_token
-from workspace_client.bundle.session import Session, save
 from workspace_client.cli import main
+
+from tests.support.fake_portal import Run, command_runner, use_fake_portal
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -171,24 +172,13 @@ MEMBER = {"id": "mem_1", "userId": "usr_ava", "workspaceId": WS, "role": "owner"
 @pytest.fixture
 def service(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Service:
     fake = Service()
-    real = cli.Portal  # type: ignore[attr-defined]  # the class cli builds its client from, patched here
-    monkeypatch.setattr(cli, "Portal", lambda url, **options: real(url, transport=httpx.MockTransport(fake.answer),
-                                                                   **options))  # fmt: skip
-    save(tmp_path / "session.json", Session("http://portal.test", "cookie", "jwt", "ava@example.com"))
+    use_fake_portal(monkeypatch, tmp_path, fake.answer)
     return fake
-
-
-Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
 def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], service: Service) -> Run:
-    def command(*argv: str) -> tuple[int, str, str]:
-        status = main([*argv, "--session-file", str(tmp_path / "session.json")])
-        out = capsys.readouterr()
-        return status, out.out, out.err
-
-    return command
+    return command_runner(tmp_path, capsys)
 
 
 # --- workspace settings, conversations, credits

@@ -25,6 +25,12 @@ class ValidationFailed(DomainError):
     status, code, message = 400, "VALIDATION_ERROR", "Invalid request"
 
 
+class InvalidWebhookUrl(DomainError):
+    # A webhook's URL refused when saved (not https, or naming or resolving to an address no delivery may reach):
+    # the message says which (core.webhooks.addresses).
+    status, code, message = 400, "INVALID_WEBHOOK_URL", "The webhook URL is not allowed"
+
+
 class InvalidPath(DomainError):
     status, code, message = 400, "INVALID_PATH", "Invalid object path"
 

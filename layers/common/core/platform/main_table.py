@@ -295,3 +295,30 @@ def answers_partition(agent_id: str) -> str:
 
 def answer(agent_id: str, answer_id: str) -> dict[str, str]:
     return {"pk": answers_partition(agent_id), "sk": f"ANSWER#{answer_id}"}
+
+
+WEBHOOK = "WEBHOOK#"
+
+
+def webhook(workspace_id: str, webhook_id: str) -> dict[str, str]:
+    """A webhook, in its workspace's partition (at most ``WEBHOOKS_MAX``: the fan-out reads them in one Query)."""
+    return {"pk": f"WS#{workspace_id}", "sk": f"{WEBHOOK}{webhook_id}"}
+
+
+def deliveries_partition(webhook_id: str) -> str:
+    return f"WEBHOOK#{webhook_id}#DELIVERIES"
+
+
+DELIVERY = "DLV#"
+
+
+def delivery(webhook_id: str, delivery_id: str) -> dict[str, str]:
+    """A delivery of an event to a webhook; ids are time-ordered ULIDs, so the partition read backwards is newest
+    first."""
+    return {"pk": deliveries_partition(webhook_id), "sk": f"{DELIVERY}{delivery_id}"}
+
+
+def delivery_status_index(webhook_id: str, status: str, delivery_id: str) -> dict[str, str]:
+    """``gsi1``: a webhook's deliveries of one status, newest first (``?status=`` is one descending Query); moved
+    with the status by every write that changes it."""
+    return {"gsi1pk": f"WEBHOOK#{webhook_id}#{status}", "gsi1sk": f"{DELIVERY}{delivery_id}"}

@@ -141,6 +141,14 @@ class Settings(BaseModel):
     # workspace when it starts and is stored when it ends, up to the chat function's 120 s timeout later.
     restamp_delay_seconds: int = Field(180, alias="RESTAMP_DELAY_SECONDS", ge=0, le=900)
 
+    # --- webhooks (core.webhooks): a workspace's webhooks at most (authoring.md: 10; the fan-out reads them in one
+    # Query), and whether a webhook may name http:// and loopback addresses: true only in the local runner and tests,
+    # never other private classes (core.webhooks.addresses).
+    webhooks_max: int = Field(10, alias="WEBHOOKS_MAX", ge=1, le=100)
+    webhook_allow_local: bool = Field(False, alias="WEBHOOK_ALLOW_LOCAL")
+    # The delivery worker's queue (core.webhooks.queue): the fan-out and the test event send a delivery's message.
+    webhook_delivery_queue_url: str = Field("", alias="WEBHOOK_DELIVERY_QUEUE_URL")
+
     # --- chat
     chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")
     bedrock_model_id: str = Field("amazon.nova-lite-v1:0", alias="BEDROCK_MODEL_ID")

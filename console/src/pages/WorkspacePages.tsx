@@ -14,11 +14,13 @@ const Keys = lazy(() => import("./keys/Keys").then((m) => m.Keys));
 const Members = lazy(() => import("./members/Members").then((m) => m.Members));
 const Audit = lazy(() => import("./audit/Audit").then((m) => m.Audit));
 const Credits = lazy(() => import("./credits/Credits").then((m) => m.Credits));
+const Webhooks = lazy(() => import("./webhooks/Webhooks").then((m) => m.Webhooks));
 
 const NAV: { path: string; label: string; private?: boolean }[] = [
   { path: "/", label: "Agents" },
   { path: "/keys", label: "Keys" },
   { path: "/members", label: "Members" },
+  { path: "/webhooks", label: "Webhooks", private: true },
   { path: "/audit", label: "Audit log", private: true },
   { path: "/credits", label: "Credits" },
   { path: "/settings", label: "Settings" },
@@ -61,6 +63,7 @@ export function WorkspacePages() {
             <Route path="/members" component={Members} />
             <Route path="/audit" component={Audit} />
             <Route path="/credits" component={Credits} />
+            <Route path="/webhooks" component={Webhooks} />
             <Route path="/settings" component={Settings} />
             <Route default component={NotFound} />
           </Router>

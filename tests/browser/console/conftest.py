@@ -48,7 +48,10 @@ def service(
     state = tmp_path_factory.mktemp("console-state")
     # OFFLINE_MODEL_GATE: a prompt with [[offline-gate]] waits after its first delta until the file `offline-gate`
     # exists in the state directory (test_agents.py: the preview shows that delta before the rest is written).
-    env = {"PORTAL_ALLOW_ORIGIN": cross_site_origin, "OFFLINE_MODEL_GATE": str(state / "offline-gate")}
+    # WEBHOOK_ALLOW_LOCAL: test_webhooks_page.py's receiver is on loopback (http://127.0.0.1), which only a local
+    # runner may allow; WEBHOOK_RETRY_SECONDS: its failing receiver's delivery ends failed in seconds, not 32 hours.
+    env = {"PORTAL_ALLOW_ORIGIN": cross_site_origin, "OFFLINE_MODEL_GATE": str(state / "offline-gate"),
+           "WEBHOOK_ALLOW_LOCAL": "true", "WEBHOOK_RETRY_SECONDS": "1,1,1,1,1,1,1"}  # fmt: skip
     yield from started_service(state, function_env=env)
 
 

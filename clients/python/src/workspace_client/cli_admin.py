@@ -17,6 +17,7 @@ its id first: a member's line starts with the user's id, which ``members role|re
     workspace-client conversations export --workspace ws_… --agent prj_… [...]   (``cli_conversations``)
     workspace-client insights|feedback|unanswered AGENT --workspace ws_… [...]   (``cli_insights``)
     workspace-client answers list|add|rm AGENT --workspace ws_… [...]   (``cli_insights``)
+    workspace-client webhooks list|add|rm|rotate|test|deliveries|retry --workspace ws_… [...]   (``cli_webhooks``)
 """
 
 from __future__ import annotations
@@ -93,10 +94,11 @@ def add_commands(commands: Any, common: argparse.ArgumentParser, signed_in: Sign
     whose.add_argument("--agent", metavar="AGENT_ID", help="one agent's, over every key")
     usage.add_argument("--days", type=int, default=30, metavar="N", help="days ending today (1-90, default 30)")
 
-    from . import cli_conversations, cli_insights
+    from . import cli_conversations, cli_insights, cli_webhooks
 
     cli_conversations.add_commands(commands, in_workspace, signed_in)
     cli_insights.add_commands(commands, in_workspace, signed_in)  # insights, feedback, unanswered, answers
+    cli_webhooks.add_commands(commands, in_workspace, signed_in)  # webhooks list|add|rm|rotate|test|deliveries|retry
 
 
 def _membership_commands(commands: Any, shared: argparse.ArgumentParser, in_workspace: argparse.ArgumentParser,

@@ -120,7 +120,7 @@ def _rm(portal: Portal, args: argparse.Namespace) -> int:
 
 
 def _rotate(portal: Portal, args: argparse.Namespace) -> int:
-    rotated = portal.rotate_webhook_secret(args.workspace, args.webhook)
+    rotated = portal.rotate_webhook(args.workspace, args.webhook)
     if args.json:
         return _json(_wire(rotated))
     _say(f"a new signing secret for {args.webhook}, shown this once: keep it now. The old and the new secret both "
@@ -144,8 +144,8 @@ def _deliveries(portal: Portal, args: argparse.Namespace) -> int:
     deliveries: list[Any] = []
     cursor = args.cursor
     while True:
-        page = portal.list_webhook_deliveries(args.workspace, args.webhook, limit=args.limit, cursor=cursor,
-                                              status=args.status)  # fmt: skip
+        page = portal.list_deliveries(args.workspace, args.webhook, limit=args.limit, cursor=cursor,
+                                      status=args.status)  # fmt: skip
         deliveries += page.deliveries
         cursor = page.next_cursor
         if not args.all or cursor is None:
@@ -162,7 +162,7 @@ def _deliveries(portal: Portal, args: argparse.Namespace) -> int:
 
 
 def _retry(portal: Portal, args: argparse.Namespace) -> int:
-    portal.retry_webhook_delivery(args.workspace, args.webhook, args.delivery)
+    portal.retry_delivery(args.workspace, args.webhook, args.delivery)
     if args.json:
         return _json({"retried": args.delivery})
     print(f"retrying {args.delivery}: webhooks deliveries {args.webhook} --workspace {args.workspace} shows how it "

@@ -24,7 +24,7 @@ export const EVENTS: { type: EventType; label: string }[] = [
   { type: "conversations.retention.applied", label: "Old conversations are removed (retention)" },
 ];
 
-export type WebhookInput = { url: string; events: EventType[]; description: string | null };
+export type WebhookInput = { url: string; events: EventType[]; description: string };
 
 let forms = 0; // ids of each form's fields, unique on the page (the add form and an edit form may both be open)
 
@@ -54,7 +54,7 @@ export function WebhookForm({ title, submit, busyLabel, initial, onSave, onCance
         setUnchosen(events.length === 0);
         if (events.length === 0) return;
         await run(async () => {
-          await onSave({ url: url.trim(), events, description: description.trim() || null });
+          await onSave({ url: url.trim(), events, description: description.trim() });
           if (!initial) {
             setUrl("");
             setAll(true);

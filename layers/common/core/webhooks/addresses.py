@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from core.platform.errors import InvalidWebhookUrl
@@ -118,3 +119,72 @@ def check_url(url: str, *, allow_local: bool, resolve: Resolver = system_resolve
             check_address(address, allow_local=allow_local)
         except InvalidWebhookUrl as exc:
             raise InvalidWebhookUrl(f"url: {host} resolves to {exc.message.removeprefix('url: ')}") from None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one delivery attempt connects: the URL's scheme, host name (the TLS server name and the ``Host`` header),
+    port and path, and the vetted address the connection is made to (never the name again: a resolver asked twice
+    may answer differently the second time, DNS rebinding)."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    address: str
+
+
+def preferred(addresses: Sequence[Address]) -> Address:
+    """The address to connect to: IPv4 first (a Lambda function outside a VPC has no IPv6 route out)."""
+    return next((a for a in addresses if isinstance(a, ipaddress.IPv4Address)), addresses[0])
+
+
+def connectable(address: Address) -> Address:
+    """An IPv4-mapped or -compatible IPv6 form connects to its IPv4 address (judged as that address already)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def resolve_safe(host: str, port: int, *, allow_local: bool, resolve: Resolver = system_resolve) -> str:
+    """The address one delivery connects to for ``host``: resolved now and every answer allowed (any refused answer
+    refuses them all, as at save), or ``InvalidWebhookUrl`` saying why; a literal address is judged as it is."""
+    try:
+        literal: Address | None = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None or "%" in host:
+        return str(connectable(check_address(host, allow_local=allow_local)))
+    answers = resolve(host, port)
+    if not answers:
+        raise InvalidWebhookUrl(f"url: the host {host!r} does not resolve")
+    vetted: list[Address] = []
+    for answer in answers:
+        try:
+            vetted.append(check_address(answer, allow_local=allow_local))
+        except InvalidWebhookUrl as exc:
+            raise InvalidWebhookUrl(f"url: {host} resolves to {exc.message.removeprefix('url: ')}") from None
+    return str(connectable(preferred(vetted)))
+
+
+def target(url: str, *, allow_local: bool, resolve: Resolver = system_resolve) -> Target:
+    """Where a delivery to the saved ``url`` connects now: the URL checked again (the setting may have changed since
+    the save: an ``http://`` URL saved locally is refused where ``allow_local`` is off) and its host resolved by
+    ``resolve_safe``."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidWebhookUrl(f"url: not a URL ({exc})") from exc
+    scheme = parts.scheme.lower()
+    if scheme not in (("https", "http") if allow_local else ("https",)):
+        raise InvalidWebhookUrl("url: must start with https://")
+    host = parts.hostname
+    if not host or parts.username is not None or parts.password is not None:
+        raise InvalidWebhookUrl("url: names no host, or holds credentials")
+    port = port or (443 if scheme == "https" else 80)
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    address = resolve_safe(host, port, allow_local=allow_local, resolve=resolve)
+    return Target(scheme=scheme, host=host, port=port, path=path, address=address)

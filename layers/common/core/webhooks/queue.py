@@ -17,7 +17,19 @@ class WebhookQueue:
         self._sqs = client
         self._url = queue_url
 
-    def send(self, delivery_id: str, webhook_id: str, workspace_id: str, delay: int = 0) -> None:
-        body = json.dumps({"deliveryId": delivery_id, "webhookId": webhook_id, "workspaceId": workspace_id})
+    def send(
+        self, delivery_id: str, webhook_id: str, workspace_id: str, delay: int = 0, *, attempts: int | None = None
+    ) -> None:
+        """Queue an attempt of the delivery, ``delay`` seconds from now at the soonest (SQS allows 900). The worker's
+        own messages name the ``attempts`` the delivery had when they were sent, so an older copy is told apart and
+        dropped; the fan-out's and the portal's name none (any state is current for them)."""
+        message: dict[str, str | int] = {
+            "deliveryId": delivery_id,
+            "webhookId": webhook_id,
+            "workspaceId": workspace_id,
+        }
+        if attempts is not None:
+            message["attempts"] = attempts
+        body = json.dumps(message)
         with translate_errors("SendMessage"):
             self._sqs.send_message(QueueUrl=self._url, MessageBody=body, DelaySeconds=min(max(delay, 0), MAX_DELAY))

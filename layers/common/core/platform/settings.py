@@ -148,6 +148,10 @@ class Settings(BaseModel):
     webhook_allow_local: bool = Field(False, alias="WEBHOOK_ALLOW_LOCAL")
     # The delivery worker's queue (core.webhooks.queue): the fan-out and the test event send a delivery's message.
     webhook_delivery_queue_url: str = Field("", alias="WEBHOOK_DELIVERY_QUEUE_URL")
+    # The waits after each failed attempt, in seconds (authoring.md: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then
+    # failed): one more attempt than waits. The local runner and tests may shorten it (core.webhooks.delivery).
+    webhook_retry_seconds: str = Field("5,300,1800,7200,18000,36000,36000", alias="WEBHOOK_RETRY_SECONDS",
+                                       pattern=r"^\s*\d+(\s*,\s*\d+)*\s*$")  # fmt: skip
 
     # --- chat
     chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")

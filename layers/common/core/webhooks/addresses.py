@@ -24,6 +24,7 @@ type Resolver = Callable[[str, int], Sequence[str]]
 
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
+_RFC1918 = tuple(ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
 _METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
 
 
@@ -67,10 +68,12 @@ def refusal(address: Address, *, allow_local: bool) -> str | None:
         return "a multicast address"
     if isinstance(address, ipaddress.IPv6Address) and address in ipaddress.IPv6Network("fc00::/7"):
         return "a unique-local address"
-    if address.is_private:
+    if isinstance(address, ipaddress.IPv4Address) and any(address in network for network in _RFC1918):
         return "a private address"
-    if address.is_reserved or not address.is_global:
-        return "a reserved address"
+    # What is left of Python's "private" (IANA's special-purpose registries: documentation, benchmarking, 240/4, the
+    # broadcast address, ...) and anything not globally routed
+    if address.is_private or address.is_reserved or not address.is_global:
+        return "a reserved or special-purpose address"
     return None
 
 

@@ -34,10 +34,33 @@ class FakeStamps:
 
 
 def stamper(
-    days: int | None, stamps: FakeStamps, agents: tuple[str, ...] = ("a1",), exists: bool = True, stores: bool = True
-) -> RetentionStamper:
+    days: int | None, stamps: FakeStamps, agents: tuple[str, ...] = ("a1",), exists: bool = True, stores: bool = True,
+    *, applied: list[tuple[str, int | None, int]] | None = None,
+) -> RetentionStamper:  # fmt: skip
     retention = Retention(days, stores) if exists else None
-    return RetentionStamper(lambda ws: retention, lambda ws: list(agents), stamps)
+    noted = applied if applied is not None else []
+
+    def note(workspace_id: str, applied_days: int | None, at: str) -> bool:
+        noted.append((workspace_id, applied_days, len(stamps.written)))  # how many stamps were written before it
+        return True
+
+    return RetentionStamper(lambda ws: retention, lambda ws: list(agents), stamps, note)
+
+
+def test_a_finished_pass_notes_the_retention_it_applied_last_and_an_unfinished_one_does_not() -> None:
+    """``conversations.retention.applied`` streams from that note: written once every TTL is right, never before."""
+    applied: list[tuple[str, int | None, int]] = []
+    assert (
+        stamper(30, FakeStamps({"a1": [TURN, THREAD]}), applied=applied).restamp("ws", lambda: SAFETY_MS * 10).finished
+    )
+    assert applied == [("ws", 30, 2)]  # after both stamps
+    left = iter([SAFETY_MS + 1, SAFETY_MS])
+    unfinished: list[tuple[str, int | None, int]] = []
+    pass_ = stamper(7, FakeStamps({"a1": [TURN, THREAD]}), applied=unfinished).restamp("ws", lambda: next(left))
+    assert not pass_.finished and unfinished == []
+    gone: list[tuple[str, int | None, int]] = []
+    stamper(30, FakeStamps({}), exists=False, applied=gone).restamp("ws", lambda: SAFETY_MS * 10)
+    assert gone == []
 
 
 def test_only_what_differs_is_written_and_a_thread_is_conditioned_on_its_last_turn() -> None:

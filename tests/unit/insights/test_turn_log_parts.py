@@ -110,7 +110,7 @@ def test_the_visitor_item_keeps_two_days_and_counts_no_refusal() -> None:
 def turn(**changes: Any) -> DeliveredTurn:
     base = {"workspace_id": "ws_1", "agent_id": "agt_1", "turn_id": "turn_1", "thread_key": "thr_1",
             "client": "v1_client_0123456789", "key_id": "key_1", "created_at": "2026-11-22T05:23:35.123Z",
-            "prompt": "What does a cortado cost?", "reply": "2.85 EUR",
+            "prompt": "What does a cortado cost?", "reply": "2.85 EUR", "credits": 3,
             "sources": [{"itemId": "itm_1", "name": "Prices"}, {"itemId": "itm_1", "name": "Prices"}]}  # fmt: skip
     return DeliveredTurn(**(base | changes))
 
@@ -120,6 +120,7 @@ def test_a_turn_not_stored_writes_its_receipt_without_words_and_one_day_shard() 
     assert [next(iter(i)) for i in items] == ["Put", "Update"]
     put = items[0]["Put"]["Item"]
     assert "prompt" not in put and "reply" not in put and put["day"] == {"S": "2026-11-22"}
+    assert put["credits"] == {"N": "3"}  # what the turn was charged: conversation.turn.completed says it
     update = items[1]["Update"]
     assert update["UpdateExpression"].startswith("ADD turns :one, visitors :one, #s0 :one SET")  # a source once
     assert update["ExpressionAttributeNames"] == {"#s0": "src:item:itm_1", "#n0": "name:item:itm_1"}

@@ -117,7 +117,9 @@ def restamper() -> RetentionStamper:
     def agents_of(workspace_id: str) -> list[str]:
         return [agent.id for agent in agents.list(workspace_id)]
 
-    return RetentionStamper(retention_of, agents_of, ThreadStore(aws.dynamodb(), settings.main_table))
+    return RetentionStamper(
+        retention_of, agents_of, ThreadStore(aws.dynamodb(), settings.main_table), workspaces.mark_retention_applied,
+    )  # fmt: skip
 
 
 @per_container

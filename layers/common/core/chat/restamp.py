@@ -8,7 +8,8 @@ one, and a lengthened one would delete them sooner than it says. So a change of 
 reads the retention now set, walks every agent's stored turns and threads, and sets each TTL the setting gives
 (removes it for ``null``), writing only those that differ. A turn's TTL follows its ``createdAt``, a thread's its
 ``lastAt``; a thread a new turn moved meanwhile is left to that turn's write. Idempotent: a pass that ran out of time
-asks to run again, and the next one skips what is already right.
+asks to run again, and the next one skips what is already right. A pass that finished notes the retention it applied
+on the workspace item (``retentionAppliedAt``, ``retentionAppliedDays``: ``conversations.retention.applied``).
 
 What the turns left besides (issue 40) is walked too, each stamped as its writer stamps it (``core.insights``):
 
@@ -29,6 +30,7 @@ from itertools import chain
 from typing import Any, Protocol
 
 from core.platform import main_table as keys
+from core.platform.ids import now_iso
 from core.platform.retention import expires_at, question_expires_at, receipt_expires_at
 
 logger = logging.getLogger(__name__)
@@ -62,10 +64,13 @@ class Restamped:
 class RetentionStamper:
     def __init__(
         self, retention_of: Callable[[str], Retention | None], agents_of: Callable[[str], list[str]], stamps: Stamps,
+        applied: Callable[[str, int | None, str], bool],
     ):  # fmt: skip
         self._retention_of = retention_of
         self._agents_of = agents_of
         self._stamps = stamps
+        # (workspace, days, at): a pass's last write, on the workspace (``WorkspaceStore.mark_retention_applied``)
+        self._applied = applied
 
     def restamp(self, workspace_id: str, remaining_ms: Callable[[], int]) -> Restamped:
         retention = self._retention_of(workspace_id)
@@ -81,7 +86,12 @@ class RetentionStamper:
                 expiry, last_at = wanted(item)
                 if item.get("expiresAt") != expiry:
                     stamped += self._stamps.stamp(item, expiry, last_at=last_at)
-        logger.info("turns re-stamped", extra={"workspaceId": workspace_id, "checked": checked, "stamped": stamped})
+        # Last, once every TTL is right: ``conversations.retention.applied`` streams from this write. If it fails, the
+        # message is retried and the next pass (which finds the TTLs right) writes it; it writes nothing when the
+        # setting moved since (that change's pass will) or this retention was already the one applied.
+        applied = self._applied(workspace_id, retention.days, now_iso())
+        logger.info("turns re-stamped", extra={"workspaceId": workspace_id, "checked": checked, "stamped": stamped,
+                                               "applied": applied})  # fmt: skip
         return Restamped(workspace_id, checked, stamped, finished=True)
 
 

@@ -2,7 +2,8 @@
 
 Order: the agent (404), the brand override (400), the visitor's rate limit (429), then
 the credits hold (402). Only a turn that passed all four streams (``ChatStream``). The reads
-and the visitor's count are issued together, so a refused turn still counts for its visitor.
+and the visitor's count are issued together, so a refused turn still counts for its visitor. A 402 also marks the
+owner's balance exhausted (``Billing.note_exhausted``: once until the next grant, never failing the 402).
 
 The agent's ``behaviour`` shapes the turn: its model (from the deployment's catalogue; a model no longer listed
 is the default's), that model's price held and settled, the owner's instructions in the prompt after the service's
@@ -32,7 +33,7 @@ from core.insights.turn_log import DeliveredTurn, TurnLog, is_unanswered
 from core.knowledge.index import Passage
 from core.knowledge.retrieval import Retriever, usable_sources
 from core.platform import observability, rate_limit, together, usage_counters
-from core.platform.errors import NotFound, ValidationFailed
+from core.platform.errors import InsufficientCredits, NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
 from core.platform.rate_limit import RateStatus, SlidingWindowLimiter
 from core.platform.retention import first_kept_day
@@ -124,8 +125,12 @@ class ChatService:
         # The usage's day is the read plane's clock's (the limiter's): the day this request counted on its key.
         usage = HoldUsage(workspace_id=workspace.id, key_id=key_id, agent_id=agent.id,
                           day=datetime.fromtimestamp(rate_limit.now(), UTC).strftime("%Y-%m-%d"))  # fmt: skip
-        hold = self._credits.hold(workspace.owner_id, "llm", turn_id, spec.credits_per_turn,
-                                  turn_description(agent, spec), usage=usage)  # fmt: skip
+        try:
+            hold = self._credits.hold(workspace.owner_id, "llm", turn_id, spec.credits_per_turn,
+                                      turn_description(agent, spec), usage=usage)  # fmt: skip
+        except InsufficientCredits:  # the 402 stands; its one added write marks the exhaustion (credits.exhausted)
+            self._credits.note_exhausted(workspace.owner_id, workspace.id, agent.id)
+            raise
         observability.count("ChatTurns")
         transcript = {"turnId": turn_id, "threadKey": thread_key, "agentId": agent.id, "client": request.client,
                       "section": request.section, "prompt": request.prompt}  # fmt: skip
@@ -135,7 +140,8 @@ class ChatService:
             delivered = DeliveredTurn(
                 workspace_id=workspace.id, agent_id=agent.id, turn_id=turn_id, thread_key=thread_key,
                 client=request.client, key_id=key_id, created_at=now_iso(), prompt=request.prompt, reply=reply,
-                sources=sources, unanswered=is_unanswered(bool(passages), behaviour.fallback, reply),
+                credits=hold.amount, sources=sources,
+                unanswered=is_unanswered(bool(passages), behaviour.fallback, reply),
                 first_visit=first_visit, first_in_thread=first_in_thread, stored=workspace.store_conversations,
                 retention_days=workspace.conversation_retention_days,
             )  # fmt: skip

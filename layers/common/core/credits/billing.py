@@ -12,6 +12,7 @@ endpoints, with the management plane's models, are ``credits.CreditService`` on 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from core.credits.records import HoldRecord, HoldUsage, Outcome
 from core.platform import observability
 from core.platform.ids import iso
 from core.platform.kinds import RefType
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,20 @@ class Billing:
         False if the hold is gone (it expired and was released): the work must stop, unpaid.
         """
         return self._ledger.mark_streamed(hold.account_id, hold.ref_id)
+
+    def note_exhausted(self, account_id: str, workspace_id: str, agent_id: str) -> None:
+        """A chat of ``workspace_id`` was refused for lack of credits: mark the balance exhausted (once until the
+        next grant: ``credits.exhausted`` streams from the marker's appearance).
+
+        Best effort, on the refusal's path: the visitor's answer is the 402 whatever happens here, so a failed write
+        is logged and counted (metric ``ExhaustionMarkFailed``) and the next refusal tries again
+        (docs/decisions.md, "Webhooks: what each path emits")."""
+        try:
+            if self._ledger.mark_exhausted(account_id, workspace_id, agent_id):
+                observability.count("CreditsExhausted")
+        except Exception:  # whatever failed, the refusal stands; the next refusal writes the marker
+            logger.exception("marking credits exhausted failed", extra={"workspaceId": workspace_id})
+            observability.count("ExhaustionMarkFailed")
 
     def settle(self, hold: HoldRecord, charge: int | None = None) -> Outcome:
         outcome = self._ledger.settle(hold, charge)

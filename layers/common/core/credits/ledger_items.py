@@ -14,6 +14,9 @@ HOLD_SHARDS = 8  # expiring holds are indexed across 8 partitions, so no single 
 NEW = "attribute_not_exists(pk)"
 # A usage item's TTL attribute (epoch seconds). Not ``expiresAt``: that is the holds' index key, a string.
 USAGE_TTL = "ttl"
+# On the balance: ``{workspaceId, agentId, at}`` of the first chat refused for lack of credits since the last grant
+# (``credits.exhausted`` streams from its appearance); every grant removes it.
+EXHAUSTED = "exhausted"
 
 
 def key(account_id: str, sk: str) -> dict[str, Any]:
@@ -120,18 +123,20 @@ class LedgerItems:
 
     def update_balance(
         self, account_id: str, at: str, *, available: int = 0, held: int = 0, entry_type: str | None = None,
-        cover: int | None = None,
+        cover: int | None = None, rearm: bool = False,
     ) -> dict[str, Any]:  # fmt: skip
         """ADD the deltas (creating the balance on first use), counting one entry of ``entry_type`` if given.
 
-        ``cover``: the update only applies while ``available`` is at least that much.
+        ``cover``: the update only applies while ``available`` is at least that much. ``rearm`` (a grant): REMOVE
+        the exhaustion marker, so the next refusal for lack of credits is a new exhaustion (``exhausted``).
         """
         adds = ["available :available", "held :held"] + (["entries :one", "#typed :one"] if entry_type else [])
         values: dict[str, Any] = {":available": available, ":held": held, ":at": at}
         update: dict[str, Any] = {
             "TableName": self._table,
             "Key": key(account_id, balance_sk()),
-            "UpdateExpression": f"ADD {', '.join(adds)} SET updatedAt = :at",
+            "UpdateExpression": f"ADD {', '.join(adds)} SET updatedAt = :at"
+            + (f" REMOVE {EXHAUSTED}" if rearm else ""),
         }
         if entry_type:
             values[":one"] = 1
@@ -141,3 +146,15 @@ class LedgerItems:
             update["ConditionExpression"] = "available >= :cover"
         update["ExpressionAttributeValues"] = to_item(values)
         return {"Update": update}
+
+    def mark_exhausted(self, account_id: str, workspace_id: str, agent_id: str, at: str) -> dict[str, Any]:
+        """UpdateItem arguments: SET the exhaustion marker unless one is set (one per exhaustion, whatever the
+        number of refusals). An account that never had a balance item gets one holding only the marker."""
+        marker = {"workspaceId": workspace_id, "agentId": agent_id, "at": at}
+        return {
+            "TableName": self._table,
+            "Key": key(account_id, balance_sk()),
+            "UpdateExpression": f"SET {EXHAUSTED} = :marker",
+            "ConditionExpression": f"attribute_not_exists({EXHAUSTED})",
+            "ExpressionAttributeValues": to_item({":marker": marker}),
+        }

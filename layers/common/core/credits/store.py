@@ -85,7 +85,7 @@ class LedgerStore:
         codes = self._transact([
             self._items.put_marker(account_id, ref_type, ref_id, outcome="granted", at=entry.created_at),
             self._items.put_entry(entry),
-            self._items.update_balance(account_id, entry.created_at, available=amount, entry_type=ref_type),
+            self._items.update_balance(account_id, entry.created_at, available=amount, entry_type=ref_type, rearm=True),
         ])  # fmt: skip
         return Outcome.APPLIED if codes is None else Outcome.ALREADY_DONE
 
@@ -155,6 +155,16 @@ class LedgerStore:
                     ConditionExpression="attribute_exists(pk)",
                     ExpressionAttributeValues=to_item({":yes": True}),
                 )
+            except self._db.exceptions.ConditionalCheckFailedException:
+                return False
+        return True
+
+    def mark_exhausted(self, account_id: str, workspace_id: str, agent_id: str) -> bool:
+        """Note that a chat of ``workspace_id`` was refused for lack of credits: SET the balance's ``exhausted``
+        unless it is set (the first refusal since the last grant). True if this call set it."""
+        with translate_errors("UpdateItem"):
+            try:
+                self._db.update_item(**self._items.mark_exhausted(account_id, workspace_id, agent_id, now_iso()))
             except self._db.exceptions.ConditionalCheckFailedException:
                 return False
         return True

@@ -34,6 +34,7 @@ class ReceiptRecord(Record):
     created_at: str
     day: str  # YYYY-MM-DD of createdAt (UTC): the day whose counters the turn (and its rating) moved
     unanswered: bool = False
+    credits: int | None = None  # what the turn was charged (its hold, settled); None on receipts before issue 42
     sources: list[dict[str, Any]] = Field(default_factory=list)  # the ``sources`` event's list
     prompt: str | None = None  # prompt and reply only when the workspace stores conversations
     reply: str | None = None

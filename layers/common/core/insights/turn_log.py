@@ -47,6 +47,7 @@ class DeliveredTurn:
     created_at: str
     prompt: str
     reply: str
+    credits: int  # what the turn was charged (its hold, settled): ``conversation.turn.completed`` says it
     sources: list[dict[str, Any]] = field(default_factory=list)
     unanswered: bool = False
     first_visit: bool = False  # the visitor's first counted turn of the day (``RateStatus.usage``)
@@ -86,7 +87,7 @@ class TurnLog:
         receipt = ReceiptRecord(
             workspace_id=turn.workspace_id, agent_id=turn.agent_id, turn_id=turn.turn_id, thread_key=turn.thread_key,
             client=turn.client, key_id=turn.key_id, created_at=turn.created_at, day=day, unanswered=turn.unanswered,
-            sources=turn.sources, prompt=turn.prompt if turn.stored else None,
+            credits=turn.credits, sources=turn.sources, prompt=turn.prompt if turn.stored else None,
             reply=turn.reply if turn.stored else None,
             expires_at=_sooner(int(datetime.fromisoformat(turn.created_at).timestamp()) + RECEIPT_DAYS * 86_400, kept),
         )  # fmt: skip

@@ -55,18 +55,27 @@ class PurgeStore:
         batch_delete(self._db, self._table, [keys.agent_purge(workspace_id, agent_id)])
 
     def delete_workspace_records(self, workspace_id: str, keep_going: Callable[[], bool]) -> int:
-        """Agents' posts (and their filter copies) and items, the audit log, then the workspace partition (which lists
-        the agents, so it goes last)."""
+        """Agents' posts (and their filter copies) and items, each webhook's deliveries, the audit log, then the
+        workspace partition (which lists the agents and the webhooks, so it goes last: a pass that stops before it
+        finds them again)."""
         partition = keys.workspace(workspace_id)["pk"]
-        rows = query_all(self._db, {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :agent)",
-            "ExpressionAttributeValues": to_item({":pk": partition, ":agent": "AGENT#"}),
-            "ProjectionExpression": "pk, sk",
-        })  # fmt: skip
-        deleted = sum(self.delete_agent_records(row["sk"].removeprefix("AGENT#"), keep_going) for row in rows)
+        agents, webhooks = self._listed(partition, "AGENT#"), self._listed(partition, keys.WEBHOOK)
+        deleted = sum(self.delete_agent_records(sk.removeprefix("AGENT#"), keep_going) for sk in agents)
+        deleted += sum(
+            self._drain(keys.deliveries_partition(sk.removeprefix(keys.WEBHOOK)), keep_going) for sk in webhooks
+        )
         deleted += self._drain(keys.audit_partition(workspace_id), keep_going)
         return deleted + self._drain(partition, keep_going)
+
+    def _listed(self, partition: str, prefix: str) -> list[str]:
+        """The sort keys under ``prefix`` in ``partition`` (a workspace's agents, or its webhooks)."""
+        rows = query_all(self._db, {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": partition, ":prefix": prefix}),
+            "ProjectionExpression": "pk, sk",
+        })  # fmt: skip
+        return [row["sk"] for row in rows]
 
 
 class ObjectVersionStore:

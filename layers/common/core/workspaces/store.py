@@ -119,6 +119,35 @@ class WorkspaceStore:
         left as it is: seeds set it themselves when it matters."""
         batch_put(self._db, self._table, [member_row(member)])
 
+    def mark_retention_applied(self, workspace_id: str, days: int | None, at: str) -> bool:
+        """A re-stamping pass finished with the retention ``days`` (None: kept for good): SET ``retentionAppliedAt``
+        and ``retentionAppliedDays`` (removed for None), which ``conversations.retention.applied`` streams from.
+
+        Only while the setting is still ``days`` (a pass that applied a setting changed since leaves it to the pass
+        queued by that change) and ``days`` is not what the last pass applied (a re-run, or a pass queued before a
+        settings write that then failed, changed nothing: nothing to tell). Absent means None: the TTLs a workspace
+        starts with. False when not written (those conditions, or the workspace is gone). No ``version`` move: this
+        is no settings write, and one in flight must not be refused by it."""
+        values: dict[str, Any] = {":at": at}
+        if days is None:
+            update = "SET retentionAppliedAt = :at REMOVE retentionAppliedDays"
+            condition = "attribute_not_exists(conversationRetentionDays) AND attribute_exists(retentionAppliedDays)"
+        else:
+            values[":days"] = days
+            update = "SET retentionAppliedAt = :at, retentionAppliedDays = :days"
+            condition = ("conversationRetentionDays = :days AND "
+                         "(attribute_not_exists(retentionAppliedDays) OR retentionAppliedDays <> :days)")  # fmt: skip
+        with storage("UpdateItem"):
+            try:
+                self._db.update_item(
+                    TableName=self._table, Key=to_item(keys.workspace(workspace_id)), UpdateExpression=update,
+                    ConditionExpression=f"attribute_exists(pk) AND {condition}",
+                    ExpressionAttributeValues=to_item(values),
+                )  # fmt: skip
+            except self._db.exceptions.ConditionalCheckFailedException:
+                return False
+        return True
+
     def create(self, ws: WorkspaceRecord, owner: MembershipRecord, brand: DefaultBrand, plan_limit: int) -> None:
         """One transaction: slug claim, workspace, owner membership, default brand (and its claim on its slug in the
         workspace), and the owner's workspace count (conditioned on the plan limit) plus activation. Exact under

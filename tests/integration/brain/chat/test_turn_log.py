@@ -123,7 +123,7 @@ def test_every_delivered_turn_leaves_a_receipt_without_its_words_when_not_stored
     assert {k: v for k, v in found.items() if k not in ("pk", "sk", "createdAt", "expiresAt")} == {
         "workspaceId": cafe.studio.workspace_id, "agentId": cafe.agent_id, "turnId": lines[0]["turnId"],
         "threadKey": "thr_counter", "client": CLIENT, "keyId": cafe.key_id, "day": found["createdAt"][:10],
-        "unanswered": False, "sources": lines[-2]["sources"],
+        "unanswered": False, "sources": lines[-2]["sources"], "credits": lines[-1]["usage"]["credits"],
     }  # fmt: skip
     assert lines[-2]["sources"], "the question matches the documents"
     assert int(found["expiresAt"]) == int((created + timedelta(days=8)).timestamp())  # 8 days, no retention

@@ -237,7 +237,14 @@ function WebhooksOf({ workspaceId }: { workspaceId: string }) {
           }}
         />
       )}
-      {deliveriesOf && <Deliveries key={deliveriesOf.id} workspaceId={workspaceId} webhook={deliveriesOf} refreshed={testedAt} />}
+      {deliveriesOf && (
+        <Deliveries
+          key={deliveriesOf.id}
+          workspaceId={workspaceId}
+          webhook={webhooks.data?.find((w) => w.id === deliveriesOf.id) ?? deliveriesOf}
+          refreshed={testedAt}
+        />
+      )}
     </section>
   );
 }
@@ -320,7 +327,11 @@ function Deliveries({ workspaceId, webhook, refreshed }: { workspaceId: string; 
       <h2 id="deliveries-title">
         Deliveries to <code>{webhook.url}</code>
       </h2>
-      <p class="muted">Newest first, kept 30 days. A failed request is tried again after 5 s, 5 min, 30 min, 2, 5, 10 and 10 hours.</p>
+      <p class="muted">
+        Newest first, kept 30 days. A request that fails is tried again after 5 s, 5 min, 30 min, 2, 5, 10 and 10 hours,
+        then the delivery is failed; Retry sends it again now.
+      </p>
+      {!webhook.enabled && <p class="muted">The webhook is disabled: enable it to retry a delivery.</p>}
       <div class="row">
         <label class="inline-select">
           Show
@@ -378,7 +389,7 @@ function Deliveries({ workspaceId, webhook, refreshed }: { workspaceId: string; 
                   </td>
                   <td>{delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : <span class="muted">None</span>}</td>
                   <td class="actions">
-                    {delivery.status === "failed" && (
+                    {delivery.status !== "delivered" && webhook.enabled && (
                       <button
                         type="button"
                         aria-label={`Retry the ${delivery.type} delivery of ${when(delivery.createdAt)}`}

@@ -1,12 +1,15 @@
 // A webhook's form, to add one or edit one: its URL, the events it receives (all of them, or those ticked) and a
-// description. The events are the contract's (authoring.md, "Webhooks") and the extensions the service sends.
+// description. The events are the contract's (authoring.md, "Webhooks") and the extensions the service sends;
+// webhook.test is not offered: "Send test" reaches a webhook whatever its events.
 import { useState } from "preact/hooks";
+import type { Schemas } from "../../api/client";
 import { ErrorBox } from "../../ui/Status";
 import { useAction } from "../../ui/useAction";
 
-export type EventType = string;
+/** An event type the API takes (its enum, so a name it does not know fails `tsc`), or "*": all of them. */
+export type EventType = Schemas["WebhookCreate"]["events"][number];
 
-export const ALL_EVENTS = "*";
+export const ALL_EVENTS: EventType = "*";
 
 /** Each event a webhook may ask for, as a person reads it. */
 export const EVENTS: { type: EventType; label: string }[] = [

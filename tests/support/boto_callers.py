@@ -24,7 +24,7 @@ LAYER = str(Path(__file__).resolve().parents[2] / "layers" / "common" / "core") 
 # What may call AWS besides the stores: the stores' shared DynamoDB helpers, and adapters of services that are not
 # storage. tests/unit/test_architecture.py holds the same rule over the imports.
 ADAPTERS = ("platform/dynamo.py", "platform/transactions.py", "chat/bedrock.py", "identity/mail.py", "purge/queue.py",
-            "knowledge/queue.py", "platform/secrets.py")  # fmt: skip
+            "knowledge/queue.py", "platform/secrets.py", "webhooks/queue.py")  # fmt: skip
 
 
 def may_call_aws(module_path: str) -> bool:

@@ -41,6 +41,10 @@ AWS_MANAGED: dict[str, list[dict[str, Any]]] = {
         "xray:GetSamplingStatisticSummaries"]}],
     "AWSLambdaSQSQueueExecutionRole": [{"Effect": "Allow", "Resource": "*", "Action": [
         "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", *_LOGS]}],
+    # SAM attaches it to a function with a Type: DynamoDB event (EventsFunction): its streams' reads, every table's
+    "AWSLambdaDynamoDBExecutionRole": [{"Effect": "Allow", "Resource": "*", "Action": [
+        "dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams",
+        *_LOGS]}],
 }  # fmt: skip
 
 # A resource's ARN from its physical name, by type; what its Ref answers when that is neither name nor ARN.

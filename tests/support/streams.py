@@ -131,8 +131,7 @@ def pending(table_logical_id: str) -> list[dict[str, Any]]:
     """The table's stream records not yet handed over, in Lambda's shape (filters not applied)."""
     table = _shard(table_logical_id)
     shard = table.stream_shard
-    start = getattr(shard, "_harness_position", 0)
-    return [lambda_record(table, item.to_json()) for item in shard.items[start:]]
+    return [lambda_record(table, item.to_json()) for item in shard.items[_position(shard) :]]
 
 
 def skip_pending() -> None:
@@ -140,7 +139,7 @@ def skip_pending() -> None:
     its act streams)."""
     for source in sources():
         shard = _shard(source.table).stream_shard
-        shard._harness_position = len(shard.items)
+        _move(shard, len(shard.items))
 
 
 def drain_events(function: str = EVENTS_FUNCTION, *, invoke: Callable[[dict[str, Any]], Any] | None = None) -> Drained:
@@ -154,7 +153,7 @@ def drain_events(function: str = EVENTS_FUNCTION, *, invoke: Callable[[dict[str,
         table = _shard(source.table)
         shard = table.stream_shard
         while True:
-            start = getattr(shard, "_harness_position", 0)
+            start = _position(shard)
             window = shard.items[start : start + source.batch_size]
             if not window:
                 break
@@ -169,11 +168,21 @@ def drain_events(function: str = EVENTS_FUNCTION, *, invoke: Callable[[dict[str,
             if batch.failed:
                 # Lambda resumes at the first failed record (its sequence number): it and every later one are sent
                 # again next time; what came before it is done.
-                first = min(int(f) for f in batch.failed)
-                shard._harness_position = first - shard.starting_sequence_number
+                _move(shard, min(int(f) for f in batch.failed) - shard.starting_sequence_number)
                 break
-            shard._harness_position = start + len(window)
+            _move(shard, start + len(window))
     return drained
+
+
+def _position(shard: Any) -> int:
+    """The index in the shard's records of the next one to hand over. Kept as a sequence number (the runner's moto
+    drops records it replayed, moving the shard's first number): an index would then point past records."""
+    following = getattr(shard, "_harness_next", shard.starting_sequence_number)
+    return max(0, following - shard.starting_sequence_number)
+
+
+def _move(shard: Any, index: int) -> None:
+    shard._harness_next = shard.starting_sequence_number + index
 
 
 def _invoker(function: str) -> Callable[[dict[str, Any]], Any]:
@@ -186,3 +195,8 @@ def drain_deliveries() -> Any:
     from tests.support import deliveries  # type: ignore[attr-defined]
 
     return deliveries.drain_deliveries()
+
+
+def invoke_events(records: list[dict[str, Any]], function: str = EVENTS_FUNCTION) -> Any:
+    """The function invoked with exactly ``records`` (a batch handed over again: a retry of the same records)."""
+    return _invoker(function)({"Records": copy.deepcopy(records)})

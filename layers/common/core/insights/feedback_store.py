@@ -128,8 +128,9 @@ class FeedbackStore:
         seen = change.receipt
         expiry = self._expiry(rated_at, change.retention_days) if change.store_conversations else None
         kept = {"expiresAt": expiry} if expiry is not None else {}
+        # workspaceId: the row's key names only the agent, and ``feedback.created`` is routed by it (core.events)
         listed = {"turnId": seen.turn_id, "threadKey": seen.thread_key, "client": seen.client, "rating": rating,
-                  "sources": seen.sources, "createdAt": rated_at} | kept  # fmt: skip
+                  "sources": seen.sources, "createdAt": rated_at, "workspaceId": seen.workspace_id} | kept  # fmt: skip
         if change.comment is not None:
             listed["comment"] = change.comment
         for name, value in (("prompt", seen.prompt), ("reply", seen.reply)):  # only when the receipt keeps them

@@ -119,7 +119,7 @@ class KnowledgeWorker:
         written, version, count = self._publish(workspace_id, agent, documents)
         if version is None:
             return None  # another worker moved the pointer: build again from what is there now
-        self._record(states)
+        self._record(workspace_id, states)
         return Rebuilt(agent_id, version, count, written=written)
 
     def _passages(
@@ -181,12 +181,15 @@ class KnowledgeWorker:
             self._store.remove(f"{prefix}index-{version - 2}.")
         return True, version, count
 
-    def _record(self, states: dict[str, tuple[ItemRecord, IndexState, bool]]) -> None:
+    def _record(self, workspace_id: str, states: dict[str, tuple[ItemRecord, IndexState, bool]]) -> None:
         """Each item's state, where it changed or its document was read again (a new ``updatedAt`` tells a waiting
         publisher that its file was read). An item changed since it was read is left to that change's rebuild."""
         changed = [(item, state) for item, state, fresh in states.values() if fresh or _differs(item.index, state)]
         for done in together.run(
-            *[lambda item=item, state=state: self._store.set_state(item, state) for item, state in changed]
+            *[
+                lambda item=item, state=state: self._store.set_state(workspace_id, item, state)
+                for item, state in changed
+            ]
         ):
             done.result()  # a state not set fails the message: the retry sets it (never left pending, acknowledged)
 

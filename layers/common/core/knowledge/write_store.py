@@ -67,16 +67,19 @@ class KnowledgeStore:
         }, MAX_ANSWERS)  # fmt: skip
         return [AnswerRecord.model_validate(r) for r in rows]
 
-    def set_state(self, item: ItemRecord, state: IndexState) -> bool:
-        """The item's index state, if the item is still as read (False: it changed or went since)."""
+    def set_state(self, workspace_id: str, item: ItemRecord, state: IndexState) -> bool:
+        """The item's index state, if the item is still as read (False: it changed or went since). The item is
+        stamped with its ``workspaceId`` too: its stream record routes ``knowledge.item.indexed``/``failed`` to the
+        workspace's webhooks (``core.events``), and an item's key names only its agent."""
         key = keys.item(item.agent_id, item.id, active=item.active)
         condition = unchanged_since(item.version)  # the writers' own condition: it exists, at the version read
         with translate_errors("UpdateItem"):
             try:
                 self._db.update_item(
-                    TableName=self._table, Key=to_item(key), UpdateExpression="SET #index = :state",
+                    TableName=self._table, Key=to_item(key), UpdateExpression="SET #index = :state, workspaceId = :ws",
                     ConditionExpression=condition, ExpressionAttributeNames={"#index": "index"},
-                    ExpressionAttributeValues=to_item({":state": state.attributes(), ":seen": item.version}),
+                    ExpressionAttributeValues=to_item({":state": state.attributes(), ":seen": item.version,
+                                                       ":ws": workspace_id}),
                 )  # fmt: skip
             except self._db.exceptions.ConditionalCheckFailedException:
                 return False

@@ -47,3 +47,6 @@ class DeliveryRecord(Record):
     next_attempt_at: str | None = None  # RFC 3339; None once delivered or failed
     created_at: str
     expires_at: int  # epoch seconds: createdAt + DELIVERY_DAYS (TTL)
+    # The fan-out's (core.webhooks.fanout): set once its first message was sent. A stream record handed over again
+    # finds the delivery written; it sends the message again only when this is unset (a send lost between the two).
+    queued_at: str | None = None

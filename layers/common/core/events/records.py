@@ -1,0 +1,80 @@
+"""What the tables' changes become: ``Event`` (one workspace's), ``AccountChange`` (a ledger change of an account,
+routed to the workspaces it owns by ``core.events.owners``), and the payload body an event is delivered as.
+
+Pure: no AWS, no clock. An event's id is derived from the stream record that carried it, so a record handed over
+again (a retried batch) yields the same ids, and the same ``webhook-id`` reaches the receiver.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_BODY = 20_000  # bytes of the delivered JSON (authoring.md: "at most 20 kB")
+# Free text an event may carry, trimmed (longest first) when the body would pass MAX_BODY.
+TRIMMABLE = ("prompt", "reply", "comment", "description")
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def crockford(value: int, chars: int) -> str:
+    """``value``'s lowest ``5 * chars`` bits in base32 (Crockford's, as the ids' ULIDs), most significant first."""
+    digits = []
+    for _ in range(chars):
+        value, digit = divmod(value, 32)
+        digits.append(_CROCKFORD[digit])
+    return "".join(reversed(digits))
+
+
+def event_id(source: str, event_type: str, workspace_id: str) -> str:
+    """``evt_`` + 26 characters of the SHA-256 of the stream record's identity (table and ``eventID``, stable across
+    retries of the record), the type and the workspace: one record may yield several events (one per workspace the
+    account owns; an exhaustion and a crossing in one balance change), each with an id of its own."""
+    digest = hashlib.sha256(f"{source}|{event_type}|{workspace_id}".encode()).digest()
+    return "evt_" + crockford(int.from_bytes(digest, "big") >> (256 - 130), 26)  # its first 130 bits
+
+
+@dataclass(frozen=True)
+class Event:
+    id: str
+    type: str
+    workspace_id: str
+    timestamp: str  # RFC 3339: when the change was committed (the stream record's creation time)
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def body(self, limit: int = MAX_BODY) -> str:
+        """The JSON delivered: ``{type, timestamp, data}`` with ``data.workspaceId``, at most ``limit`` bytes. Free
+        text (a turn's prompt and reply first) is cut to fit, and ``data.truncated`` says so."""
+        data = {**self.data, "workspaceId": self.workspace_id}
+        text = _dumps(self.type, self.timestamp, data)
+        while len(text.encode()) > limit:
+            longest = max((k for k in TRIMMABLE if isinstance(data.get(k), str) and data[k]), default=None,
+                          key=lambda k: len(data[k]))  # fmt: skip
+            if longest is None:  # nothing left to cut: an event of this size is a bug of its mapping
+                raise ValueError(f"event {self.id} ({self.type}) is over {limit} bytes without free text")
+            data["truncated"] = True
+            excess = len(_dumps(self.type, self.timestamp, data).encode()) - limit
+            # Each character is at least one byte of the body: cutting ``excess`` of them is enough or nearly.
+            data[longest] = data[longest][: max(0, len(data[longest]) - max(excess, 1))]
+            text = _dumps(self.type, self.timestamp, data)
+        return text
+
+
+def _dumps(event_type: str, timestamp: str, data: dict[str, Any]) -> str:
+    return json.dumps({"type": event_type, "timestamp": timestamp, "data": data}, ensure_ascii=False,
+                      separators=(",", ":"))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AccountChange:
+    """A change of an account's ledger: its workspaces are not in the record, so ``core.events.owners`` routes it
+    to each workspace the account owns (``credits.low``: those whose threshold the total crossed)."""
+
+    source: str  # the stream record's identity (table and eventID): the events' ids derive from it
+    type: str  # credits.low or credits.granted
+    account_id: str
+    timestamp: str
+    data: dict[str, Any] = field(default_factory=dict)
+    old_total: int = 0  # available + held before and after (credits.low)
+    new_total: int = 0

@@ -128,9 +128,10 @@ def describe(exc: BaseException) -> str:
     import ssl
 
     from urllib3.exceptions import ConnectTimeoutError, NewConnectionError, ReadTimeoutError
+    from urllib3.util.ssl_match_hostname import CertificateError
 
-    if isinstance(exc, ConnectTimeoutError | ReadTimeoutError | TimeoutError | socket.timeout):
-        return "timed out"
+    if isinstance(exc, CertificateError):  # urllib3's own match against the URL's host (assert_hostname)
+        return "TLS certificate not accepted: it does not name the URL's host"
     if isinstance(exc, ssl.SSLCertVerificationError):
         return f"TLS certificate not accepted: {exc.verify_message or exc.reason}"
     if isinstance(exc, ssl.SSLError):
@@ -139,8 +140,11 @@ def describe(exc: BaseException) -> str:
         isinstance(exc, NewConnectionError) and isinstance(exc.__cause__ or exc.__context__, ConnectionRefusedError)
     ):
         return "connection refused"
-    if isinstance(exc, NewConnectionError):
-        return "could not connect"
+    if isinstance(exc, NewConnectionError):  # before the timeouts: urllib3 makes it a ConnectTimeoutError too
+        cause = exc.__cause__ or exc.__context__
+        return "timed out" if isinstance(cause, TimeoutError) else "could not connect"
+    if isinstance(exc, ConnectTimeoutError | ReadTimeoutError | TimeoutError | socket.timeout):
+        return "timed out"
     if isinstance(exc, ConnectionError):
         return "connection closed by the receiver"
     return f"no HTTP answer ({type(exc).__name__})"

@@ -108,6 +108,7 @@ class Error(ApiModel):
         "INSUFFICIENT_CREDITS",
         "INTERNAL_ERROR",
         "INVALID_PATH",
+        "INVALID_WEBHOOK_URL",
         "METHOD_NOT_ALLOWED",
         "NOT_FOUND",
         "ORIGIN_NOT_ALLOWED",

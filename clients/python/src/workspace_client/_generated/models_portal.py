@@ -309,6 +309,27 @@ class Deleted(ApiModel):
     deleted: Literal[True] = Field(alias="deleted")
 
 
+class Delivery(ApiModel):
+    id: str = Field(alias="id")
+    event_id: str = Field(alias="eventId")
+    type: str = Field(alias="type")
+    status: Literal["pending", "delivered", "failed"] = Field(alias="status")
+    attempts: int = Field(alias="attempts")
+    last_status: int | None = Field(alias="lastStatus")
+    last_error: str | None = Field(alias="lastError")
+    next_attempt_at: str | None = Field(alias="nextAttemptAt")
+    created_at: str = Field(alias="createdAt")
+
+
+class DeliveryPage(ApiModel):
+    deliveries: list[Delivery] = Field(alias="deliveries")
+    next_cursor: str | None = Field(alias="nextCursor")
+
+
+class DeliveryStarted(ApiModel):
+    delivery_id: str = Field(alias="deliveryId")
+
+
 class Empty(ApiModel):
     """``{}``: key revocation and sign-out."""
 
@@ -331,6 +352,7 @@ class Error(ApiModel):
         "INSUFFICIENT_CREDITS",
         "INTERNAL_ERROR",
         "INVALID_PATH",
+        "INVALID_WEBHOOK_URL",
         "METHOD_NOT_ALLOWED",
         "NOT_FOUND",
         "ORIGIN_NOT_ALLOWED",
@@ -801,6 +823,84 @@ class UsagePage(ApiModel):
     days: list[UsageDay] = Field(alias="days")
 
 
+class Webhook(ApiModel):
+    id: str = Field(alias="id")
+    url: str = Field(alias="url")
+    events: list[str] = Field(alias="events")
+    description: str = Field(alias="description")
+    enabled: bool = Field(alias="enabled")
+    disabled_reason: Literal["gone", "failing"] | None = Field(alias="disabledReason")
+    created_at: str = Field(alias="createdAt")
+    updated_at: str = Field(alias="updatedAt")
+
+
+class WebhookCreate(ApiModel):
+    url: str = Field(alias="url")
+    events: list[
+        Literal[
+            "conversation.turn.completed",
+            "feedback.created",
+            "knowledge.item.indexed",
+            "knowledge.item.failed",
+            "credits.low",
+            "credits.exhausted",
+            "member.joined",
+            "member.removed",
+            "agent.deleted",
+            "webhook.test",
+            "credits.granted",
+            "conversation.erased",
+            "conversations.retention.applied",
+            "*",
+        ]
+    ] = Field(alias="events")
+    description: str | None = Field("", alias="description")
+
+
+class WebhookCreated(ApiModel):
+    webhook: Webhook = Field(alias="webhook")
+    secret: str = Field(alias="secret")
+
+
+class WebhookEnvelope(ApiModel):
+    webhook: Webhook = Field(alias="webhook")
+
+
+class WebhookList(ApiModel):
+    webhooks: list[Webhook] = Field(alias="webhooks")
+
+
+class WebhookSecret(ApiModel):
+    secret: str = Field(alias="secret")
+
+
+class WebhookUpdate(ApiModel):
+    url: str | None = Field(None, alias="url")
+    events: (
+        list[
+            Literal[
+                "conversation.turn.completed",
+                "feedback.created",
+                "knowledge.item.indexed",
+                "knowledge.item.failed",
+                "credits.low",
+                "credits.exhausted",
+                "member.joined",
+                "member.removed",
+                "agent.deleted",
+                "webhook.test",
+                "credits.granted",
+                "conversation.erased",
+                "conversations.retention.applied",
+                "*",
+            ]
+        ]
+        | None
+    ) = Field(None, alias="events")
+    description: str | None = Field(None, alias="description")
+    enabled: bool | None = Field(None, alias="enabled")
+
+
 class Workflow(ApiModel):
     id: str = Field(alias="id")
     name: str = Field(alias="name")
@@ -948,6 +1048,9 @@ CreditBalance.model_rebuild()
 CreditHistory.model_rebuild()
 CreditLedgerEntry.model_rebuild()
 Deleted.model_rebuild()
+Delivery.model_rebuild()
+DeliveryPage.model_rebuild()
+DeliveryStarted.model_rebuild()
 Empty.model_rebuild()
 Erasure.model_rebuild()
 Error.model_rebuild()
@@ -1013,6 +1116,13 @@ UploadRequest.model_rebuild()
 UploadTicket.model_rebuild()
 UsageDay.model_rebuild()
 UsagePage.model_rebuild()
+Webhook.model_rebuild()
+WebhookCreate.model_rebuild()
+WebhookCreated.model_rebuild()
+WebhookEnvelope.model_rebuild()
+WebhookList.model_rebuild()
+WebhookSecret.model_rebuild()
+WebhookUpdate.model_rebuild()
 Workflow.model_rebuild()
 WorkflowCreate.model_rebuild()
 WorkflowEnvelope.model_rebuild()

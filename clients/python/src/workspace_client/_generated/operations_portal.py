@@ -25,6 +25,8 @@ from .models_portal import (
     CreditBalance,
     CreditHistory,
     Deleted,
+    DeliveryPage,
+    DeliveryStarted,
     Empty,
     Erasure,
     FeedbackPage,
@@ -68,6 +70,12 @@ from .models_portal import (
     UploadRequest,
     UploadTicket,
     UsagePage,
+    WebhookCreate,
+    WebhookCreated,
+    WebhookEnvelope,
+    WebhookList,
+    WebhookSecret,
+    WebhookUpdate,
     WorkflowCreate,
     WorkflowEnvelope,
     WorkflowList,
@@ -336,6 +344,46 @@ class PortalOperations:
             )
         )
 
+    def create_webhook(
+        self,
+        workspace_id: str,
+        *,
+        url: str,
+        events: list[
+            Literal[
+                "conversation.turn.completed",
+                "feedback.created",
+                "knowledge.item.indexed",
+                "knowledge.item.failed",
+                "credits.low",
+                "credits.exhausted",
+                "member.joined",
+                "member.removed",
+                "agent.deleted",
+                "webhook.test",
+                "credits.granted",
+                "conversation.erased",
+                "conversations.retention.applied",
+                "*",
+            ]
+        ],
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> WebhookCreated:
+        """POST /api/workspaces/{workspaceId}/webhooks: Add a webhook."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks",
+                response=WebhookCreated,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WebhookCreate(**present(url=url, events=events, description=description)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def create_workflow(
         self, workspace_id: str, *, name: str, suggestions: Any | None = None, idempotency_key: str | None = None
     ) -> WorkflowEnvelope:
@@ -454,6 +502,20 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def delete_webhook(self, workspace_id: str, webhook_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/webhooks/{webhookId}: Delete a webhook."""
+        return self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -723,6 +785,28 @@ class PortalOperations:
             )
         )
 
+    def list_deliveries(
+        self,
+        workspace_id: str,
+        webhook_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: Literal["pending", "delivered", "failed"] | None = None,
+    ) -> DeliveryPage:
+        """GET /api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries: A webhook's deliveries, newest first."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries",
+                response=DeliveryPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                query={"limit": limit, "cursor": cursor, "status": status},
+            )
+        )
+
     def list_feedback(
         self,
         workspace_id: str,
@@ -862,6 +946,19 @@ class PortalOperations:
             )
         )
 
+    def list_webhooks(self, workspace_id: str) -> WebhookList:
+        """GET /api/workspaces/{workspaceId}/webhooks: A workspace's webhooks."""
+        return self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/webhooks",
+                response=WebhookList,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
     def list_workflows(self, workspace_id: str) -> WorkflowList:
         """GET /api/workspaces/{workspaceId}/workflows: A workspace's workflows."""
         return self._call(
@@ -989,6 +1086,22 @@ class PortalOperations:
             )
         )
 
+    def retry_delivery(
+        self, workspace_id: str, webhook_id: str, delivery_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """POST /api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry: Retry a delivery."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry",
+                response=Empty,
+                ok=(202,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id, "deliveryId": delivery_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def revoke_invitation(self, workspace_id: str, invitation_id: str, *, idempotency_key: str | None = None) -> Empty:
         """DELETE /api/workspaces/{workspaceId}/invitations/{invitationId}: Revoke a pending invitation."""
         return self._call(
@@ -1016,6 +1129,22 @@ class PortalOperations:
             )
         )
 
+    def rotate_webhook(
+        self, workspace_id: str, webhook_id: str, *, idempotency_key: str | None = None
+    ) -> WebhookSecret:
+        """POST /api/workspaces/{workspaceId}/webhooks/{webhookId}/rotate: Rotate a webhook's secret."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/rotate",
+                response=WebhookSecret,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     def sign_in_with_provider(self, provider: Literal["google", "apple"], *, id_token: str) -> SignInResponse:
         """POST /api/auth/oauth/{provider}: Sign in with a Google or Apple ID token."""
         return self._call(
@@ -1033,6 +1162,22 @@ class PortalOperations:
     def sign_out(self) -> Empty:
         """POST /api/auth/logout: Sign out."""
         return self._call(Operation("POST", "/api/auth/logout", response=Empty, ok=(200,), auth="optional"))
+
+    def test_webhook(
+        self, workspace_id: str, webhook_id: str, *, idempotency_key: str | None = None
+    ) -> DeliveryStarted:
+        """POST /api/workspaces/{workspaceId}/webhooks/{webhookId}/test: Send a test event."""
+        return self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/test",
+                response=DeliveryStarted,
+                ok=(202,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     def transfer_workspace(
         self, workspace_id: str, *, user_id: str, idempotency_key: str | None = None
@@ -1254,6 +1399,49 @@ class PortalOperations:
                         playable=playable,
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    def update_webhook(
+        self,
+        workspace_id: str,
+        webhook_id: str,
+        *,
+        url: str | None = None,
+        events: list[
+            Literal[
+                "conversation.turn.completed",
+                "feedback.created",
+                "knowledge.item.indexed",
+                "knowledge.item.failed",
+                "credits.low",
+                "credits.exhausted",
+                "member.joined",
+                "member.removed",
+                "agent.deleted",
+                "webhook.test",
+                "credits.granted",
+                "conversation.erased",
+                "conversations.retention.applied",
+                "*",
+            ]
+        ]
+        | None = None,
+        description: str | None = None,
+        enabled: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> WebhookEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/webhooks/{webhookId}: Change a webhook."""
+        return self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}",
+                response=WebhookEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                body=WebhookUpdate(**present(url=url, events=events, description=description, enabled=enabled)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -1589,6 +1777,46 @@ class AsyncPortalOperations:
             )
         )
 
+    async def create_webhook(
+        self,
+        workspace_id: str,
+        *,
+        url: str,
+        events: list[
+            Literal[
+                "conversation.turn.completed",
+                "feedback.created",
+                "knowledge.item.indexed",
+                "knowledge.item.failed",
+                "credits.low",
+                "credits.exhausted",
+                "member.joined",
+                "member.removed",
+                "agent.deleted",
+                "webhook.test",
+                "credits.granted",
+                "conversation.erased",
+                "conversations.retention.applied",
+                "*",
+            ]
+        ],
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> WebhookCreated:
+        """POST /api/workspaces/{workspaceId}/webhooks: Add a webhook."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks",
+                response=WebhookCreated,
+                ok=(201,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+                body=WebhookCreate(**present(url=url, events=events, description=description)),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def create_workflow(
         self, workspace_id: str, *, name: str, suggestions: Any | None = None, idempotency_key: str | None = None
     ) -> WorkflowEnvelope:
@@ -1707,6 +1935,20 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id, "postId": post_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def delete_webhook(self, workspace_id: str, webhook_id: str, *, idempotency_key: str | None = None) -> Empty:
+        """DELETE /api/workspaces/{workspaceId}/webhooks/{webhookId}: Delete a webhook."""
+        return await self._call(
+            Operation(
+                "DELETE",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}",
+                response=Empty,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )
@@ -1980,6 +2222,28 @@ class AsyncPortalOperations:
             )
         )
 
+    async def list_deliveries(
+        self,
+        workspace_id: str,
+        webhook_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        status: Literal["pending", "delivered", "failed"] | None = None,
+    ) -> DeliveryPage:
+        """GET /api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries: A webhook's deliveries, newest first."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries",
+                response=DeliveryPage,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                query={"limit": limit, "cursor": cursor, "status": status},
+            )
+        )
+
     async def list_feedback(
         self,
         workspace_id: str,
@@ -2119,6 +2383,19 @@ class AsyncPortalOperations:
             )
         )
 
+    async def list_webhooks(self, workspace_id: str) -> WebhookList:
+        """GET /api/workspaces/{workspaceId}/webhooks: A workspace's webhooks."""
+        return await self._call(
+            Operation(
+                "GET",
+                "/api/workspaces/{workspaceId}/webhooks",
+                response=WebhookList,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id},
+            )
+        )
+
     async def list_workflows(self, workspace_id: str) -> WorkflowList:
         """GET /api/workspaces/{workspaceId}/workflows: A workspace's workflows."""
         return await self._call(
@@ -2250,6 +2527,22 @@ class AsyncPortalOperations:
             )
         )
 
+    async def retry_delivery(
+        self, workspace_id: str, webhook_id: str, delivery_id: str, *, idempotency_key: str | None = None
+    ) -> Empty:
+        """POST /api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry: Retry a delivery."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry",
+                response=Empty,
+                ok=(202,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id, "deliveryId": delivery_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def revoke_invitation(
         self, workspace_id: str, invitation_id: str, *, idempotency_key: str | None = None
     ) -> Empty:
@@ -2279,6 +2572,22 @@ class AsyncPortalOperations:
             )
         )
 
+    async def rotate_webhook(
+        self, workspace_id: str, webhook_id: str, *, idempotency_key: str | None = None
+    ) -> WebhookSecret:
+        """POST /api/workspaces/{workspaceId}/webhooks/{webhookId}/rotate: Rotate a webhook's secret."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/rotate",
+                response=WebhookSecret,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
     async def sign_in_with_provider(self, provider: Literal["google", "apple"], *, id_token: str) -> SignInResponse:
         """POST /api/auth/oauth/{provider}: Sign in with a Google or Apple ID token."""
         return await self._call(
@@ -2296,6 +2605,22 @@ class AsyncPortalOperations:
     async def sign_out(self) -> Empty:
         """POST /api/auth/logout: Sign out."""
         return await self._call(Operation("POST", "/api/auth/logout", response=Empty, ok=(200,), auth="optional"))
+
+    async def test_webhook(
+        self, workspace_id: str, webhook_id: str, *, idempotency_key: str | None = None
+    ) -> DeliveryStarted:
+        """POST /api/workspaces/{workspaceId}/webhooks/{webhookId}/test: Send a test event."""
+        return await self._call(
+            Operation(
+                "POST",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}/test",
+                response=DeliveryStarted,
+                ok=(202,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
 
     async def transfer_workspace(
         self, workspace_id: str, *, user_id: str, idempotency_key: str | None = None
@@ -2517,6 +2842,49 @@ class AsyncPortalOperations:
                         playable=playable,
                     )
                 ),
+                idempotency_key=idempotency_key or new_idempotency_key(),
+            )
+        )
+
+    async def update_webhook(
+        self,
+        workspace_id: str,
+        webhook_id: str,
+        *,
+        url: str | None = None,
+        events: list[
+            Literal[
+                "conversation.turn.completed",
+                "feedback.created",
+                "knowledge.item.indexed",
+                "knowledge.item.failed",
+                "credits.low",
+                "credits.exhausted",
+                "member.joined",
+                "member.removed",
+                "agent.deleted",
+                "webhook.test",
+                "credits.granted",
+                "conversation.erased",
+                "conversations.retention.applied",
+                "*",
+            ]
+        ]
+        | None = None,
+        description: str | None = None,
+        enabled: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> WebhookEnvelope:
+        """PATCH /api/workspaces/{workspaceId}/webhooks/{webhookId}: Change a webhook."""
+        return await self._call(
+            Operation(
+                "PATCH",
+                "/api/workspaces/{workspaceId}/webhooks/{webhookId}",
+                response=WebhookEnvelope,
+                ok=(200,),
+                auth="bearer",
+                path={"workspaceId": workspace_id, "webhookId": webhook_id},
+                body=WebhookUpdate(**present(url=url, events=events, description=description, enabled=enabled)),
                 idempotency_key=idempotency_key or new_idempotency_key(),
             )
         )

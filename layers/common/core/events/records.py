@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,14 +50,23 @@ class Event:
         data = {**self.data, "workspaceId": self.workspace_id}
         text = _dumps(self.type, self.timestamp, data)
         while len(text.encode()) > limit:
-            longest = max((k for k in TRIMMABLE if isinstance(data.get(k), str) and data[k]), default=None,
-                          key=lambda k: len(data[k]))  # fmt: skip
-            if longest is None:  # nothing left to cut: an event of this size is a bug of its mapping
+            texts = sorted(
+                (k for k in TRIMMABLE if isinstance(data.get(k), str) and data[k]), key=lambda k: -len(data[k])
+            )
+            if not texts:  # nothing left to cut: an event of this size is a bug of its mapping
                 raise ValueError(f"event {self.id} ({self.type}) is over {limit} bytes without free text")
             data["truncated"] = True
-            excess = len(_dumps(self.type, self.timestamp, data).encode()) - limit
-            # Each character is at least one byte of the body: cutting ``excess`` of them is enough or nearly.
-            data[longest] = data[longest][: max(0, len(data[longest]) - max(excess, 1))]
+            excess = max(1, len(_dumps(self.type, self.timestamp, data).encode()) - limit)
+            # The longest texts are cut first, down to the next one's length at most: what is left is shared. A cut
+            # is sized by the bytes a character of the text takes in the body (é: 2, an escaped quote: 2), so the
+            # body ends just under the limit; each pass cuts at least one character, so the loop ends.
+            longest = len(data[texts[0]])
+            tied = [k for k in texts if len(data[k]) == longest]
+            following = max((len(data[k]) for k in texts if len(data[k]) < longest), default=0)
+            width = max(len(json.dumps(data[k], ensure_ascii=False).encode()) / len(data[k]) for k in tied)
+            keep = max(following, longest - max(1, math.ceil(excess / (width * len(tied)))))
+            for key in tied:
+                data[key] = data[key][:keep]
             text = _dumps(self.type, self.timestamp, data)
         return text
 

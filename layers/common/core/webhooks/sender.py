@@ -94,6 +94,9 @@ class HttpSender:
             host = target.host if target.port == default_port else f"{target.host}:{target.port}"
             if ":" in target.host and not host.startswith("["):  # an IPv6 literal as the URL's host
                 host = f"[{target.host}]" + ("" if target.port == default_port else f":{target.port}")
+            conn.connect()
+            if expired.is_set():  # the deadline came while connecting, before there was a socket to cut
+                raise TimeoutError
             conn.request("POST", target.path, body=body, headers={"host": host, **headers}, preload_content=False,
                          decode_content=False)  # fmt: skip
             response = conn.getresponse()

@@ -14,10 +14,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from local.aws.emulator import create_resources, route_object_events, start_moto
+from local.aws.emulator import create_resources, forget_stream_records, route_object_events, start_moto
 from local.aws.s3_post.policy import PostPolicyCheck
 from local.aws.state.capture import StateCapture
-from local.aws.state.restore import restore
+from local.aws.state.restore import ACCOUNT, restore
 from local.aws.state.store import StateStore
 from local.console import DIST as CONSOLE_DIST
 from local.console import ConsoleServer, origin_of, serve_console
@@ -28,6 +28,7 @@ from local.gateway.api import ApiGateway
 from local.gateway.http_server import drain_together, serve
 from local.triggers.queues import QueuePoller
 from local.triggers.schedules import Scheduler
+from local.triggers.streams import StreamPoller
 from stack.template import Stack, load
 
 # The models a local run offers (the template's ChatModels in AWS): both offline, at two prices.
@@ -82,7 +83,7 @@ def _clients(endpoint: str) -> dict[str, Any]:
     import boto3
 
     session = boto3.session.Session(aws_access_key_id="local", aws_secret_access_key="local", region_name=REGION)  # noqa: S106
-    services = ("dynamodb", "s3", "secretsmanager", "sqs", "events")
+    services = ("dynamodb", "dynamodbstreams", "s3", "secretsmanager", "sqs", "events")
     return {name: session.client(name, endpoint_url=endpoint) for name in services}  # type: ignore[call-overload]
 
 
@@ -182,6 +183,7 @@ def start(
     )
     saved = store.load()
     restore(moto.app, saved, store, REGION)
+    forget_stream_records(ACCOUNT, REGION)  # the replay is no news: the streams' consumers start after it
     route_object_events(stack, s3, clients["sqs"], clients["events"])
     store.begin(*capture.current())
     capture.recording = True
@@ -206,6 +208,8 @@ def start(
             "MAIL_TRANSPORT": "outbox",
             "OUTBOX_DIR": str(state_dir / "outbox"),
             "COOKIE_SECURE": "false",
+            # Webhooks may be sent to a receiver on this machine over http (the template's default refuses both).
+            "WEBHOOK_ALLOW_LOCAL": "true",
             "CHAT_MODEL": "offline",
             "CHAT_MODELS": json.dumps(LOCAL_CHAT_MODELS, separators=(",", ":")),
         }
@@ -215,6 +219,7 @@ def start(
     pool = ContainerPool(code.functions, code.layers, base_env, overrides=local_env, limits=limits, python=code.python)
     queues = QueuePoller(stack, pool, clients["sqs"]).start()
     schedules = Scheduler(stack, pool).start()
+    streams = StreamPoller(stack, pool, clients["dynamodbstreams"]).start()
     portal = serve(ApiGateway(stack, "PortalApi", pool), host, portal_port)
     brain = serve(ApiGateway(stack, "BrainApi", pool), host, brain_port)
     runner = Runner(
@@ -228,6 +233,7 @@ def start(
             moto.stop,
             pool.close,
             queues.close,
+            streams.close,
             schedules.close,
             partial(drain_together, [portal, brain]),
         ],

@@ -26,24 +26,97 @@ Middleware = Callable[[Any], Any]  # wraps moto's WSGI application
 
 
 def make_dynamodb_atomic() -> None:
-    """Run moto's DynamoDB requests one at a time.
+    """Run moto's DynamoDB requests one at a time, and its streams' reads between them.
 
     DynamoDB applies each request (a conditional update, a transaction) atomically;
     moto takes no lock, so concurrent requests could interleave and, say, overspend a
-    balance that DynamoDB would protect. One lock restores DynamoDB's guarantee.
+    balance that DynamoDB would protect. One lock restores DynamoDB's guarantee. A stream read
+    (DynamoDB Streams' GetRecords) takes it too: a transaction appends its stream records as it
+    applies each operation and drops them if a later one fails (``item_rollback``), so a read
+    between the two would hand a change that never committed to the stream's consumer.
     """
     from moto.dynamodb.responses import DynamoHandler
+    from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
-    if getattr(DynamoHandler.call_action, "atomic", False):
+    for handler in (DynamoHandler, DynamoDBStreamsHandler):
+        if getattr(handler.call_action, "atomic", False):
+            continue
+        original = handler.call_action
+
+        def call_action(self: Any, original: Any = original) -> Any:
+            with DYNAMODB_LOCK:
+                return original(self)
+
+        call_action.atomic = True  # type: ignore[attr-defined]
+        handler.call_action = call_action  # type: ignore[method-assign]
+
+
+def make_streams_as_dynamodb() -> None:
+    """Stream records as DynamoDB writes them: one record per change of an item, none for a write that changes none.
+
+    moto's UpdateItem on an absent item first puts the bare key (a record: INSERT of the key alone), then updates
+    it (a second INSERT, of the whole item); DynamoDB writes one INSERT, the whole item. A consumer reading the
+    first would see an item without its attributes. And a PutItem or UpdateItem that leaves the item as it was
+    writes no record in DynamoDB ("no data changed"); moto writes a MODIFY with equal images.
+    """
+    from moto.dynamodb import models
+    from moto.dynamodb.models.table import StreamShard
+
+    backend_type = models.DynamoDBBackend
+    if getattr(backend_type.update_item, "one_record", False):
         return
-    original = DynamoHandler.call_action
+    update_item, add = backend_type.update_item, StreamShard.add
 
-    def call_action(self: DynamoHandler) -> Any:
-        with DYNAMODB_LOCK:
-            return original(self)
+    def one_record_update(self: Any, table_name: str, *args: Any, **kwargs: Any) -> Any:
+        shard = self.get_table(table_name).stream_shard
+        before = len(shard.items) if shard is not None else 0
+        item = update_item(self, table_name, *args, **kwargs)
+        if shard is not None and len(shard.items) == before + 2:  # the bare key's INSERT, then the item's
+            del shard.items[before]
+            kept = shard.items[before].record["dynamodb"]
+            kept["SequenceNumber"] = str(shard.starting_sequence_number + before)  # a record's number is its place
+        return item
 
-    call_action.atomic = True  # type: ignore[attr-defined]
-    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+    def add_if_changed(self: StreamShard, old: Any, new: Any) -> None:
+        if old is not None and new is not None and old.attrs == new.attrs:
+            return
+        add(self, old, new)
+
+    one_record_update.one_record = True  # type: ignore[attr-defined]
+    backend_type.update_item = one_record_update  # type: ignore[method-assign]  # a patch of moto's own method
+    StreamShard.add = add_if_changed  # type: ignore[method-assign]
+
+
+def make_stream_reads_forget_their_iterator() -> None:
+    """A GetRecords forgets the iterator it read (the runner's poller never reads one twice; AWS lets one expire
+    after 15 minutes): moto keeps every iterator it ever made, and a poller makes one per read, several a second
+    for as long as the runner runs."""
+    from moto.dynamodbstreams.models import DynamoDBStreamsBackend
+
+    if getattr(DynamoDBStreamsBackend.get_records, "forgets", False):
+        return
+    original = DynamoDBStreamsBackend.get_records
+
+    def get_records(self: DynamoDBStreamsBackend, iterator_arn: str, limit: int) -> dict[str, Any]:
+        result = original(self, iterator_arn, limit)
+        self.shard_iterators.pop(iterator_arn, None)
+        return result
+
+    get_records.forgets = True  # type: ignore[attr-defined]
+    DynamoDBStreamsBackend.get_records = get_records  # type: ignore[method-assign]
+
+
+def forget_stream_records(account: str, region: str) -> None:
+    """The tables' streams start empty, after the kept state was replayed into them: a restore is no news (the
+    records it wrote would only hold memory; the streams' consumers start at the end, as ``local.triggers.streams``
+    says)."""
+    from moto.dynamodb.models import dynamodb_backends
+
+    with DYNAMODB_LOCK:
+        for table in dynamodb_backends[account][region].tables.values():
+            if (shard := table.stream_shard) is not None:
+                shard.starting_sequence_number += len(shard.items)
+                shard.items = []
 
 
 _QUERYING = threading.local()  # the table and partition a Query on this thread is reading
@@ -182,7 +255,8 @@ class MotoServer:
 
 
 def make_moto_dynamodb_as_in_the_runner() -> None:
-    """Atomic DynamoDB requests, and transactions and queries whose cost does not grow with their tables.
+    """Atomic DynamoDB requests, transactions and queries whose cost does not grow with their tables, and stream
+    records as DynamoDB writes them.
 
     The runner's moto and the tests' in-process ``mock_aws`` both run with these, so a test sees the
     semantics ``make serve`` has (and a seed of many workspaces, one transaction each, stays linear).
@@ -190,6 +264,7 @@ def make_moto_dynamodb_as_in_the_runner() -> None:
     make_dynamodb_atomic()
     make_transactions_roll_back_items()
     make_queries_read_their_partition()
+    make_streams_as_dynamodb()
 
 
 def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | None = None) -> tuple[Any, str]:
@@ -197,6 +272,7 @@ def start_moto(host: str = "127.0.0.1", port: int = 0, middleware: Middleware | 
     make_moto_dynamodb_as_in_the_runner()
     make_dynamodb_reads_fast()
     make_s3_header_values_sendable()
+    make_stream_reads_forget_their_iterator()
     server = MotoServer(host, port, middleware).start()
     return server, server.endpoint
 
@@ -222,6 +298,8 @@ def create_resources(
         props = res["Properties"]
         table = stack.physical_name(name)
         kwargs = {k: props[k] for k in _CREATE_TABLE_KEYS if k in props}
+        if stream := props.get("StreamSpecification"):  # CloudFormation's has no StreamEnabled: naming one enables it
+            kwargs["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream["StreamViewType"]}
         dynamodb.create_table(TableName=table, BillingMode=props.get("BillingMode", "PAY_PER_REQUEST"), **kwargs)
         ttl = props.get("TimeToLiveSpecification")
         if ttl:

@@ -17,6 +17,10 @@ from stack.template import Stack
 
 logger = logging.getLogger("local.queues")
 LOCAL_VISIBILITY_SECONDS = 5  # AWS uses the queue's own (minutes); locally a failed message retries soon
+# Batches of one queue in flight at once: the event's ScalingConfig.MaximumConcurrency (AWS's cap on the concurrent
+# invocations of an SQS event source), at most this many locally; one when the template sets none (AWS would scale
+# out; locally the other workers' batches stay one at a time, as their tests expect).
+LOCAL_MAX_POLLERS = 4
 
 
 def _sqs_event(messages: list[dict[str, Any]], queue_arn: str, region: str) -> dict[str, Any]:
@@ -41,6 +45,7 @@ def _sqs_event(messages: list[dict[str, Any]], queue_arn: str, region: str) -> d
 class QueuePoller:
     def __init__(self, stack: Stack, pool: ContainerPool, sqs: Any):
         self._sources = []
+        self._pollers: list[int] = []
         for name, res in stack.of_type("AWS::Serverless::Function").items():
             for event in res["Properties"].get("Events", {}).values():
                 if event["Type"] == "SQS":
@@ -48,23 +53,29 @@ class QueuePoller:
                     queue = props["Queue"]["Fn::GetAtt"][0]
                     window = float(props.get("MaximumBatchingWindowInSeconds", 0))
                     self._sources.append((name, stack.resolve({"Ref": queue}), int(props.get("BatchSize", 10)), window))
+                    concurrency = int(props.get("ScalingConfig", {}).get("MaximumConcurrency", 1))
+                    self._pollers.append(max(1, min(concurrency, LOCAL_MAX_POLLERS)))
         self._pool = pool
         self._sqs = sqs
         self._region = stack.region
         self._stop = threading.Event()
-        # One per queue, held while a batch is delivered: closing waits for a delivery under way, not for a long poll.
-        self._delivering = {source[1]: threading.Lock() for source in self._sources}
-        self._threads = [
-            threading.Thread(target=self._poll, args=source, name=f"sqs-{source[0]}", daemon=True)
-            for source in self._sources
-        ]
+        # One per poller, held while a batch is delivered: closing waits for a delivery under way, not for a long poll.
+        self._delivering: list[threading.Lock] = []
+        self._threads = []
+        for source, pollers in zip(self._sources, self._pollers, strict=True):
+            for n in range(pollers):
+                self._delivering.append(delivering := threading.Lock())
+                name = f"sqs-{source[0]}" + (f"-{n}" if n else "")
+                self._threads.append(threading.Thread(
+                    target=self._poll, args=(*source, delivering), name=name, daemon=True
+                ))  # fmt: skip
 
     def start(self) -> QueuePoller:
         for thread in self._threads:
             thread.start()
         return self
 
-    def _poll(self, function: str, queue_url: str, batch_size: int, window: float) -> None:
+    def _poll(self, function: str, queue_url: str, batch_size: int, window: float, delivering: threading.Lock) -> None:
         while not self._stop.is_set():
             try:
                 messages = self._receive(queue_url, batch_size, wait=1)
@@ -73,7 +84,7 @@ class QueuePoller:
                 while messages and len(messages) < batch_size and (left := closes - time.monotonic()) > 0:
                     messages += self._receive(queue_url, batch_size - len(messages), wait=min(1, int(left) or 1))
                 if messages:
-                    with self._delivering[queue_url]:
+                    with delivering:
                         if self._stop.is_set():  # received while closing: left to reappear, as on a restart
                             return
                         self._deliver(function, queue_url, messages)
@@ -120,6 +131,6 @@ class QueuePoller:
         delivered (it reappears after its visibility timeout, as SQS would give it again). A poller waiting in its
         long poll (up to a second) is not waited for: it ends when that poll returns, or with the process."""
         self._stop.set()
-        for delivering in self._delivering.values():
+        for delivering in self._delivering:
             with delivering:
                 pass

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         while True:
             passes += 1
             deadline = time.monotonic() + args.budget_ms / 1000
-            result = purge_providers.service().purge(doomed.id, partial(_remaining_ms, deadline))
+            result = purge_providers.worker().purge(doomed.id, partial(_remaining_ms, deadline))
             if result.finished:
                 break
         elapsed = time.perf_counter() - started

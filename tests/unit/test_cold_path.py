@@ -90,7 +90,7 @@ def test_storage_records_do_not_load_the_management_models() -> None:
 
 # The management plane's modules (sign-in, workspaces, keys, credits) and the writer's: the read plane loads none.
 MANAGEMENT = (
-    "core.platform.envelopes", "core.credits.service", "core.workspaces.service", "core.workspaces.store",
+    "core.platform.envelopes", "core.credits.reader", "core.workspaces.workspace", "core.workspaces.store",
     "core.workspaces.create", "core.workspaces.access", "core.identity", "core.keys.admin", "core.platform.idempotency",
     "core.audit", "core.purge",
 )  # fmt: skip
@@ -147,7 +147,7 @@ def test_a_portal_function_never_loads_the_read_planes_key_check(function: str) 
 def test_a_portal_function_that_does_not_sign_in_loads_the_session_check_not_sign_in(function: str) -> None:
     loaded = _modules_after(_first_request(function), function=function)
     assert "core.identity.sessions" in loaded
-    sign_in = {"core.identity.service", "core.identity.mail", "core.identity.mail_limits", "core.identity.oidc"}
+    sign_in = {"core.identity.sign_in", "core.identity.mail", "core.identity.mail_limits", "core.identity.oidc"}
     assert sorted(loaded & sign_in) == []
 
 
@@ -242,5 +242,5 @@ def test_the_bench_builds_the_services_a_first_request_builds() -> None:
         "core.identity.providers:sessions",
     )
     assert cold_path.accessors_of((functions / "portal/auth_magic_link/handler.py").read_text()) == (
-        "core.identity.providers:service",
+        "core.identity.providers:sign_in",
     )

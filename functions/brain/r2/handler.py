@@ -48,7 +48,7 @@ app = brain_api(signed_media=True)
 @contract("No object key: always 400 INVALID_PATH", path="/v1/r2", errors=(InvalidPath,), status=None)
 def get_object():
     caller = workspace_caller(app)
-    reply = objects.reader().fetch(
+    reply = objects.media().fetch(
         caller.workspace_id,
         object_path(app.current_event.path),
         range_header=header(app, "Range"),

@@ -13,7 +13,7 @@ app = portal_api(authenticated=False)
 @app.post("/api/auth/api-token")
 @contract("A portal JWT for the session cookie", response=TokenResponse, auth="session", errors=(Unauthorized,))
 def mint_portal_token():
-    token = identity.service().token_for_cookie(read_cookie(app.current_event.headers))
+    token = identity.sign_in().token_for_cookie(read_cookie(app.current_event.headers))
     return json_response(TokenResponse(token=token))
 
 

@@ -24,7 +24,7 @@ app = portal_api(authenticated=False)
     response_headers=("Set-Cookie",),
 )
 def sign_out():
-    service = identity.service()
+    service = identity.sign_in()
     headers = app.current_event.headers
     bearer = bearer_token(headers)
     session_id = (

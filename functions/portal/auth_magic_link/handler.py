@@ -22,7 +22,7 @@ def request_magic_link():
     request = parse_body(app, MagicLinkRequest)
     # API Gateway always sets it; read defensively so a hand-built event is not a 500.
     source_ip = ((app.current_event.get("requestContext") or {}).get("identity") or {}).get("sourceIp")
-    identity.service().send_magic_link(request.email, source_ip)
+    identity.sign_in().send_magic_link(request.email, source_ip)
     return json_response({"sent": True}, status=202)
 
 

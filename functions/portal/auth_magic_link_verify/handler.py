@@ -26,7 +26,7 @@ app = portal_api(authenticated=False)
     response_headers=("Set-Cookie",),
 )
 def verify_magic_link():
-    service = identity.service()
+    service = identity.sign_in()
     sign_in = service.open_magic_link(parse_body(app, MagicLinkVerifyRequest).token)
     account = workspaces.service().account(
         sign_in.user.id

@@ -26,7 +26,7 @@ PROVIDERS = ("google", "apple")
 def sign_in_with_provider(provider: str):
     if provider not in PROVIDERS:
         raise NotFound("Unknown sign-in provider")
-    session = identity.service().sign_in_with(provider, parse_body(app, IdTokenRequest).id_token)
+    session = identity.sign_in().sign_in_with(provider, parse_body(app, IdTokenRequest).id_token)
     account = workspaces.service().account(session.user.id)
     cookie = session_cookie(session.token, session.max_age, secure=get_settings().cookie_secure)
     return json_response(SignInResponse(user=account), cookies=[cookie])

@@ -11,7 +11,7 @@ app = portal_api()
 @app.post("/api/auth/refresh")
 @contract("A fresh portal JWT for the same session", response=TokenResponse)
 def refresh_portal_token():
-    return json_response(TokenResponse(token=identity.service().refresh(portal_caller(app))))
+    return json_response(TokenResponse(token=identity.sign_in().refresh(portal_caller(app))))
 
 
 def lambda_handler(event, context):

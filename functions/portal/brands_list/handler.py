@@ -12,7 +12,7 @@ app = portal_api()
 @app.get("/api/workspaces/<workspaceId>/brands")
 @contract("A workspace's brands, default first", response=list[Brand], errors=(NotFound,))
 def list_brands(workspaceId: str):
-    return json_response(brands.lister().list(portal_caller(app).user_id, workspaceId))
+    return json_response(brands.reader().list(portal_caller(app).user_id, workspaceId))
 
 
 def lambda_handler(event, context):

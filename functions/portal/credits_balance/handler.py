@@ -11,7 +11,7 @@ app = portal_api()
 @app.get("/api/credits/balance")
 @contract("The caller's credits", response=CreditBalance)
 def get_balance():
-    return json_response(credits.service().balance(portal_caller(app).user_id))
+    return json_response(credits.reader().balance(portal_caller(app).user_id))
 
 
 def lambda_handler(event, context):

@@ -22,7 +22,7 @@ app = portal_api()
 )
 def get_history():
     query = parse_query(app, CreditHistoryQuery)
-    return json_response(credits.service().history(portal_caller(app).user_id, query))
+    return json_response(credits.reader().history(portal_caller(app).user_id, query))
 
 
 def lambda_handler(event, context):

@@ -25,7 +25,7 @@ app = portal_api()
 )
 def download_object(workspaceId: str):
     path = key_in_request_path(app.current_event.path, f"/{workspaceId}/objects/")
-    return json_response(objects.writer().download(portal_caller(app).user_id, workspaceId, path))
+    return json_response(objects.reader().download(portal_caller(app).user_id, workspaceId, path))
 
 
 def lambda_handler(event, context):

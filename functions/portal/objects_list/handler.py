@@ -21,7 +21,7 @@ app = portal_api()
 )
 def list_objects(workspaceId: str):
     query = parse_query(app, ObjectQuery, first=as_member(app, workspaceId))
-    return json_response(objects.writer().list(portal_caller(app).user_id, workspaceId, query))
+    return json_response(objects.reader().list(portal_caller(app).user_id, workspaceId, query))
 
 
 def lambda_handler(event, context):

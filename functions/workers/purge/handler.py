@@ -37,7 +37,7 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
             if not restamped.finished:
                 purge.enqueue_restamp(workspace_id, delay_seconds=0)
             return
-        service = purge.service()
+        service = purge.worker()
         if agent_id:
             result = service.purge_agent(workspace_id, agent_id, remaining)
         else:

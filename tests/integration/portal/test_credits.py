@@ -47,7 +47,7 @@ def test_balance_counts_holds_and_prices_them(
     monkeypatch.setenv("CREDIT_USD_CENTS", "3")
     platform_providers.reset()
     ledger.grant(ava.user_id, 50, "topup", "inv-1", "Top-up")
-    credits_providers.service().hold(ava.user_id, "llm", "turn_1", 4, "Chat turn")
+    credits_providers.reader().hold(ava.user_id, "llm", "turn_1", 4, "Chat turn")
     assert balance(portal, ava).json() == {
         "balance": {"available": 46, "held": 4, "total": 50},
         "unit": "credits",
@@ -67,8 +67,8 @@ def seed_history(ava: Session, ledger: LedgerStore) -> None:
     for n in range(5):
         ledger.grant(ava.user_id, 10, "topup", f"inv-{n}", f"Top-up {n}")
     for n in range(3):
-        hold = credits_providers.service().hold(ava.user_id, "llm", f"turn_{n}", 1, f"Chat turn {n}")
-        credits_providers.service().settle(hold)
+        hold = credits_providers.reader().hold(ava.user_id, "llm", f"turn_{n}", 1, f"Chat turn {n}")
+        credits_providers.reader().settle(hold)
     ledger.grant(ava.user_id, 1, "refund", "turn_0", "Refund of a turn")
 
 

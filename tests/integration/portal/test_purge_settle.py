@@ -32,7 +32,7 @@ def later(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     import time
 
     now = time.time() + seconds
-    monkeypatch.setattr(purge_providers.service(), "_clock", lambda: now)
+    monkeypatch.setattr(purge_providers.worker(), "_clock", lambda: now)
 
 
 def run_queue(portal: Portal) -> list[dict[str, Any]]:

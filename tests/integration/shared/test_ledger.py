@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from core.credits.reader import CreditReader
 from core.credits.records import HoldRecord, Outcome
-from core.credits.service import CreditService
 from core.credits.store import LedgerStore
 from core.platform.errors import InsufficientCredits
 from core.platform.settings import get_settings
@@ -29,11 +29,11 @@ def ten_credits(ledger: LedgerStore) -> None:
 
 
 @pytest.fixture
-def credits(ledger: LedgerStore, clock: Clock) -> CreditService:
-    return CreditService(ledger, usd_cents_per_credit=1, hold_seconds=900, clock=clock)
+def credits(ledger: LedgerStore, clock: Clock) -> CreditReader:
+    return CreditReader(ledger, usd_cents_per_credit=1, hold_seconds=900, clock=clock)
 
 
-def test_a_new_account_has_nothing(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_a_new_account_has_nothing(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     wire = credits.balance(ACCOUNT).wire()
     assert wire == {
         "balance": {"available": 0, "held": 0, "total": 0},
@@ -63,7 +63,7 @@ def test_a_grant_must_add_credits(ledger: LedgerStore, amount: int) -> None:
 
 
 @pytest.mark.usefixtures("ten_credits")
-def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_hold_then_settle_charges_one_entry(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 3, "Chat turn")
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 7, "held": 3, "total": 10}
     assert_consistent(aws.dynamodb, ACCOUNT)
@@ -78,7 +78,7 @@ def test_hold_then_settle_charges_one_entry(credits: CreditService, ledger: Ledg
 
 
 @pytest.mark.usefixtures("ten_credits")
-def test_a_partial_charge_returns_the_rest(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_a_partial_charge_returns_the_rest(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     hold = credits.hold(ACCOUNT, "render", "job_1", 5, "Render")
     assert credits.settle(hold, charge=2) is Outcome.APPLIED
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 8, "held": 0, "total": 8}
@@ -88,14 +88,14 @@ def test_a_partial_charge_returns_the_rest(credits: CreditService, ledger: Ledge
 
 @pytest.mark.usefixtures("ten_credits")
 @pytest.mark.parametrize("charge", [0, 6, -1])
-def test_a_charge_must_fit_the_hold(credits: CreditService, ledger: LedgerStore, charge: int) -> None:
+def test_a_charge_must_fit_the_hold(credits: CreditReader, ledger: LedgerStore, charge: int) -> None:
     hold = credits.hold(ACCOUNT, "render", "job_1", 5, "Render")
     with pytest.raises(ValueError, match="between 1 and the held amount"):
         credits.settle(hold, charge=charge)
     assert ledger.get_hold(ACCOUNT, "job_1") is not None
 
 
-def test_a_hold_that_cannot_be_covered_changes_nothing(credits: CreditService, ledger: LedgerStore, aws: Any):
+def test_a_hold_that_cannot_be_covered_changes_nothing(credits: CreditReader, ledger: LedgerStore, aws: Any):
     ledger.grant(ACCOUNT, 2, "topup", "t1", "Top-up")
     with pytest.raises(InsufficientCredits) as caught:
         credits.hold(ACCOUNT, "llm", "turn_1", 3, "Chat turn")
@@ -108,7 +108,7 @@ def test_a_hold_that_cannot_be_covered_changes_nothing(credits: CreditService, l
 
 
 @pytest.mark.usefixtures("ten_credits")
-def test_settle_and_release_apply_once(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_settle_and_release_apply_once(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     settled = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     released = credits.hold(ACCOUNT, "llm", "turn_2", 1, "Chat turn")
     assert [credits.settle(settled) for _ in range(3)] == [Outcome.APPLIED] + [Outcome.ALREADY_DONE] * 2
@@ -124,7 +124,7 @@ def test_settle_and_release_apply_once(credits: CreditService, ledger: LedgerSto
 
 
 @pytest.mark.usefixtures("ten_credits")
-def test_holding_a_reference_twice_reserves_once(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_holding_a_reference_twice_reserves_once(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 4, "Chat turn")
     assert ledger.reserve(hold) is Outcome.ALREADY_DONE
     assert credits.balance(ACCOUNT).balance.model_dump() == {"available": 6, "held": 4, "total": 10}
@@ -146,7 +146,7 @@ def test_finishing_an_unknown_hold_is_nothing_held(ledger: LedgerStore, aws: Any
 
 @pytest.mark.usefixtures("ten_credits")
 def test_the_sweeper_finishes_only_expired_holds(
-    credits: CreditService, ledger: LedgerStore, clock: Clock, aws: Any
+    credits: CreditReader, ledger: LedgerStore, clock: Clock, aws: Any
 ) -> None:
     abandoned = credits.hold(ACCOUNT, "llm", "turn_crashed_before_text", 1, "Chat turn")
     delivered = credits.hold(ACCOUNT, "llm", "turn_crashed_after_text", 1, "Chat turn")
@@ -167,7 +167,7 @@ def test_the_sweeper_finishes_only_expired_holds(
 
 @pytest.mark.usefixtures("ten_credits")
 def test_a_hold_finished_while_the_sweeper_looks_is_left_alone(
-    credits: CreditService, ledger: LedgerStore, clock: Clock, aws: Any
+    credits: CreditReader, ledger: LedgerStore, clock: Clock, aws: Any
 ) -> None:
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     clock.now += 1000
@@ -178,7 +178,7 @@ def test_a_hold_finished_while_the_sweeper_looks_is_left_alone(
 
 
 def test_the_sweeper_works_through_many_expired_holds(
-    credits: CreditService, ledger: LedgerStore, clock: Clock, aws: Any
+    credits: CreditReader, ledger: LedgerStore, clock: Clock, aws: Any
 ) -> None:
     ledger.grant(ACCOUNT, 30, "topup", "t1", "Top-up")
     for n in range(25):
@@ -191,7 +191,7 @@ def test_the_sweeper_works_through_many_expired_holds(
 
 
 @pytest.mark.usefixtures("ten_credits")
-def test_holds_are_indexed_by_shard_and_expiry(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_holds_are_indexed_by_shard_and_expiry(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")
     (hold,) = [i for i in ledger_items(aws.dynamodb, ACCOUNT) if i["sk"].startswith("HOLD#")]
     assert hold["holdShard"].startswith("HOLDS#") and hold["expiresAt"].endswith("Z")
@@ -207,7 +207,7 @@ def test_the_scheduled_sweeper_function_finishes_expired_holds(
     from tests.support.lambdas import handler_module
 
     past = Clock(time.time() - 1200)
-    taken = CreditService(ledger, usd_cents_per_credit=1, hold_seconds=900, clock=past)
+    taken = CreditReader(ledger, usd_cents_per_credit=1, hold_seconds=900, clock=past)
     ledger.grant(ACCOUNT, 5, "topup", "t1", "Top-up")
     taken.mark_delivered(taken.hold(ACCOUNT, "llm", "turn_delivered", 2, "Chat turn"))
     taken.hold(ACCOUNT, "llm", "turn_failed", 2, "Chat turn")
@@ -221,7 +221,7 @@ def test_the_scheduled_sweeper_function_finishes_expired_holds(
 
 @pytest.mark.usefixtures("ten_credits")
 def test_a_hold_delivered_after_it_was_read_is_never_released(
-    credits: CreditService, ledger: LedgerStore, clock: Clock, aws: Any
+    credits: CreditReader, ledger: LedgerStore, clock: Clock, aws: Any
 ) -> None:
     """The sweeper read the hold undelivered; the turn's first text came just before its release."""
     hold = credits.hold(ACCOUNT, "llm", "turn_1", 1, "Chat turn")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from core.credits.ledger_items import usage_key
+from core.credits.reader import CreditReader
 from core.credits.records import HoldRecord, HoldUsage, Outcome
-from core.credits.service import CreditService
 from core.credits.store import LedgerStore
 from core.platform.dynamo import from_item
 from core.platform.errors import InsufficientCredits
@@ -26,8 +26,8 @@ THREADS = 50
 
 
 @pytest.fixture
-def credits(ledger: LedgerStore) -> CreditService:
-    return CreditService(ledger, usd_cents_per_credit=1, hold_seconds=900)
+def credits(ledger: LedgerStore) -> CreditReader:
+    return CreditReader(ledger, usd_cents_per_credit=1, hold_seconds=900)
 
 
 def race(work: Any, count: int = THREADS) -> list[Any]:
@@ -43,14 +43,14 @@ def race(work: Any, count: int = THREADS) -> list[Any]:
         return list(pool.map(attempt, range(count)))
 
 
-def five_credits_held(credits: CreditService, ledger: LedgerStore, amount: int) -> HoldRecord:
+def five_credits_held(credits: CreditReader, ledger: LedgerStore, amount: int) -> HoldRecord:
     """The account topped up with 5 credits, then ``amount`` of them held for chat turn ``turn_1``."""
     ledger.grant(ACCOUNT, 5, "topup", "t1", "Top-up")
     return credits.hold(ACCOUNT, "llm", "turn_1", amount, "Chat turn")
 
 
 def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
-    credits: CreditService, ledger: LedgerStore, aws: Any
+    credits: CreditReader, ledger: LedgerStore, aws: Any
 ) -> None:
     ledger.grant(ACCOUNT, 20, "topup", "t1", "Top-up")
     results = race(lambda n: credits.hold(ACCOUNT, "llm", f"turn_{n}", 1, "Chat turn"))
@@ -65,7 +65,7 @@ def test_fifty_holds_of_one_credit_against_twenty_take_exactly_twenty(
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
-def test_retried_settlements_of_one_hold_charge_once(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_retried_settlements_of_one_hold_charge_once(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     hold = five_credits_held(credits, ledger, 2)
     outcomes = race(lambda _: credits.settle(hold), count=20)
     assert outcomes.count(Outcome.APPLIED) == 1 and outcomes.count(Outcome.ALREADY_DONE) == 19
@@ -75,7 +75,7 @@ def test_retried_settlements_of_one_hold_charge_once(credits: CreditService, led
 
 
 def test_a_settlement_racing_a_release_finishes_the_hold_one_way(
-    credits: CreditService, ledger: LedgerStore, aws: Any
+    credits: CreditReader, ledger: LedgerStore, aws: Any
 ) -> None:
     hold = five_credits_held(credits, ledger, 1)
     outcomes = race(lambda n: credits.settle(hold) if n % 2 else credits.release(hold), count=20)
@@ -92,7 +92,7 @@ def test_retried_grants_of_one_reference_credit_once(ledger: LedgerStore, aws: A
     assert_consistent(aws.dynamodb, ACCOUNT)
 
 
-def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerStore, aws: Any) -> None:
+def test_a_busy_account_stays_exact(credits: CreditReader, ledger: LedgerStore, aws: Any) -> None:
     """Holds, settlements, releases, partial charges and grants interleaved across threads."""
     ledger.grant(ACCOUNT, 30, "topup", "t0", "Top-up")
     rng = random.Random(7)  # noqa: S311 - a reproducible mix, not a secret
@@ -118,7 +118,7 @@ def test_a_busy_account_stays_exact(credits: CreditService, ledger: LedgerStore,
 
 
 def test_racing_and_retried_settlements_count_each_turn_once_in_its_usage(
-    credits: CreditService, ledger: LedgerStore, aws: Any
+    credits: CreditReader, ledger: LedgerStore, aws: Any
 ) -> None:
     """Twenty turns of two keys and two agents, each settled by two threads at once, then once more (a sweeper):
     the workspace's usage says per key and per agent exactly what the ledger charged, turn by turn."""

@@ -39,7 +39,7 @@ pytestmark = [
 
 def _draws() -> dict[str, Any]:
     """What a request in a restored environment generates: a jitter, an id, an API key, a session JWT, a magic-link
-    token (core.identity.service draws it with secrets.token_urlsafe(32))."""
+    token (core.identity.sign_in draws it with secrets.token_urlsafe(32))."""
     return {
         "random": random.random(),
         "id": new_id("ws"),

@@ -38,7 +38,7 @@ from core.workspaces.access import AuthoringAccess
 from core.workspaces.create import slugify
 from core.workspaces.ports import WorkspaceRecords
 from core.workspaces.records import PurgeRecord
-from core.workspaces.service import WorkspaceAccess
+from core.workspaces.workspace import WorkspaceAccess
 
 DOCUMENTS = {"wrap": "wrapJson", "site": "siteJson"}
 

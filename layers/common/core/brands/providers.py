@@ -9,7 +9,7 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:
-    from core.brands.service import BrandListService
+    from core.brands.reader import BrandReader
     from core.brands.writer import BrandService
 
 
@@ -24,9 +24,9 @@ def writer() -> BrandService:
 
 
 @per_container
-def lister() -> BrandListService:
-    from core.brands.service import BrandListService
+def reader() -> BrandReader:
+    from core.brands.reader import BrandReader
     from core.brands.store import BrandReadStore
     from core.workspaces import providers as workspaces
 
-    return BrandListService(workspaces.service(), BrandReadStore(aws.dynamodb(), get_settings().main_table))
+    return BrandReader(workspaces.service(), BrandReadStore(aws.dynamodb(), get_settings().main_table))

@@ -8,10 +8,10 @@ from core.brands.models import Brand
 
 if TYPE_CHECKING:
     from core.brands.ports import BrandList
-    from core.workspaces.service import WorkspaceService
+    from core.workspaces.workspace import WorkspaceService
 
 
-class BrandListService:
+class BrandReader:
     def __init__(self, workspaces: WorkspaceService, brands: BrandList):
         self._workspaces = workspaces
         self._brands = brands

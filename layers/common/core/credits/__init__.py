@@ -2,7 +2,7 @@
 
 - ``billing.py``: ``Billing`` — where a chat turn is billed (``hold``, ``settle``, ``release``) and the hold
   sweeper (``sweep``)
-- ``service.py``: ``CreditService`` — the portal's balance and history (``history``: a ledger page)
+- ``reader.py``: ``CreditReader`` — the portal's balance and history (``history``: a ledger page)
 - ``store.py``: ``LedgerStore`` (``ledger_items.py`` its item layout); ``records.py``, ``models.py``, ``ports.py``
-- ``providers.py``: ``billing()``, ``service()``
+- ``providers.py``: ``billing()``, ``reader()``
 """

@@ -7,7 +7,7 @@ returns it if the work failed first. A hold that neither happens to (a crashed
 container) expires, and ``sweep`` settles it if the work had delivered, else releases it.
 
 The read plane's chat bills here, so this module loads the ledger's records only: the balance and history
-endpoints, with the management plane's models, are ``credits.CreditService`` on top of it.
+endpoints, with the management plane's models, are ``credits.CreditReader`` on top of it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.credits.billing import Billing
-    from core.credits.service import CreditService
+    from core.credits.reader import CreditReader
 
 
 @per_container
@@ -23,13 +23,13 @@ def billing() -> Billing:
 
 
 @per_container
-def service() -> CreditService:
+def reader() -> CreditReader:
     """The caller's balance and history (and, beneath them, the billing cycle of ``billing()``)."""
-    from core.credits.service import CreditService
+    from core.credits.reader import CreditReader
     from core.credits.store import LedgerStore
 
     settings = get_settings()
-    return CreditService(
+    return CreditReader(
         LedgerStore(aws.dynamodb(), settings.ledger_table),
         usd_cents_per_credit=settings.credit_usd_cents,
         hold_seconds=settings.hold_seconds,

@@ -1,6 +1,6 @@
 """Credits: the balance and history endpoints (management plane), over the billing cycle of ``billing``.
 
-``CreditService`` is a ``Billing`` that also answers the caller's balance and history; the read plane's chat
+``CreditReader`` is a ``Billing`` that also answers the caller's balance and history; the read plane's chat
 uses ``Billing`` itself, so it never loads the management models these answers are built from.
 """
 
@@ -14,10 +14,10 @@ from core.credits.models import CreditAmounts, CreditBalance, CreditHistory, Cre
 from core.credits.ports import Ledger
 from core.platform import together
 
-__all__ = ["CreditService", "SweepReport"]
+__all__ = ["CreditReader", "SweepReport"]
 
 
-class CreditService(Billing):
+class CreditReader(Billing):
     def __init__(
         self,
         ledger: Ledger,

@@ -12,8 +12,8 @@ from core.platform.settings import get_settings
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.identity.app_url_store import AppUrl
     from core.identity.mail import Mailer
-    from core.identity.service import IdentityService
     from core.identity.sessions import SessionCheck
+    from core.identity.sign_in import IdentityService
     from core.identity.store import UserStore
 
 
@@ -33,10 +33,10 @@ def sessions() -> SessionCheck:
 
 
 @per_container
-def service() -> IdentityService:
+def sign_in() -> IdentityService:
     from core.identity.mail_limits import MailLimits
     from core.identity.oidc import JwksCache
-    from core.identity.service import IdentityService
+    from core.identity.sign_in import IdentityService
     from core.platform.rate_limit import SlidingWindowLimiter
     from core.platform.rate_limit_store import RateLimitStore
 

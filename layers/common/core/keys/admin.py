@@ -32,7 +32,7 @@ from core.platform.kinds import Role
 from core.platform.settings import PlanLimits, plan_limit_message
 from core.platform.transactions import Also
 from core.workspaces.records import WorkspaceRecord
-from core.workspaces.service import WorkspaceService
+from core.workspaces.workspace import WorkspaceService
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")
 

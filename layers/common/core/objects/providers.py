@@ -1,5 +1,5 @@
-"""The objects' providers: streaming (``/v1/r2``) and signed URLs on the read plane; uploads and the writer's
-listing, download and deletion on the portal."""
+"""The objects' providers: streaming (``/v1/r2``) and signed URLs on the read plane; uploads, the members'
+listing and download (``reader()``) and the deletion (``writer()``) on the portal."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from core.platform.providers import media_url_secret, per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.objects.reader import ObjectReader
     from core.objects.service import MediaService
     from core.objects.signed_urls import MediaUrlService
     from core.objects.uploads import UploadService
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
 
 
 @per_container
-def reader() -> MediaService:
+def media() -> MediaService:
     from core.objects.service import MediaService
     from core.objects.store import ObjectReadStore
 
@@ -51,6 +52,15 @@ def uploads() -> UploadService:
     settings = get_settings()
     return UploadService(workspaces.access(), write_store(), UploadStore(aws.dynamodb(), settings.main_table),
                          audit.writes(), url_seconds=settings.upload_url_seconds)  # fmt: skip
+
+
+@per_container
+def reader() -> ObjectReader:
+    """The members' listing and download."""
+    from core.objects.reader import ObjectReader
+    from core.workspaces import providers as workspaces
+
+    return ObjectReader(workspaces.access(), write_store())
 
 
 @per_container

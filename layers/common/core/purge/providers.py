@@ -10,7 +10,7 @@ from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.purge.queue import PurgeQueue
-    from core.purge.service import PurgeService
+    from core.purge.worker import PurgeWorker
 
 
 @per_container
@@ -33,15 +33,15 @@ def enqueue_restamp(workspace_id: str, *, delay_seconds: int | None = None) -> N
 
 
 @per_container
-def service() -> PurgeService:
+def worker() -> PurgeWorker:
     from core.keys.store import ApiKeyStore
-    from core.purge.service import PurgeService
     from core.purge.store import ObjectVersionStore, PurgeStore
+    from core.purge.worker import PurgeWorker
     from core.usage.store import UsageStore
     from core.workspaces.store import WorkspaceStore
 
     settings = get_settings()
-    return PurgeService(
+    return PurgeWorker(
         WorkspaceStore(aws.dynamodb(), settings.main_table),
         PurgeStore(aws.dynamodb(), settings.main_table),
         ApiKeyStore(aws.dynamodb(), settings.api_keys_table),

@@ -44,7 +44,7 @@ def _settles_in(deleted_at: str, settle_seconds: int, now: float) -> int:
     return max(0, math.ceil(deleted + settle_seconds - now))
 
 
-class PurgeService:
+class PurgeWorker:
     def __init__(
         self,
         workspaces: Workspaces,

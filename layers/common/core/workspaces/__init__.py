@@ -1,6 +1,6 @@
 """Workspaces: the workspace, its members, plans and settings, and who may write to it.
 
-- ``service.py``: ``WorkspaceService`` — create, list, get, delete, ``members`` (where a member is listed),
+- ``workspace.py``: ``WorkspaceService`` — create, list, get, delete, ``members`` (where a member is listed),
   the account; ``create.py`` a workspace's first items (its slug, the owner's membership, the default brand it is
   given by ``brands.records.default_brand``)
 - ``access.py``: ``AuthoringAccess`` — the writer's check of a caller as member or writer of a workspace (with the

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from core.platform.errors import NotFound
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
-from core.workspaces.service import WorkspaceAccess, WorkspaceService
+from core.workspaces.workspace import WorkspaceAccess, WorkspaceService
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")
 

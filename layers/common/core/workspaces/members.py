@@ -22,7 +22,7 @@ from core.platform.settings import PlanLimits, plan_limit_message
 from core.workspaces.models import Member, WorkspaceEnvelope
 from core.workspaces.ports import Memberships
 from core.workspaces.records import MembershipRecord, MemberTarget
-from core.workspaces.service import WorkspaceAccess, WorkspaceService
+from core.workspaces.workspace import WorkspaceAccess, WorkspaceService
 from core.workspaces.writer_models import MemberEnvelope, MemberUpdate, WorkspaceTransfer
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
     from core.workspaces.access import AuthoringAccess
     from core.workspaces.invitations import InvitationService
     from core.workspaces.members import MemberService
-    from core.workspaces.service import WorkspaceService
+    from core.workspaces.workspace import WorkspaceService
     from core.workspaces.writer import WorkspaceSettingsService
 
 
@@ -29,8 +29,8 @@ def service() -> WorkspaceService:
     from core.keys.store import ApiKeyStore
     from core.platform import providers as platform
     from core.purge import providers as purge
-    from core.workspaces.service import WorkspaceService
     from core.workspaces.store import WorkspaceStore
+    from core.workspaces.workspace import WorkspaceService
 
     settings = get_settings()
     store = WorkspaceStore(aws.dynamodb(), settings.main_table)

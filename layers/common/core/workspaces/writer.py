@@ -13,7 +13,7 @@ from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceEnvelope
 from core.workspaces.ports import WorkspaceSettingsStore
 from core.workspaces.records import WorkspaceRecord
-from core.workspaces.service import WorkspaceService
+from core.workspaces.workspace import WorkspaceService
 from core.workspaces.writer_models import WorkspaceUpdate
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from core.chat import providers as chat_providers
 from core.chat.offline import OfflineModel
-from core.credits.service import CreditService
+from core.credits.reader import CreditReader
 from core.platform import providers as platform_providers
 from tests.support.chat import (
     CHAT,
@@ -101,7 +101,7 @@ def test_a_turn_left_by_a_dead_container_is_billed_once_by_the_sweeper(funded, a
     # The container freezes here, for longer than a hold lives: the sweeper finds the hold, marked delivered.
     (hold,) = holds(aws.dynamodb, funded.ws.owner_id)
     assert (hold["refId"], hold["amount"], hold["streamed"]) == (start["turnId"], 1, True)
-    later = CreditService(
+    later = CreditReader(
         ledger_repository(aws.dynamodb), usd_cents_per_credit=1, hold_seconds=900, clock=lambda: time.time() + 901
     )
     report = later.sweep()

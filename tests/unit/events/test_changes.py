@@ -129,7 +129,7 @@ def test_an_erasures_audit_entry_is_conversation_erased_and_other_entries_are_no
 
 def test_the_retention_pass_finishing_is_its_event_once() -> None:
     before = {"conversationRetentionDays": 30}
-    after = before | {"retentionAppliedAt": "2027-01-15T08:00:00.000Z"}
+    after = before | {"retentionAppliedAt": "2027-01-15T08:00:00.000Z", "retentionAppliedDays": 30}
     event = one(MAIN, record("MODIFY", f"WS#{WS}", "WS", after, before))
     assert (event.type, event.data) == (types.RETENTION_APPLIED, {"retentionDays": 30,
                                                                   "at": "2027-01-15T08:00:00.000Z"})  # fmt: skip

@@ -156,7 +156,8 @@ def _workspace_partition(seen: _Seen, workspace_id: str) -> list[Change]:
     if seen.sk == "WS" and seen.name == "MODIFY":
         at = seen.new.get("retentionAppliedAt")
         if at and at != seen.old.get("retentionAppliedAt"):
-            data = {"retentionDays": seen.new.get("conversationRetentionDays"), "at": at}
+            # what the pass applied (absent: kept for good), not the setting, which may have moved since
+            data = {"retentionDays": seen.new.get("retentionAppliedDays"), "at": at}
             return seen.event(types.RETENTION_APPLIED, workspace_id, data)
     return []
 

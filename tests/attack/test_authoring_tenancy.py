@@ -1,4 +1,4 @@
-"""The writer's 51 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
+"""The writer's 59 routes across tenants and roles, over HTTP: another workspace's owner aimed at workspace A's
 ids (in A's workspace, and in its own with A's agent, post, item, brand, workflow ids, object paths, pending
 invitation and member) gets 404, byte-identical to an unknown id, and nothing stored changes, nor anybody's credits;
 A's member reads (200; the knowledge search and the preview too, the preview billed to A's owner) and may write
@@ -37,7 +37,8 @@ BEFORE_THE_WRITER = {("GET", ""), ("DELETE", ""), ("GET", "/members"), ("GET", "
 KEY_USAGE = {("GET", "/keys/{keyId}/usage")}
 PLACEHOLDERS = {"{agent}": "{agentId}", "{post}": "{postId}", "{item}": "{itemId}", "{brand}": "{brandId}",
                 "{workflow}": "{workflowId}", "{path}": "{path+}", "{thread}": "{threadKey}",
-                "{invitation}": "{invitationId}", "{member}": "{userId}", "{answer}": "{answerId}"}  # fmt: skip
+                "{invitation}": "{invitationId}", "{member}": "{userId}", "{answer}": "{answerId}",
+                "{webhook}": "{webhookId}", "{delivery}": "{deliveryId}"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_the_table_holds_every_route_of_the_writer() -> None:
         for short, long in PLACEHOLDERS.items():
             path = path.replace(short, long)
         ours.append((route.method, path))
-    assert len(ours) == len(set(ours)) == 51 and (len(WRITES), len(READS)) == (31, 20)
+    assert len(ours) == len(set(ours)) == 59 and (len(WRITES), len(READS)) == (37, 22)
     assert set(ours) == routed - BEFORE_THE_WRITER - KEY_USAGE
 
 
@@ -117,7 +118,7 @@ def attempts(
     service: LocalService, cast: Cast, a_world: World, b_world: World, tokens: dict[str, tuple[str, str]]
 ) -> Attempts:
     """Each route called by every caller in turn (route after route: the runner keeps a bounded number of warm
-    containers, so visiting the 51 functions once each keeps the module's cold starts to 51). The preview is billed to
+    containers, so visiting the 59 functions once each keeps the module's cold starts to 59). The preview is billed to
     A's owner when it answers: A's owner and member try it in a test of their own, so every attempt here is one that
     must charge nobody."""
     stranger = sign_in(service, "attack.writer.stranger@example.org")
@@ -179,7 +180,7 @@ def test_another_owner_in_its_own_workspace_cannot_reach_as_ids(attempts: Attemp
     object of A's agent, A's pending invitation and A's member (removed, promoted, or given B by transfer): 404,
     byte-identical to ids that do not exist; then B's own agent with A's post and item."""
     own = attempts.statuses("b-owner-own-workspace")
-    assert len(own) == 40 and own == dict.fromkeys(own, NOT_FOUND)
+    assert len(own) == 46 and own == dict.fromkeys(own, NOT_FOUND)
     assert attempts.leaks("b-owner-own-workspace", "b-owner-own-workspace-unknown") == []
     own_agent = attempts.statuses("b-owner-own-agent")
     assert len(own_agent) == 8 and own_agent == dict.fromkeys(own_agent, NOT_FOUND)

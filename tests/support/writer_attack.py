@@ -1,10 +1,11 @@
 """The writer (authoring.md) attacked over HTTP, for ``tests/attack/test_authoring_*.py``.
 
-``ROUTES`` is each of the writer's 51 routes (every method and path of authoring.md the service has, with the
+``ROUTES`` is each of the writer's 59 routes (every method and path of authoring.md the service has, with the
 reads decisions.md adds, the six member and invitation routes, an agent's usage, the two POSTs that only read an
-agent: its knowledge search and its preview, and issue 40's insights, ratings, unanswered questions and answers)
-once, with a valid body; a ``World`` is the ids a route names (a workspace, its agent, post, item, brand, workflow,
-an object path, a pending invitation, a member and an answer), so one route can be aimed at any mix of tenants' ids.
+agent: its knowledge search and its preview, and issue 40's insights, ratings, unanswered questions and answers, and
+issue 42's webhooks) once, with a valid body; a ``World`` is the ids a route names (a workspace, its agent, post,
+item, brand, workflow, an object path, a pending invitation, a member, an answer, a webhook and a delivery), so one
+route can be aimed at any mix of tenants' ids.
 ``stored`` reads everything the service keeps (every main-table item, every object version and delete marker of
 the bucket) straight from the runner's moto, to prove an attack changed nothing; ``sign_upload`` asks for a
 presigned POST.
@@ -39,6 +40,10 @@ class World:
     member: str  # the user id of a plain member (``membership``: not one of the cast, whose requests are the attack)
     thread: str = "thr_attack"  # a stored conversation's thread key (read with ``VISITOR``)
     answer: str = "ans_01AAAAAAAAAAAAAAAAAAAAAAAA"  # one of the agent's answers (``world_of`` writes one)
+    webhook: str = "whk_01AAAAAAAAAAAAAAAAAAAAAAAA"  # one of the workspace's webhooks (``world_of`` adds one)
+    # A delivery: of nothing (a test event's would be attempted by the runner's worker while the attacks run, and
+    # change what they must leave as it was); a delivery's tenancy: tests/integration/portal/webhooks.
+    delivery: str = "dlv_01AAAAAAAAAAAAAAAAAAAAAAAA"
 
     def but(self, **ids: str) -> World:
         return replace(self, **ids)
@@ -51,6 +56,7 @@ UNKNOWN = World(
     brand="brd_01AAAAAAAAAAAAAAAAAAAAAAAA", workflow="wf_01AAAAAAAAAAAAAAAAAAAAAAAA",
     path="assets/no-such-object.png", invitation="inv_01AAAAAAAAAAAAAAAAAAAAAAAA",
     member="usr_01AAAAAAAAAAAAAAAAAAAAAAAA", thread="thr_no-such-thread", answer="ans_01AAAAAAAAAAAAAAAAAAAAAAAA",
+    webhook="whk_01AAAAAAAAAAAAAAAAAAAAAAAA", delivery="dlv_01AAAAAAAAAAAAAAAAAAAAAAAA",
 )  # fmt: skip
 VISITOR = "attack-visitor-000000000001"  # a chat visitor's ``client``, for the conversations' routes
 ID_NAMES = tuple(f.name for f in fields(World) if f.name != "workspace")
@@ -147,6 +153,14 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/agents/{agent}/answers", lambda w: {"question": "Planted question?", "answer": "Planted answer."}),
     Route("PATCH", "/agents/{agent}/answers/{answer}", lambda w: {"answer": "Rewritten answer."}),
     Route("DELETE", "/agents/{agent}/answers/{answer}"),
+    Route("GET", "/webhooks", managers_only=True),
+    Route("POST", "/webhooks", lambda w: {"url": "https://93.184.215.14/planted", "events": ["*"]}),
+    Route("PATCH", "/webhooks/{webhook}", lambda w: {"url": "https://93.184.215.14/taken-over"}),
+    Route("DELETE", "/webhooks/{webhook}"),
+    Route("POST", "/webhooks/{webhook}/rotate"),
+    Route("POST", "/webhooks/{webhook}/test"),
+    Route("GET", "/webhooks/{webhook}/deliveries", managers_only=True),
+    Route("POST", "/webhooks/{webhook}/deliveries/{delivery}/retry"),
 )  # fmt: skip
 WRITES = tuple(route for route in ROUTES if route.write)
 READS = tuple(route for route in ROUTES if not route.write)
@@ -164,8 +178,13 @@ def world_of(service: LocalService, jwt: str, workspace: str, agent: str, path: 
     answer = portal(service, "POST", f"{ws}/agents/{agent}/answers", jwt,
                     {"question": f"Is there wifi ({tag})?", "answer": "Yes: ask at the bar."})  # fmt: skip
     assert answer.status == 201, answer.body
+    # Its one event is an agent's deletion, which no attack makes: nothing is delivered while they run.
+    webhook = portal(service, "POST", f"{ws}/webhooks", jwt,
+                     {"url": f"https://93.184.215.14/{tag}", "events": ["agent.deleted"]})  # fmt: skip
+    assert webhook.status == 201, webhook.body
     return World(workspace, agent, posts[0]["id"], items[0]["id"], brand, agent_record["activeWorkflowId"], path,
-                 invitation, member, answer=answer.json()["answer"]["id"])  # fmt: skip
+                 invitation, member, answer=answer.json()["answer"]["id"],
+                 webhook=webhook.json()["webhook"]["id"])  # fmt: skip
 
 
 def membership(service: LocalService, jwt: str, workspace: str, tag: str) -> tuple[str, str]:

@@ -37,6 +37,8 @@ DEPENDS_ON = {
     "purge": {"keys", "workspaces"},
     "usage": set(),  # the access check and the key listing are handed to it by its provider
     "workflows": {"audit", "workspaces"},
+    "events": set(),  # what changed, read from the streams: nothing but the platform
+    "webhooks": {"audit", "events", "workspaces"},
     "workspaces": {"audit", "identity"},
 }
 

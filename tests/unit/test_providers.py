@@ -62,9 +62,10 @@ def test_every_public_provider_is_registered() -> None:
 
 def test_every_resource_package_has_its_providers() -> None:
     assert {m.__name__.split(".")[1] for m in provider_modules()} == {
-        "agents", "answers", "audit", "brands", "chat", "credits", "identity", "insights", "items", "keys", "knowledge",
+        "agents", "answers", "audit", "brands", "chat", "credits", "events", "identity", "insights", "items", "keys",
+        "knowledge",
         "objects",
-        "platform", "posts", "purge", "usage", "workflows", "workspaces",
+        "platform", "posts", "purge", "usage", "webhooks", "workflows", "workspaces",
     }  # fmt: skip
 
 

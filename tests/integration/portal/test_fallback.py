@@ -34,7 +34,7 @@ def fallback(resource: str, method: str, token: str | None = None):
 def test_every_portal_path_has_a_fallback_route() -> None:
     ours = {r.path for r in stack().routes("PortalApi") if r.function == "PortalFallbackFunction"}
     assert ours == set(KNOWN) | {"/{proxy+}"}
-    assert {"/api/workspaces/{workspaceId}/keys/{keyId}", "/api/credits/history"} <= set(KNOWN) and len(KNOWN) == 49
+    assert {"/api/workspaces/{workspaceId}/keys/{keyId}", "/api/credits/history"} <= set(KNOWN) and len(KNOWN) == 55
 
 
 @pytest.mark.parametrize("resource", KNOWN)

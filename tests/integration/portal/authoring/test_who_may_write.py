@@ -1,6 +1,6 @@
 """Who may write (authoring.md): owners and admins write, members read (a write is 403, and so is the audit log),
 anyone else gets 404 on every route of the writer, before any word on what it sent; another workspace's resources
-are 404 like unknown ones. Table-driven over all 52 functions, so a route added without a row here fails the
+are 404 like unknown ones. Table-driven over all 60 functions, so a route added without a row here fails the
 completeness test. The knowledge search and the preview are reads (owners, admins and members; neither writes the
 agent): the preview, a streamed turn, is billed to the workspace's owner whoever asks, and a refused one charges
 nobody."""
@@ -21,7 +21,7 @@ from tests.support.members import invite, joined
 from tests.support.portal import Portal
 
 World = dict[str, str]  # the ids a route names: agent, post, item, brand, workflow, path, invitation, user, thread,
-# key, answer
+# key, answer, webhook, delivery
 VISITOR = "visitor-of-the-table-0001"  # a chat visitor's ``client``
 
 
@@ -93,6 +93,15 @@ ROUTES: dict[str, Route] = {
     "PortalAnswerCreateFunction": Route(True, ("agent",), lambda w: {"question": "Wifi?", "answer": "Ask at the bar."}),
     "PortalAnswerUpdateFunction": Route(True, ("agent", "answer"), lambda w: {"answer": "Ask Ines at the bar."}),
     "PortalAnswerDeleteFunction": Route(True, ("agent", "answer")),
+    # Webhooks (issue 42): the owner's systems, so a member reads none of it either.
+    "PortalWebhooksListFunction": Route(False, managers_only=True),
+    "PortalWebhookCreateFunction": Route(True, body=lambda w: {"url": "https://93.184.215.14/in", "events": ["*"]}),
+    "PortalWebhookUpdateFunction": Route(True, ("webhook",), lambda w: {"description": "CRM"}),
+    "PortalWebhookDeleteFunction": Route(True, ("webhook",)),
+    "PortalWebhookRotateFunction": Route(True, ("webhook",)),
+    "PortalWebhookTestFunction": Route(True, ("webhook",)),
+    "PortalWebhookDeliveriesFunction": Route(False, ("webhook",), managers_only=True),
+    "PortalWebhookRetryFunction": Route(True, ("webhook", "delivery")),
 }  # fmt: skip
 BEFORE_THE_WRITER = {
     "PortalFallbackFunction", "PortalMagicLinkFunction", "PortalMagicLinkVerifyFunction", "PortalOAuthFunction",
@@ -118,6 +127,8 @@ def build_world(studio: Studio) -> World:
     agent = studio.agent("Barista")
     studio.media(agent["id"], "media/a.jpg")
     studio.put_object("assets/logo.png")
+    webhook = studio.ok("PortalWebhookCreateFunction", 201, body={"url": "https://93.184.215.14/in", "events": ["*"]})[
+        "webhook"]["id"]  # fmt: skip
     return {
         "agent": agent["id"],
         "post": studio.post(agent["id"])["id"],
@@ -131,6 +142,8 @@ def build_world(studio: Studio) -> World:
         "key": studio.portal.mint_key(studio.who, studio.workspace_id)["id"],
         "answer": studio.ok("PortalAnswerCreateFunction", 201, agent_id=agent["id"],
                             body={"question": "Do you have oat milk?", "answer": "Yes, always."})["answer"]["id"],
+        "webhook": webhook,
+        "delivery": studio.ok("PortalWebhookTestFunction", 202, webhook_id=webhook)["deliveryId"],
     }  # fmt: skip
 
 
@@ -183,7 +196,7 @@ def answers(studio: Studio, world: World, functions: list[str], *, body: Any = N
 def test_the_table_covers_every_function_of_the_writer() -> None:
     portal_functions = {name for name in stack().functions() if name.startswith("Portal")}
     assert set(ROUTES) == portal_functions - BEFORE_THE_WRITER
-    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (52, 31, 12, 40)
+    assert (len(ROUTES), len(WRITES), len(READS), len(REFUSED_TO_MEMBERS)) == (60, 37, 12, 48)
 
 
 def test_a_stranger_gets_404_on_every_route_and_changes_nothing(owner: Studio, world: World) -> None:
@@ -261,7 +274,7 @@ def test_another_workspaces_resources_are_not_found(owner: Studio, world: World)
     rival = Studio(owner.portal, owner.who, owner.portal.create_workspace(owner.who, "Rival")["id"])
     theirs = build_world(rival)
     before = (owner.audit(), rival.audit(), credits(owner))
-    for swapped in ("agent", "post", "item", "brand", "workflow", "answer"):
+    for swapped in ("agent", "post", "item", "brand", "workflow", "answer", "webhook", "delivery"):
         functions = [name for name in NAMING if swapped in ROUTES[name].ids]
         mixed = world | {swapped: theirs[swapped]}
         assert answers(owner, mixed, functions) == dict.fromkeys(functions, (404, "NOT_FOUND")), swapped

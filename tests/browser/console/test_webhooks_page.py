@@ -114,9 +114,9 @@ def test_a_webhook_is_added_tested_rotated_edited_retried_and_deleted(console: C
     console.axe("webhooks-empty")
 
     secret, hook = added_in_the_page(console, workspace, receiver)
-    tested_and_verified(console, workspace, hook, receiver, secrets=[secret])
+    sent_and_verified(console, workspace, hook, receiver, secrets=[secret])
     rotated = rotated_in_two_steps(console, secret)
-    tested_and_verified(console, workspace, hook, receiver, secrets=[secret, rotated], sent_before=1)
+    sent_and_verified(console, workspace, hook, receiver, secrets=[secret, rotated], sent_before=1)
     edited_disabled_and_enabled(console, workspace, hook)
     failed_then_retried(console, workspace, hook, receiver)
     paged(console, workspace, hook)
@@ -165,11 +165,11 @@ def added_in_the_page(console: Console, workspace: str, receiver: Receiver) -> t
     return secret, hook
 
 
-def tested_and_verified(console: Console, workspace: str, hook: dict[str, Any], receiver: Receiver, *,
+def sent_and_verified(console: Console, workspace: str, hook: dict[str, Any], receiver: Receiver, *,
                         secrets: list[str], sent_before: int = 0) -> None:  # fmt: skip
     """The "Send test" button: the receiver gets ``webhook.test``, which the published verifier accepts with each
     live secret (two signatures after a rotation); the page's deliveries list it as delivered (its Refresh)."""
-    console.click("button", f"Send a test event to {receiver.url}")
+    console.click("button", f"Send test to {receiver.url}")
     console.wait_text("webhook.test event is on its way")
     console.wait_role("heading", "Deliveries to")
     got = console.until("the test event", lambda: (t := receiver.of_type("webhook.test"))[sent_before:] and t)
@@ -179,18 +179,27 @@ def tested_and_verified(console: Console, workspace: str, hook: dict[str, Any], 
         assert payload["type"] == "webhook.test" and payload["data"]["webhookId"] == hook["id"]
     assert len(headers["webhook-signature"].split()) == len(secrets)
 
-    def delivered() -> bool:
-        console.click("button", "Refresh")
-        badges = "//table[contains(@class,'deliveries')]//span[.='delivered']"
-        return bool(console.driver.find_elements(By.XPATH, badges))
-
-    console.until("the delivery shown as delivered", delivered)
-    newest = deliveries_of(console, workspace, hook["id"])["deliveries"][0]
+    newest = console.until("the delivery delivered", lambda: (d := deliveries_of(console, workspace, hook["id"])
+                           ["deliveries"][0])["status"] == "delivered" and d)  # fmt: skip
+    refreshed_until(console, f'tr[data-delivery-id="{newest["id"]}"] span.badge.ok')
     assert (newest["type"], newest["status"], newest["eventId"]) == ("webhook.test", "delivered", headers["webhook-id"])
     row = row_of(console, "data-delivery-id", newest["id"])
     assert "HTTP 200" in row.text and not row.find_elements(By.XPATH, ".//button[normalize-space()='Retry']")
     console.screenshot("webhooks-deliveries")
     console.axe("webhooks-deliveries")
+
+
+def refreshed_until(console: Console, css: str) -> None:
+    """The deliveries' Refresh clicked (once its last load is over) until ``css`` is on the page."""
+
+    def shown() -> bool:
+        if console.driver.find_elements(By.CSS_SELECTOR, css):
+            return True
+        if "Loading deliveries" not in console.text():
+            console.click("button", "Refresh")
+        return False
+
+    console.until(css, shown)
 
 
 def rotated_in_two_steps(console: Console, old: str) -> str:
@@ -228,7 +237,7 @@ def edited_disabled_and_enabled(console: Console, workspace: str, hook: dict[str
     console.wait_text("is disabled: nothing is sent to it")
     assert webhooks_of(console, workspace)[0]["enabled"] is False
     assert "Disabled" in row_of(console, "data-webhook-id", hook["id"]).text
-    assert not console.role("button", f"Send a test event to {hook['url']}").is_enabled()
+    assert not console.role("button", f"Send test to {hook['url']}").is_enabled()
     console.click("button", f"Enable {hook['url']}")
     console.wait_text(f"{hook['url']} is enabled.")
     assert webhooks_of(console, workspace)[0]["enabled"] is True

@@ -158,7 +158,7 @@ function WebhooksOf({ workspaceId }: { workspaceId: string }) {
                     </button>
                     <button
                       type="button"
-                      aria-label={`Send a test event to ${webhook.url}`}
+                      aria-label={`Send test to ${webhook.url}`}
                       disabled={action.busy || !webhook.enabled}
                       onClick={async () => {
                         await write(`A webhook.test event is on its way to ${webhook.url}: its delivery is listed below.`, () =>

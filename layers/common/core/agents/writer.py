@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from core.agents.ports import AgentStore, Models
+from core.agents.ports import Models, StoredAgents
 from core.agents.records import DEFAULT_BEHAVIOUR, AgentRecord, BehaviourRecord
 from core.agents.writer_models import (
     Agent,
@@ -92,7 +92,7 @@ class AgentService:
     def __init__(
         self,
         access: AuthoringAccess,
-        agents: AgentStore,
+        agents: StoredAgents,
         tombstones: WorkspaceRecords,
         writes: Writes,
         *,

@@ -12,6 +12,6 @@ if TYPE_CHECKING:
     from core.platform.transactions import Also
 
 
-class AuditStore(Protocol):
+class AuditEntries(Protocol):
     def entry(self, record: AuditRecord) -> dict[str, Any]: ...
     def commit(self, also: Also) -> None: ...

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.audit.ports import AuditStore
+from core.audit.ports import AuditEntries
 from core.audit.records import AuditRecord
 from core.platform.idempotency import Claim, Idempotency, Replay
 from core.platform.ids import new_id, now_iso
@@ -57,7 +57,7 @@ def audit_record(author: Author, workspace_id: str, action: str, target: str, co
 class Write:
     """One write under way: what its transaction carries besides its own items."""
 
-    def __init__(self, author: Author, workspace_id: str, action: str, claim: Claim | None, audit: AuditStore):
+    def __init__(self, author: Author, workspace_id: str, action: str, claim: Claim | None, audit: AuditEntries):
         self._author, self._workspace_id, self._action = author, workspace_id, action
         self._claim, self._audit = claim, audit
 
@@ -89,7 +89,7 @@ class Write:
 
 
 class Writes:
-    def __init__(self, idempotency: Callable[[], Idempotency], audit: AuditStore):
+    def __init__(self, idempotency: Callable[[], Idempotency], audit: AuditEntries):
         self._idempotency = idempotency
         self._audit = audit
 

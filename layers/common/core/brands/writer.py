@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.brands.models import Brand
-from core.brands.ports import BrandStore
+from core.brands.ports import StoredBrands
 from core.brands.records import BrandRecord
 from core.brands.writer_models import BrandCreate, BrandEnvelope, BrandUpdate
 from core.platform import together
@@ -24,7 +24,7 @@ KEEP_ONE_DEFAULT = "isDefault: a workspace always has a default brand: make anot
 
 
 class BrandService:
-    def __init__(self, access: AuthoringAccess, brands: BrandStore, writes: Writes):
+    def __init__(self, access: AuthoringAccess, brands: StoredBrands, writes: Writes):
         self._access = access
         self._brands = brands
         self._writes = writes

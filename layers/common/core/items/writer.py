@@ -11,10 +11,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from core.audit.writes import Author, Write, Writes, until_unchanged
-from core.items.ports import ItemStore
+from core.items.ports import StoredItems
 from core.items.records import IndexState, ItemRecord
 from core.items.writer_models import AgentItem, ItemCreate, ItemEnvelope, ItemIndex, ItemQuery, ItemUpdate
-from core.objects.ports import ObjectStore
+from core.objects.ports import BucketObjects
 from core.objects.write_store import ObjectHead
 from core.platform import together
 from core.platform.envelopes import Empty
@@ -54,8 +54,8 @@ class ItemService:
     def __init__(
         self,
         access: AuthoringAccess,
-        items: ItemStore,
-        objects: ObjectStore,
+        items: StoredItems,
+        objects: BucketObjects,
         writes: Writes,
         notify: Callable[[str, str], None],
     ):

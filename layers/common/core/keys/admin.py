@@ -18,7 +18,7 @@ import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.audit.ports import AuditStore
+from core.audit.ports import AuditEntries
 from core.audit.writes import Author, audit_record
 from core.identity.records import UserRecord
 from core.keys import key_format as api_keys
@@ -78,7 +78,7 @@ class KeyAdminService:
         replay_secret: Callable[[], bytes],
         *,
         idempotency: Callable[[], Idempotency],
-        audit: AuditStore,
+        audit: AuditEntries,
     ):
         self._audit = audit
         self._workspaces = workspaces

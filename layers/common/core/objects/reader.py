@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from core.objects.paths import checked_path, path_problem
-from core.objects.ports import ObjectStore
+from core.objects.ports import BucketObjects
 from core.objects.write_store import ObjectHead
 from core.objects.writer_models import ObjectDownload, ObjectPage, ObjectQuery, StoredObject
 from core.platform import cursors, together
@@ -49,7 +49,7 @@ def after_cursor(cursor: str) -> str:
 
 
 class ObjectReader:
-    def __init__(self, access: AuthoringAccess, objects: ObjectStore):
+    def __init__(self, access: AuthoringAccess, objects: BucketObjects):
         self._access = access
         self._objects = objects
 

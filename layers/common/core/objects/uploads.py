@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.audit.writes import Author, Write, Writes
 from core.objects.paths import checked_path
-from core.objects.ports import ObjectStore, UploadStore
+from core.objects.ports import BucketObjects, UploadReservations
 from core.objects.records import UploadRecord
 from core.objects.write_store import Listed
 from core.objects.writer_models import UploadRequest, UploadTicket
@@ -67,7 +67,7 @@ def storage_used(listed: dict[str, Listed], signings: list[UploadRecord], now: d
 
 class UploadService:
     def __init__(
-        self, access: AuthoringAccess, objects: ObjectStore, uploads: UploadStore, writes: Writes,
+        self, access: AuthoringAccess, objects: BucketObjects, uploads: UploadReservations, writes: Writes,
         *, url_seconds: int,
     ):  # fmt: skip
         self._access = access

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.audit.writes import Author, Write, Writes
 from core.objects.paths import path_refusal
-from core.objects.ports import ObjectStore
+from core.objects.ports import BucketObjects
 from core.platform import together
 from core.platform.envelopes import Empty
 from core.platform.errors import NotFound
@@ -13,7 +13,7 @@ from core.workspaces.access import AuthoringAccess
 
 
 class ObjectService:
-    def __init__(self, access: AuthoringAccess, objects: ObjectStore, writes: Writes):
+    def __init__(self, access: AuthoringAccess, objects: BucketObjects, writes: Writes):
         self._access = access
         self._objects = objects
         self._writes = writes

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from core.posts.records import PostRecord
 
 
-class PostStore(Protocol):
+class StoredPosts(Protocol):
     def get(self, agent_id: str, post_id: str) -> PostRecord | None: ...
     def rows(
         self, agent_id: str, *, published: bool, limit: int, after: str | None

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from core.audit.writes import Author, Write, Writes, until_unchanged
-from core.objects.ports import ObjectStore
+from core.objects.ports import BucketObjects
 from core.platform import together
 from core.platform.envelopes import Empty
 from core.platform.errors import ValidationFailed
@@ -25,7 +25,7 @@ from core.platform.write_fields import changes
 from core.posts.feed import to_feed_post
 from core.posts.models import FeedPage
 from core.posts.pages import merged_page
-from core.posts.ports import PostStore
+from core.posts.ports import StoredPosts
 from core.posts.records import PostRecord
 from core.posts.writer_models import Post, PostCreate, PostEnvelope, PostFields, PostPage, PostQuery, PostUpdate
 from core.workspaces.access import AuthoringAccess, found
@@ -65,8 +65,8 @@ class PostService:
     def __init__(
         self,
         access: AuthoringAccess,
-        posts: PostStore,
-        objects: ObjectStore,
+        posts: StoredPosts,
+        objects: BucketObjects,
         writes: Writes,
         notify: Callable[[str, str], None],
     ):

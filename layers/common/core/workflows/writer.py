@@ -11,7 +11,7 @@ from core.platform import together
 from core.platform.envelopes import Empty
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes
-from core.workflows.ports import WorkflowStore
+from core.workflows.ports import StoredWorkflows
 from core.workflows.records import WorkflowRecord
 from core.workflows.writer_models import Workflow, WorkflowCreate, WorkflowEnvelope, WorkflowUpdate
 from core.workspaces.access import AuthoringAccess, found
@@ -27,7 +27,7 @@ def suggestions_text(value: Any) -> str | None:
 
 
 class WorkflowService:
-    def __init__(self, access: AuthoringAccess, workflows: WorkflowStore, writes: Writes):
+    def __init__(self, access: AuthoringAccess, workflows: StoredWorkflows, writes: Writes):
         self._access = access
         self._workflows = workflows
         self._writes = writes

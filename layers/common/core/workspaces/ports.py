@@ -83,7 +83,7 @@ class WorkspaceRecords(Protocol):
     def remove_agent_tombstone(self, workspace_id: str, agent_id: str) -> None: ...
 
 
-class WorkspaceSettingsStore(Protocol):
+class StoredSettings(Protocol):
     def update(
         self, workspace_id: str, seen: int, fields: Mapping[str, Any], *, default_brand_was: str | None = None,
         workflow_id: str | None = None, also: Also,

@@ -11,7 +11,7 @@ from core.platform.ids import now_iso
 from core.platform.write_fields import changes
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceEnvelope
-from core.workspaces.ports import WorkspaceSettingsStore
+from core.workspaces.ports import StoredSettings
 from core.workspaces.records import WorkspaceRecord
 from core.workspaces.workspace import WorkspaceService
 from core.workspaces.writer_models import WorkspaceUpdate
@@ -19,7 +19,7 @@ from core.workspaces.writer_models import WorkspaceUpdate
 
 class WorkspaceSettingsService:
     def __init__(
-        self, access: AuthoringAccess, workspaces: WorkspaceService, settings: WorkspaceSettingsStore,
+        self, access: AuthoringAccess, workspaces: WorkspaceService, settings: StoredSettings,
         writes: Writes, *, retention_changed: Callable[[str], None] = lambda workspace_id: None,
     ):  # fmt: skip
         self._retention_changed = retention_changed  # queues the re-stamping of the stored turns (core.chat.restamp)

@@ -69,6 +69,10 @@ class Sender(Protocol):
     def post(self, target: addresses.Target, headers: Mapping[str, str], body: bytes) -> Answer: ...
 
 
+class RecordRefused(Exception):
+    """An attempt's conditional record refused while the delivery is as it was read (SQS retries the message)."""
+
+
 @dataclass(frozen=True)
 class Message:
     delivery_id: str
@@ -117,7 +121,7 @@ class DeliveryWorker:
         if webhook is None or not webhook.enabled:
             reason = "webhook deleted" if webhook is None else "webhook disabled"
             ended = Recorded("failed", delivery.attempts, delivery.last_status, reason, None)
-            self._store.record(delivery, ended)
+            self._recorded(delivery, ended)
             return "failed"
         now = self._now()
         if delivery.next_attempt_at is not None:
@@ -154,7 +158,7 @@ class DeliveryWorker:
         if answer.delivered:
             recovered = WebhookChange("recovered", at, since=webhook.failing_since) if webhook.failing_since else None
             done = Recorded("delivered", attempts, answer.status, None, None)
-            return "delivered" if self._store.record(delivery, done, recovered) else "dropped"
+            return "delivered" if self._recorded(delivery, done, recovered) else "dropped"
         disable = self._disabling(webhook, answer, now)
         if disable is not None:
             entry = AuditRecord(
@@ -163,13 +167,13 @@ class DeliveryWorker:
             )  # fmt: skip
             change = WebhookChange("disable", at, reason=disable, entry=entry)
             failed = Recorded("failed", attempts, answer.status, error, None)
-            recorded = self._store.record(delivery, failed, change)
+            recorded = self._recorded(delivery, failed, change)
             if recorded:
                 logger.warning("webhook disabled", extra={"webhookId": webhook.id, "reason": disable})
             return "disabled" if recorded else "dropped"
         failing = None if webhook.failing_since else WebhookChange("failing", at)
         if attempts > len(self._schedule):
-            recorded = self._store.record(delivery, Recorded("failed", attempts, answer.status, error, None), failing)
+            recorded = self._recorded(delivery, Recorded("failed", attempts, answer.status, error, None), failing)
             return "failed" if recorded else "dropped"
         wait = self._schedule[attempts - 1]
         later = Recorded("pending", attempts, answer.status, error, iso(now + timedelta(seconds=wait)))
@@ -178,7 +182,18 @@ class DeliveryWorker:
         # after the send leaves one copy more, which the conditional record makes harmless.
         self._queue.send(delivery.id, delivery.webhook_id, delivery.workspace_id, min(wait, MAX_DELAY),
                          attempts=attempts)  # fmt: skip
-        return "retrying" if self._store.record(delivery, later, failing) else "dropped"
+        return "retrying" if self._recorded(delivery, later, failing) else "dropped"
+
+    def _recorded(self, delivery: DeliveryRecord, after: Recorded, change: WebhookChange | None = None) -> bool:
+        """The record written (True), or lost to another copy of the message (False: the delivery moved on, and
+        whatever moved it carries it on). A refusal that finds the delivery as it was read explains nothing: it is
+        raised, so SQS delivers the message again rather than leave the delivery pending with no message."""
+        if self._store.record(delivery, after, change):
+            return True
+        now, _ = self._store.read(delivery.workspace_id, delivery.webhook_id, delivery.id)
+        if now is not None and now.status == "pending" and now.attempts == delivery.attempts:
+            raise RecordRefused(f"the record of delivery {delivery.id} was refused, yet it is unchanged")
+        return False
 
     @staticmethod
     def _disabling(webhook: WebhookRecord, answer: Answer, now: datetime) -> Literal["gone", "failing"] | None:

@@ -24,16 +24,8 @@ app = portal_api(authenticated=False)
     response_headers=("Set-Cookie",),
 )
 def sign_out():
-    service = identity.sign_in()
     headers = app.current_event.headers
-    bearer = bearer_token(headers)
-    session_id = (
-        identity.sessions().authenticate(bearer).session_id
-        if bearer
-        else service.session_of_cookie(read_cookie(headers))
-    )
-    if session_id:
-        service.sign_out(session_id)
+    identity.sign_in().sign_out(bearer_token(headers), read_cookie(headers))
     return json_response({}, cookies=[clear_session_cookie(secure=get_settings().cookie_secure)])
 
 

@@ -116,12 +116,3 @@ class ChatRequest(RequestModel):
         if sum(len(entry.content) for entry in value) > _MAX_HISTORY_CHARS:
             raise ValueError(f"at most {_MAX_HISTORY_CHARS} characters in all")
         return value
-
-
-class ChatStreamEvent(ApiModel):
-    model_config = ApiModel.model_config | {"extra": "allow"}
-
-    type: str | None = None
-    text: str | None = None
-    content: str | None = None
-    message: str | None = None

@@ -20,7 +20,7 @@ from core.identity.mail_limits import EMAIL, MailLimits, MailThrottle
 from core.identity.oidc import JwksCache, VerifiedIdentity, verify_id_token
 from core.identity.ports import Users
 from core.identity.records import SessionRecord, UserRecord
-from core.identity.sessions import PortalCaller
+from core.identity.sessions import PortalCaller, SessionCheck
 from core.platform.errors import RateLimited, Unauthorized, ValidationFailed
 from core.platform.ids import new_id, now_iso, sha256_hex
 from core.platform.rate_limit import SlidingWindowLimiter
@@ -160,9 +160,13 @@ class IdentityService:
     def refresh(self, caller: PortalCaller) -> str:
         return portal_jwt.issue(self._secret(), caller.user_id, caller.session_id)
 
-    def sign_out(self, session_id: str) -> None:
-        self._users.end_session(session_id)
-
-    def session_of_cookie(self, cookie_token: str | None) -> str | None:
-        session = self._users.get_session_by_token(sha256_hex(cookie_token)) if cookie_token else None
-        return session.id if session else None
+    def sign_out(self, bearer: str | None, cookie_token: str | None) -> None:
+        """End the session the bearer JWT names, else the cookie's. A bearer that is present but invalid is refused
+        (401), as everywhere on the portal; no live session at all is no error (signing out twice is harmless)."""
+        if bearer:
+            session_id: str | None = SessionCheck(self._users, self._secret).authenticate(bearer).session_id
+        else:
+            session = self._users.get_session_by_token(sha256_hex(cookie_token)) if cookie_token else None
+            session_id = session.id if session else None
+        if session_id:
+            self._users.end_session(session_id)

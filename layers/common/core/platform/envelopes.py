@@ -1,15 +1,11 @@
-"""The envelopes every route may answer with: ``{}``, ``{"deleted": true}``, ``{"sent": true}``, the error body."""
+"""The envelopes every route may answer with: ``{}``, ``{"deleted": true}``, ``{"sent": true}`` (the error body,
+``{error, code}``, is written by ``core.platform.rest``)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from core.platform.models import ApiModel
-
-
-class ErrorBody(ApiModel):
-    error: str
-    code: str
 
 
 class Empty(ApiModel):

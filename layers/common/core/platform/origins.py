@@ -52,16 +52,6 @@ def _valid_host(host: str) -> bool:
     return all(_LABEL.fullmatch(label) for label in host.split("."))
 
 
-def normalize_list(values: Sequence[str]) -> list[str]:
-    """Each origin normalised, duplicates (after normalising) dropped, order kept."""
-    out: list[str] = []
-    for value in values:
-        origin = normalize_origin(value)
-        if origin not in out:
-            out.append(origin)
-    return out
-
-
 def is_allowed(allowed: Sequence[str] | None, request_origin: str | None) -> bool:
     """Whether a request may go on: no list, or no ``Origin`` sent, or its origin on the list."""
     if allowed is None or request_origin is None:

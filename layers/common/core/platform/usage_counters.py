@@ -12,7 +12,7 @@ counted here but by each turn's settlement, on the workspace's usage items in th
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 DAY_SECONDS = 86_400
 KEEP_DAYS = 90  # what the API can ask for
@@ -54,10 +54,6 @@ def stale(present: Iterable[str], day: int, keep: int = KEEP_DAYS) -> list[str]:
     """Counters of days the API can no longer ask for (removed by the write that sees them); ``keep``: of an item
     kept fewer days (the chat's visitor item, ``SlidingWindowLimiter.take``'s ``keep_days``)."""
     return [a for a in present if (p := parse(a)) and p[1] <= day - keep]
-
-
-def usage_of(item: Mapping[str, int]) -> dict[str, int]:
-    return {a: n for a, n in item.items() if parse(a)}
 
 
 # Chat turns and their credits are counted by the turn's settlement (``core.credits``), on one ledger item per

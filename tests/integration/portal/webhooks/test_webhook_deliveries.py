@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from core.platform import cursors
+from core.webhooks.records import DeliveryStatus
 from tests.support.authoring import Studio
 from tests.support.portal import assert_error
 from tests.support.webhooks import (
@@ -73,7 +74,7 @@ def test_a_disabled_webhook_takes_no_test(studio: Studio) -> None:
 def test_the_listing_is_newest_first_a_page_at_a_time_and_by_status(studio: Studio) -> None:
     webhook_id = create(studio)["webhook"]["id"]
     other = create(studio)["webhook"]["id"]
-    statuses = ["pending", "delivered", "failed"]
+    statuses: list[DeliveryStatus] = ["pending", "delivered", "failed"]
     written = [put_delivery(studio, webhook_id, start() + timedelta(minutes=n), statuses[n % 3]) for n in range(25)]
     put_delivery(studio, other, start() + timedelta(hours=1))  # another webhook's: never listed here
     newest_first = [d.id for d in reversed(written)]

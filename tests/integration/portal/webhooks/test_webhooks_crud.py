@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from core.platform import main_table
+from core.platform.dynamo import to_item
+from core.platform.settings import get_settings
 from tests.support.authoring import Studio
 from tests.support.portal import assert_error
 from tests.support.webhooks import (
@@ -65,7 +68,7 @@ def test_patch_changes_what_it_names_and_answers_no_secret(studio: Studio) -> No
 def test_enabling_clears_the_workers_reason(studio: Studio) -> None:
     webhook = create(studio)["webhook"]
     studio.portal.aws.dynamodb.update_item(  # as the delivery worker disables it after a 410
-        TableName="MainTable" if False else _table(), Key=_key(studio, webhook["id"]),
+        TableName=get_settings().main_table, Key=to_item(main_table.webhook(studio.workspace_id, webhook["id"])),
         UpdateExpression="SET enabled = :f, disabledReason = :r, failingSince = :s",
         ExpressionAttributeValues={":f": {"BOOL": False}, ":r": {"S": "gone"}, ":s": {"S": "2026-11-01T00:00:00.000Z"}},
     )  # fmt: skip
@@ -163,16 +166,3 @@ def test_invalid_bodies_are_400(studio: Studio, body: dict[str, Any]) -> None:
 def test_invalid_patches_are_400(studio: Studio, body: dict[str, Any]) -> None:
     webhook = create(studio)["webhook"]
     assert_error(studio.call(UPDATE, webhook_id=webhook["id"], body=body), 400, "VALIDATION_ERROR")
-
-
-def _table() -> str:
-    from core.platform.settings import get_settings
-
-    return get_settings().main_table
-
-
-def _key(studio: Studio, webhook_id: str) -> dict[str, Any]:
-    from core.platform import main_table
-    from core.platform.dynamo import to_item
-
-    return to_item(main_table.webhook(studio.workspace_id, webhook_id))

@@ -211,8 +211,12 @@ class StreamPoller:
         return self
 
     def _poll(self, source: StreamSource, arn: str, shard: str, iterator: str, delivering: threading.Lock) -> None:
+        done: str | None = None  # the last record handled (its batch succeeded, or the filters dropped it)
+        resume: tuple[str, str | None] | None = None  # a new iterator to take before the next read
         while not self._stop.is_set():
             try:
+                if resume is not None:
+                    iterator, resume = self._iterator(arn, shard, *resume), None
                 records, iterator = self._read(source, iterator)
                 if not records:
                     self._stop.wait(IDLE_SECONDS)
@@ -221,21 +225,25 @@ class StreamPoller:
                     if self._stop.is_set():  # read while closing: not dispatched (see the module's docstring)
                         return
                     self._dispatch(source, arn, records)
+                done = records[-1]["dynamodb"]["SequenceNumber"]
             except _Failed as failed:
                 logger.warning("%s: batch from %s failed at %s: retried", source.function, source.table,
                                failed.sequence)  # fmt: skip
+                resume = ("AT_SEQUENCE_NUMBER", failed.sequence)
                 if self._stop.wait(self._retry_seconds):
                     return
-                iterator = self._iterator(arn, shard, "AT_SEQUENCE_NUMBER", failed.sequence)
             except Exception:
                 if self._stop.is_set():
                     return
                 logger.exception("polling the stream of %s failed", source.table)
+                # An iterator once read is forgotten (the runner's moto): read again after the last record handled
+                # (before any was, from the stream's end: what came meanwhile is not sent, as after a restart).
+                resume = ("AFTER_SEQUENCE_NUMBER", done) if done is not None else ("LATEST", None)
                 self._stop.wait(self._retry_seconds)
 
-    def _iterator(self, arn: str, shard: str, kind: str, sequence: str) -> str:
-        answer = self._streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType=kind,
-                                                  SequenceNumber=sequence)  # fmt: skip
+    def _iterator(self, arn: str, shard: str, kind: str, sequence: str | None) -> str:
+        where = {"SequenceNumber": sequence} if sequence is not None else {}
+        answer = self._streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType=kind, **where)
         iterator: str = answer["ShardIterator"]
         return iterator
 

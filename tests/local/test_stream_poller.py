@@ -307,3 +307,35 @@ def test_a_function_error_without_bisecting_retries_the_whole_batch(endpoint: st
     setup.put_all("AB")
     pool.wait_for(lambda batches: len(batches) == 2)
     assert pool.sent() == [["A", "B"], ["A", "B"]]
+
+
+class LosingReplies:
+    """The runner's ``dynamodbstreams`` client whose next GetRecords that returns records loses its reply (moto read
+    the records and forgot the iterator; the poller sees an error)."""
+
+    def __init__(self, client: Any):
+        self._client = client
+        self.lose = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def get_records(self, **kwargs: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = self._client.get_records(**kwargs)
+        if answer["Records"] and self.lose.is_set():
+            self.lose.clear()
+            raise ConnectionError("the reply was lost")
+        return answer
+
+
+def test_a_lost_read_is_read_again_after_the_last_record_handled(endpoint: str, setups: list[Setup]) -> None:
+    pool = Pool()
+    setup = Setup(endpoint, pool)
+    setup.streams = LosingReplies(setup.streams)
+    setups.append(setup.start())
+    setup.put("A")
+    pool.wait_for(lambda batches: len(batches) == 1)
+    setup.streams.lose.set()
+    setup.put("B")
+    pool.wait_for(lambda batches: len(batches) == 2)
+    assert pool.sent() == [["A"], ["B"]] and not setup.streams.lose.is_set()

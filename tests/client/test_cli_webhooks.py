@@ -46,7 +46,7 @@ class Service:
     def answer(self, request: httpx.Request) -> httpx.Response:
         method, path = request.method, request.url.path
         query = parse_qs(request.url.query.decode())
-        body = json.loads(request.content) if request.content else None
+        body: Any = json.loads(request.content) if request.content else None
         self.calls.append((method, path, query, body))
         parts = path.removeprefix(BASE).strip("/").split("/") if path.startswith(BASE) else None
         if parts is None:

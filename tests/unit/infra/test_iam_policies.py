@@ -606,3 +606,27 @@ def test_every_function_of_a_workspace_route_may_run_the_access_check() -> None:
     assert len(scoped) > 30, scoped
     denied = [f for f in scoped if not can(f, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": []}})]
     assert denied == []
+
+
+def test_the_webhook_worker_reads_and_writes_webhooks_deliveries_and_audit_entries_only() -> None:
+    """WebhookDeliveryFunction (issue 42): a delivery and its webhook read together and updated, a disabling's audit
+    entry put, its own queue sent to; no other partition, table, action, bucket or queue."""
+    worker = "WebhookDeliveryFunction"
+    delivery = {"pk": s("WEBHOOK#whk1#DELIVERIES"), "sk": s("DLV#dlv1")}
+    webhook = {"pk": s("WS#w1"), "sk": s("WEBHOOK#whk1")}
+    own = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/{NAMES['WebhookDeliveryQueue']}"
+    assert can(worker, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": [delivery, webhook]}})
+    assert can(worker, "dynamodb", "UpdateItem", TableName=MAIN, Key=delivery)
+    assert can(worker, "dynamodb", "UpdateItem", TableName=MAIN, Key=webhook)
+    assert can(worker, "dynamodb", "PutItem", TableName=MAIN, Item={"pk": s("AUDIT#w1"), "sk": s("2026#aud1")})
+    assert can(worker, "sqs", "SendMessage", QueueUrl=own, MessageBody="{}", DelaySeconds=900)
+    assert not can(worker, "dynamodb", "PutItem", TableName=MAIN, Item=webhook)  # no webhook or delivery made
+    assert not can(worker, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("AUDIT#w1"), "sk": s("x")})
+    assert not can(worker, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("AGENT#a1#TURNS"), "sk": s("x")})
+    profile = {"pk": s("USER#u1"), "sk": s("PROFILE")}
+    assert not can(worker, "dynamodb", "BatchGetItem", RequestItems={MAIN: {"Keys": [profile]}})
+    assert not can(worker, "dynamodb", "DeleteItem", TableName=MAIN, Key=delivery)
+    assert not can(worker, "dynamodb", "Query", TableName=MAIN, KeyConditionExpression="pk = :p")
+    assert not can(worker, "dynamodb", "GetItem", TableName=KEYS, Key={"keyHash": s("h")})
+    assert not can(worker, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/projects/p.json")
+    assert not can(worker, "sqs", "SendMessage", QueueUrl=QUEUE_URL, MessageBody="{}")  # the purge queue

@@ -52,6 +52,7 @@ def test_the_dead_letter_queues_and_every_model_error_code_are_watched() -> None
     assert watched("ApproximateNumberOfMessagesVisible", "AWS/SQS") == [
         {"Fn::GetAtt": ["PurgeDeadLetterQueue", "QueueName"]},
         {"Fn::GetAtt": ["KnowledgeDeadLetterQueue", "QueueName"]},
+        {"Fn::GetAtt": ["WebhookDeliveryDeadLetterQueue", "QueueName"]},
     ]
     codes = {v for v in watched("ModelErrors", "WorkspaceService") if v != "workspace-service-brain"}
     assert codes == MODEL_ERROR_CODES | {"other"}

@@ -14,7 +14,7 @@ from stack.template import TEMPLATE, load
 from tests.unit.infra.test_streaming_integrations import integrations, transformed
 
 STREAMING = {"BrainR2Function", "BrainChatFunction", "PortalAgentPreviewFunction"}
-WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction", "KnowledgeIndexFunction"}
+WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction", "KnowledgeIndexFunction", "WebhookDeliveryFunction"}
 FALLBACKS = {"BrainFallbackFunction", "PortalFallbackFunction"}
 READ_PLANE_BUFFERED = {
     "BrainWhoAmIFunction", "BrainAgentFunction", "BrainFeedFunction", "BrainItemsFunction", "BrainWrapFunction",

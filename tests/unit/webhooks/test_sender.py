@@ -221,3 +221,10 @@ def test_tls_goes_to_the_vetted_address_with_the_name_as_sni_host_and_certificat
         refused = sender.post(local(seen["port"], scheme="https", host="other.example.test"), HEADERS, b"{}")
     assert refused.status is None and refused.error is not None and refused.error.startswith("TLS")
     assert seen["host"] == [f"hooks.example.test:{seen['port']}"]
+
+
+def test_certificates_are_checked_against_the_bundle_botocore_ships() -> None:
+    from core.webhooks.sender import _ca_bundle
+
+    bundle = Path(_ca_bundle())
+    assert bundle.name == "cacert.pem" and b"BEGIN CERTIFICATE" in bundle.read_bytes()

@@ -14,11 +14,13 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from core.webhooks.addresses import Target
@@ -154,7 +156,8 @@ def describe(exc: BaseException) -> str:
 
 
 def _ca_bundle() -> str:
-    """The certificate authorities botocore verifies AWS with (certifi's when installed): the same trust as boto3."""
-    from botocore.httpsession import get_cert_path
-
-    return str(get_cert_path(True))
+    """The certificate authorities botocore ships (``botocore/cacert.pem``, in the layer with it): the trust boto3 has
+    in AWS's endpoints, read as a file (the sender holds no AWS client)."""
+    spec = importlib.util.find_spec("botocore")
+    assert spec is not None and spec.origin is not None
+    return str(Path(spec.origin).parent / "cacert.pem")

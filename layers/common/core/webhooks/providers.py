@@ -11,8 +11,8 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:
-    from core.webhooks.fanout import FanOut
     from core.webhooks.delivery import DeliveryWorker
+    from core.webhooks.fanout import FanOut
     from core.webhooks.queue import WebhookQueue
     from core.webhooks.writer import WebhookService
 

@@ -185,7 +185,7 @@ class PostScenario:
         self.check_answer(content, first.result, fault)
         if fault is not None and fault.service == "sqs":
             # The knowledge queue's message is sent after the write is done: losing it loses no write
-            # (core.knowledge.providers.notify), so the client is told the write happened.
+            # (core.platform.jobs.reread_agent), so the client is told the write happened.
             assert first.result.status == self.status, f"a done write answered {first.result.status} under {fault}"
         after = versions(content)
         assert audited(world, desk, first.request_id) == self.entries(first.result, desk.versions, after), "audit"

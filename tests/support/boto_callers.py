@@ -6,7 +6,7 @@ that
 finds the innermost frame of the layer (``layers/common/core/``) on the stack. A call with no such frame is the
 test's own (seeding, looking at a table); one whose innermost layer frame is outside the stores (``store.py`` and
 ``*_store.py`` of every package, and the platform's DynamoDB helpers they share) and the few adapters of a service
-that is not storage (the Bedrock model, the SES mailer, the SQS purge queue, the secrets' cache) is a violation,
+that is not storage (the Bedrock model, the SES mailer, the SQS job queues, the secrets' cache) is a violation,
 reported with its stack when the test ends.
 """
 
@@ -23,8 +23,8 @@ from typing import Any
 LAYER = str(Path(__file__).resolve().parents[2] / "layers" / "common" / "core") + "/"
 # What may call AWS besides the stores: the stores' shared DynamoDB helpers, and adapters of services that are not
 # storage. tests/unit/test_architecture.py holds the same rule over the imports.
-ADAPTERS = ("platform/dynamo.py", "platform/transactions.py", "chat/bedrock.py", "identity/mail.py", "purge/queue.py",
-            "knowledge/queue.py", "platform/secrets.py", "webhooks/queue.py")  # fmt: skip
+ADAPTERS = ("platform/dynamo.py", "platform/transactions.py", "chat/bedrock.py", "identity/mail.py", "platform/jobs.py",
+            "platform/secrets.py", "webhooks/queue.py")  # fmt: skip
 
 
 def may_call_aws(module_path: str) -> bool:

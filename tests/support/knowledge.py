@@ -94,7 +94,7 @@ def index_objects(aws: Any, workspace_id: str, agent_id: str) -> list[str]:
 
 
 def message(workspace_id: str, agent_id: str) -> dict[str, Any]:
-    """A writer's message (``KnowledgeQueue.send``) as ``receive_message`` hands it."""
+    """A writer's message (``core.platform.jobs.reread_agent``) as ``receive_message`` hands it."""
     return {"MessageId": new_id("msg"), "ReceiptHandle": new_id("rh"), "MD5OfBody": "",
             "Body": json.dumps({"workspaceId": workspace_id, "agentId": agent_id})}  # fmt: skip
 

@@ -17,9 +17,8 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from core.chat import providers as chat
-from core.platform import observability
+from core.platform import jobs, observability
 from core.purge import providers as purge
-from core.purge.queue import RESTAMP
 
 logger = logging.getLogger("purge")
 # A batch whose every record failed is reported like any other (each message retried on its own), not raised.
@@ -31,11 +30,11 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
         message = json.loads(record.body)
         workspace_id, agent_id = message["workspaceId"], message.get("agentId")
         remaining = lambda_context.get_remaining_time_in_millis
-        if message.get("job") == RESTAMP:
+        if message.get("job") == jobs.RESTAMP:
             restamped = chat.restamper().restamp(workspace_id, remaining)
             logger.info("restamp pass", extra=restamped.__dict__)
             if not restamped.finished:
-                purge.enqueue_restamp(workspace_id, delay_seconds=0)
+                jobs.restamp(workspace_id, delay_seconds=0)
             return
         service = purge.worker()
         if agent_id:
@@ -47,7 +46,7 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
         raise  # the processor reports the record in batchItemFailures
     logger.info("purge pass", extra={"workspaceId": workspace_id, **result.__dict__})
     if not result.finished:  # out of time (again now), or everything gone but the settle window (again after it)
-        purge.enqueue(workspace_id, agent_id, delay_seconds=result.again_in)
+        jobs.purge(workspace_id, agent_id, delay_seconds=result.again_in)
 
 
 @observability.observed("workers", routed=("purge",))

@@ -328,7 +328,7 @@ def test_a_key_stored_as_json_or_as_itself() -> None:
 
 
 def test_a_catalogue_model_reads_its_key_from_secrets_manager_once_per_container(aws) -> None:
-    from core.chat.catalogue import ModelSpec
+    from core.platform.model_catalogue import ModelSpec
     from core.platform import aws as platform_aws
     from core.platform import providers as platform_providers
 
@@ -357,7 +357,7 @@ def test_a_catalogue_model_reads_its_key_from_secrets_manager_once_per_container
 
 
 def test_a_catalogue_model_without_a_secret_sends_no_key() -> None:
-    from core.chat.catalogue import ModelSpec
+    from core.platform.model_catalogue import ModelSpec
 
     with serve() as open_server:
         spec = ModelSpec(id="ollama", name="Ollama", provider="openai", credits_per_turn=1,

@@ -45,7 +45,7 @@ class StoredAgents(Protocol):
 
 
 class Models(Protocol):
-    """The deployment's models as the writer checks an agent's choice (``core.chat.catalogue.Catalogue``)."""
+    """The deployment's models as the writer checks an agent's choice (``core.platform.model_catalogue.Catalogue``)."""
 
     def ids(self) -> tuple[str, ...]: ...
     def offered(self, plan: str, limits: PlanLimits) -> tuple[str, ...]: ...

@@ -27,8 +27,7 @@ def writer() -> AgentService:
     from core.agents.write_store import AgentStore
     from core.agents.writer import AgentService
     from core.audit import providers as audit
-    from core.knowledge import providers as knowledge
-    from core.purge import providers as purge
+    from core.platform import jobs
     from core.purge.store import PurgeStore
     from core.workspaces import providers as workspaces
 
@@ -38,14 +37,14 @@ def writer() -> AgentService:
         AgentStore(*table),
         PurgeStore(*table),
         audit.writes(),
-        enqueue_purge=purge.enqueue,
-        notify=knowledge.notify,
+        enqueue_purge=jobs.purge,
+        notify=jobs.reread_agent,
         models=_catalogue,
     )
 
 
 def _catalogue() -> Models:
     """The deployment's models, imported only by a write that names one (the writers' cold path does not load it)."""
-    from core.chat.catalogue import catalogue
+    from core.platform.model_catalogue import catalogue
 
     return catalogue()

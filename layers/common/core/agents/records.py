@@ -22,7 +22,7 @@ class BehaviourRecord(Record):
     live here, and a PATCH's ``null`` puts a field back to its default."""
 
     instructions: str = ""
-    model: str | None = None  # a catalogue id (core.chat.catalogue); None: the deployment's default
+    model: str | None = None  # a catalogue id (core.platform.model_catalogue); None: the deployment's default
     temperature: float = 0.3
     max_reply_tokens: int = 512
     knowledge_only: bool = True

@@ -106,7 +106,7 @@ class AgentService:
         self._tombstones = tombstones
         self._writes = writes
         self._enqueue_purge = enqueue_purge
-        self._notify = notify  # what the agent knows holds its site's sections (core.knowledge.providers.notify)
+        self._notify = notify  # what the agent knows holds its site's sections (core.platform.jobs.reread_agent)
 
     # --- reads (any member)
 

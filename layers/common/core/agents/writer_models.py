@@ -18,8 +18,8 @@ from core.platform.write_fields import (
 # authoring.md, "How an agent answers": the bounds of each behaviour field (their defaults: core.agents.records).
 MAX_INSTRUCTIONS, MAX_FALLBACK = 8000, 500
 MIN_REPLY_TOKENS, MAX_REPLY_TOKENS = 64, 4096
-# A model's id as the catalogue spells it (core.chat.catalogue.ModelSpec.id); whether the deployment lists it, and
-# whether the plan offers it, the writer checks (400 and 402).
+# A model's id as the catalogue spells it (core.platform.model_catalogue.ModelSpec.id); whether the deployment lists
+# it, and whether the plan offers it, the writer checks (400 and 402).
 ModelId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9._-]*$")]
 Instructions = Annotated[str, *free_text_rules(MAX_INSTRUCTIONS)]
 Fallback = Annotated[str, *free_text_rules(MAX_FALLBACK)]

@@ -18,10 +18,10 @@ def writer() -> AnswerService:
     from core.answers.write_store import AnswerStore
     from core.answers.writer import AnswerService
     from core.audit import providers as audit
-    from core.knowledge import providers as knowledge
+    from core.platform import jobs
     from core.workspaces import providers as workspaces
 
     settings = get_settings()
     reader = AnswerReadStore(aws.dynamodb(), settings.main_table)
     store = AnswerStore(aws.dynamodb(), settings.main_table)
-    return AnswerService(workspaces.access(), reader, store, audit.writes(), knowledge.notify)
+    return AnswerService(workspaces.access(), reader, store, audit.writes(), jobs.reread_agent)

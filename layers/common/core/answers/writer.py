@@ -74,7 +74,7 @@ class AnswerService:
         self._reader = reader
         self._answers = answers
         self._writes = writes
-        self._notify = notify  # the knowledge worker reads the agent again (core.knowledge.providers.notify)
+        self._notify = notify  # the knowledge worker reads the agent again (core.platform.jobs.reread_agent)
         self._now = now  # a receipt's age is read from the clock: its TTL removes it late
 
     def list(self, user_id: str, workspace_id: str, agent_id: str, query: AnswerQuery) -> AnswerPage:

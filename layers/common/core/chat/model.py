@@ -5,7 +5,7 @@ visitor's message and iterates ``ChatModel.stream``. Implementations: Bedrock
 ConverseStream in AWS (``core.chat.bedrock``), an OpenAI-compatible chat-completions
 server (``core.chat.openai_compat``) and an offline model for local runs and tests
 (``core.chat.offline``); which one an agent uses is its model's ``provider``
-(``core.chat.catalogue``, ``core.chat.providers.model``).
+(``core.platform.model_catalogue``, ``core.chat.providers.model``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from core.chat.catalogue import Provider, catalogue
+from core.platform.model_catalogue import Provider, catalogue
 from core.platform.models import ApiModel
 
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from core.chat.model import ModelError, ModelRequest, TextDelta, Usage, estimate_tokens, request_chars
 
 if TYPE_CHECKING:
-    from core.chat.catalogue import ModelSpec
+    from core.platform.model_catalogue import ModelSpec
 
 logger = logging.getLogger(__name__)
 

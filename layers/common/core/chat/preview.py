@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 from core.agents.ports import Agents
 from core.agents.records import AgentRecord
 from core.agents.writer import behaved, check_model
-from core.chat.catalogue import Catalogue, ModelSpec
 from core.chat.model import ChatModel
 from core.chat.preview_models import ChatRetrievalEvent, ConsideredPassage, PreviewRequest
 from core.chat.prompt import build_context, conversation
@@ -37,6 +36,7 @@ from core.credits.records import HoldUsage
 from core.knowledge.retrieval import Retriever, usable_sources
 from core.platform import rate_limit, together
 from core.platform.ids import new_id
+from core.platform.model_catalogue import Catalogue, ModelSpec
 from core.platform.rate_limit import SlidingWindowLimiter
 from core.workspaces.access import AuthoringAccess
 

@@ -11,13 +11,13 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
-    from core.chat.catalogue import ModelSpec
     from core.chat.conversations import ConversationReader
     from core.chat.erasure import ConversationEraser
     from core.chat.model import ChatModel
     from core.chat.preview import PreviewService
     from core.chat.restamp import RetentionStamper
     from core.chat.service import ChatService
+    from core.platform.model_catalogue import ModelSpec
 
 
 def _model(spec: ModelSpec) -> ChatModel:
@@ -43,13 +43,13 @@ model: Callable[[ModelSpec], ChatModel] = registry.track(cache(_model))
 @per_container
 def service() -> ChatService:
     from core.agents.store import PublishedAgentStore
-    from core.chat.catalogue import catalogue
     from core.chat.conversation_store import ConversationStore
     from core.chat.service import ChatService
     from core.credits import providers as credits
     from core.insights.turn_log import TurnLog
     from core.insights.turn_log_store import TurnLogStore
     from core.knowledge import providers as knowledge
+    from core.platform.model_catalogue import catalogue
     from core.platform.rate_limit import SlidingWindowLimiter
     from core.platform.rate_limit_store import RateLimitStore
 
@@ -74,10 +74,10 @@ def preview() -> PreviewService:
     """An owner's preview of an agent (the management plane): a chat turn billed to the workspace's owner, limited
     per user, never stored (``core.chat.preview``)."""
     from core.agents.store import PublishedAgentStore
-    from core.chat.catalogue import catalogue
     from core.chat.preview import PreviewService
     from core.credits import providers as credits
     from core.knowledge import providers as knowledge
+    from core.platform.model_catalogue import catalogue
     from core.platform.rate_limit import SlidingWindowLimiter
     from core.platform.rate_limit_store import RateLimitStore
     from core.workspaces import providers as workspaces

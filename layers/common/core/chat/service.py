@@ -21,7 +21,6 @@ from typing import Any
 from core.agents.ports import Agents
 from core.agents.records import AgentRecord, BehaviourRecord
 from core.brands.records import BrandRecord
-from core.chat.catalogue import Catalogue, ModelSpec
 from core.chat.model import AgentContext, ChatModel, Message, ModelRequest, Usage
 from core.chat.models import ChatRequest
 from core.chat.ports import Conversations, TurnLogs
@@ -35,6 +34,7 @@ from core.knowledge.retrieval import Retriever, usable_sources
 from core.platform import observability, rate_limit, together, usage_counters
 from core.platform.errors import InsufficientCredits, NotFound, ValidationFailed
 from core.platform.ids import new_id, now_iso
+from core.platform.model_catalogue import Catalogue, ModelSpec
 from core.platform.rate_limit import RateStatus, SlidingWindowLimiter
 from core.platform.retention import first_kept_day
 from core.workspaces.records import WorkspaceRecord

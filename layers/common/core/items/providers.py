@@ -17,9 +17,9 @@ def writer() -> ItemService:
     from core.audit import providers as audit
     from core.items.write_store import ItemStore
     from core.items.writer import ItemService
-    from core.knowledge import providers as knowledge
     from core.objects import providers as objects
+    from core.platform import jobs
     from core.workspaces import providers as workspaces
 
     store = ItemStore(aws.dynamodb(), get_settings().main_table)
-    return ItemService(workspaces.access(), store, objects.write_store(), audit.writes(), knowledge.notify)
+    return ItemService(workspaces.access(), store, objects.write_store(), audit.writes(), jobs.reread_agent)

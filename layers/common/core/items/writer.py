@@ -63,7 +63,7 @@ class ItemService:
         self._items = items
         self._objects = objects
         self._writes = writes
-        self._notify = notify  # the knowledge worker reads the agent again (core.knowledge.providers.notify)
+        self._notify = notify  # the knowledge worker reads the agent again (core.platform.jobs.reread_agent)
 
     def list(self, user_id: str, workspace_id: str, agent_id: str, query: ItemQuery) -> list[AgentItem]:
         active = None if query.active is None else query.active == "true"

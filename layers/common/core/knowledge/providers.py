@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from core.platform import aws
@@ -10,12 +9,9 @@ from core.platform.providers import per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:
-    from core.knowledge.queue import KnowledgeQueue
     from core.knowledge.retrieval import Retriever
     from core.knowledge.search import KnowledgeSearch
     from core.knowledge.worker import KnowledgeWorker
-
-logger = logging.getLogger(__name__)
 
 
 @per_container
@@ -42,25 +38,6 @@ def search() -> KnowledgeSearch:
 
     agents = PublishedAgentStore(aws.dynamodb(), get_settings().main_table)
     return KnowledgeSearch(agent_of, agents.list_active_items, retriever())
-
-
-@per_container
-def queue() -> KnowledgeQueue:
-    from core.knowledge.queue import KnowledgeQueue
-
-    return KnowledgeQueue(aws.client("sqs"), get_settings().knowledge_queue_url)
-
-
-def notify(workspace_id: str, agent_id: str) -> None:
-    """Queue the agent for the worker after a write that changes what it knows. The write is done: a lost message
-    is logged, not raised, and the items it left ``pending`` are shown ``failed`` once that is stale
-    (``core.items.writer``), so the author saves again."""
-    try:
-        queue().send(workspace_id, agent_id)
-    except Exception:
-        logger.exception(
-            "queueing a knowledge rebuild failed", extra={"workspaceId": workspace_id, "agentId": agent_id}
-        )
 
 
 @per_container

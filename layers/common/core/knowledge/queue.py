@@ -1,5 +1,6 @@
-"""The knowledge queue: "read this agent again", from the writers; S3's notifications of new objects arrive on it
-too (template.yaml, ``ContentBucket``'s ``NotificationConfiguration``). ``agents_named`` reads both kinds."""
+"""The knowledge queue's messages, read: "read this agent again", sent by the writers through
+``core.platform.jobs.reread_agent``; S3's notifications of new objects arrive on it too (template.yaml,
+``ContentBucket``'s ``NotificationConfiguration``). ``agents_named`` reads both kinds."""
 
 from __future__ import annotations
 
@@ -7,19 +8,6 @@ import json
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote_plus
-
-from core.platform.dynamo import translate_errors
-
-
-class KnowledgeQueue:
-    def __init__(self, client: Any, queue_url: str):
-        self._sqs = client
-        self._url = queue_url
-
-    def send(self, workspace_id: str, agent_id: str) -> None:
-        body = json.dumps({"workspaceId": workspace_id, "agentId": agent_id})
-        with translate_errors("SendMessage"):
-            self._sqs.send_message(QueueUrl=self._url, MessageBody=body)
 
 
 def agents_named(body: str) -> set[tuple[str, str]]:

@@ -33,7 +33,7 @@ class PlanLimits(BaseModel):
     object_bytes: int  # the largest object one upload may store
     storage_bytes: int  # every current object of a workspace together
     knowledge_chars: int  # text indexed per agent: documents past it are failed (authoring.md, "Knowledge")
-    # The model ids (core.chat.catalogue) an agent of this plan may choose; None: every model of the deployment.
+    # The model ids (core.platform.model_catalogue) an agent of this plan may choose; None: every model deployed.
     models: tuple[str, ...] | None = None
 
 
@@ -157,8 +157,8 @@ class Settings(BaseModel):
     chat_model: Literal["bedrock", "offline"] = Field("bedrock", alias="CHAT_MODEL")
     bedrock_model_id: str = Field("amazon.nova-lite-v1:0", alias="BEDROCK_MODEL_ID")
     chat_credits_per_turn: int = Field(1, alias="CHAT_CREDITS_PER_TURN", ge=1)
-    # The deployment's models, one JSON list (template parameter ChatModels; core.chat.catalogue). Empty: one model
-    # made of CHAT_MODEL, BEDROCK_MODEL_ID and CHAT_CREDITS_PER_TURN, as deployments before the list had.
+    # The deployment's models, one JSON list (template parameter ChatModels; core.platform.model_catalogue). Empty:
+    # one model made of CHAT_MODEL, BEDROCK_MODEL_ID and CHAT_CREDITS_PER_TURN, as deployments before the list had.
     chat_models: str = Field("", alias="CHAT_MODELS")
     chat_visitor_turns_per_minute: int = Field(20, alias="CHAT_VISITOR_TURNS_PER_MINUTE", ge=1)
     # An owner's previews (POST …/agents/{agentId}/preview), per user over every workspace (authoring.md: 20).

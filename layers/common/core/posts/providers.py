@@ -15,11 +15,11 @@ if TYPE_CHECKING:
 @per_container
 def writer() -> PostService:
     from core.audit import providers as audit
-    from core.knowledge import providers as knowledge
     from core.objects import providers as objects
+    from core.platform import jobs
     from core.posts.write_store import PostStore
     from core.posts.writer import PostService
     from core.workspaces import providers as workspaces
 
     store = PostStore(aws.dynamodb(), get_settings().main_table)
-    return PostService(workspaces.access(), store, objects.write_store(), audit.writes(), knowledge.notify)
+    return PostService(workspaces.access(), store, objects.write_store(), audit.writes(), jobs.reread_agent)

@@ -74,7 +74,7 @@ class PostService:
         self._posts = posts
         self._objects = objects
         self._writes = writes
-        self._notify = notify  # what the agent knows holds its published posts (core.knowledge.providers.notify)
+        self._notify = notify  # what the agent knows holds its published posts (core.platform.jobs.reread_agent)
 
     def list(self, user_id: str, workspace_id: str, agent_id: str, query: PostQuery) -> PostPage:
         """Newest first, drafts and published together unless ``status`` says one: the access check (with the

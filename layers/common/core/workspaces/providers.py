@@ -27,8 +27,8 @@ def service() -> WorkspaceService:
     from core.brands.records import default_brand
     from core.identity import providers as identity
     from core.keys.store import ApiKeyStore
+    from core.platform import jobs
     from core.platform import providers as platform
-    from core.purge import providers as purge
     from core.workspaces.store import WorkspaceStore
     from core.workspaces.workspace import WorkspaceService
 
@@ -36,7 +36,7 @@ def service() -> WorkspaceService:
     store = WorkspaceStore(aws.dynamodb(), settings.main_table)
     keys = ApiKeyStore(aws.dynamodb(), settings.api_keys_table)
     return WorkspaceService(
-        store, identity.users(), keys, plan_of=plan_of, enqueue_purge=purge.enqueue, default_brand=default_brand,
+        store, identity.users(), keys, plan_of=plan_of, enqueue_purge=jobs.purge, default_brand=default_brand,
         bucket=settings.content_bucket, idempotency=platform.idempotency,
     )  # fmt: skip
 
@@ -52,12 +52,12 @@ def access() -> AuthoringAccess:
 @per_container
 def writer() -> WorkspaceSettingsService:
     from core.audit import providers as audit
-    from core.purge import providers as purge
+    from core.platform import jobs
     from core.workspaces.write_store import WorkspaceSettingsStore
     from core.workspaces.writer import WorkspaceSettingsService
 
     store = WorkspaceSettingsStore(aws.dynamodb(), get_settings().main_table)
-    return WorkspaceSettingsService(access(), service(), store, audit.writes(), retention_changed=purge.enqueue_restamp)
+    return WorkspaceSettingsService(access(), service(), store, audit.writes(), retention_changed=jobs.restamp)
 
 
 @per_container

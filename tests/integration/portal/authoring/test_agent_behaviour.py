@@ -12,7 +12,7 @@ import pytest
 
 from core.agents.records import AgentRecord
 from core.agents.write_store import AgentStore
-from core.chat import catalogue as catalogue_module
+from core.platform import model_catalogue as catalogue_module
 from core.platform import main_table
 from core.platform import providers as platform_providers
 from core.platform.dynamo import from_item

@@ -328,9 +328,9 @@ def test_a_key_stored_as_json_or_as_itself() -> None:
 
 
 def test_a_catalogue_model_reads_its_key_from_secrets_manager_once_per_container(aws) -> None:
-    from core.platform.model_catalogue import ModelSpec
     from core.platform import aws as platform_aws
     from core.platform import providers as platform_providers
+    from core.platform.model_catalogue import ModelSpec
 
     aws.secrets.create_secret(Name="ws-local/models/local-gpt", SecretString=json.dumps({"apiKey": KEY}))
     reads: list[str] = []

@@ -12,8 +12,8 @@ import pytest
 
 from core.agents.records import AgentRecord
 from core.agents.write_store import AgentStore
-from core.platform import model_catalogue as catalogue_module
 from core.platform import main_table
+from core.platform import model_catalogue as catalogue_module
 from core.platform import providers as platform_providers
 from core.platform.dynamo import from_item
 from core.platform.settings import PLAN_LIMITS, get_settings

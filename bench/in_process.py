@@ -150,8 +150,11 @@ def demo_stack() -> Iterator[dict[str, Any]]:
     from moto import mock_aws
 
     from bench.seeded_example import seed_example
-    from local.aws.emulator import create_resources
+    from local.aws.emulator import create_resources, make_moto_dynamodb_as_in_the_runner
 
+    # DynamoDB as the runner and the tests have it: a transaction puts back only the items it touched (moto's own
+    # copies every table it names, stream records included now that the tables stream: quadratic in the seeding)
+    make_moto_dynamodb_as_in_the_runner()
     with mock_aws():
         db, s3 = boto3.client("dynamodb"), boto3.client("s3")
         # The secrets and queues too: the writer's benches sign in (the portal JWT's secret) through the portal.

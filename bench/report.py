@@ -64,6 +64,7 @@ BENCHES = (
     Bench("feedback.py", ("--runs", "3"), 120),
     Bench("insights_reads.py", ("--runs", "3"), 600),
     Bench("console.py", ("--loads", "5"), 300),
+    Bench("webhooks.py", ("--records", "100", "--webhooks", "2"), 300),
 )
 
 

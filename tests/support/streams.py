@@ -12,7 +12,8 @@ The position is kept on moto's stream shard itself, so a test's moto (restored f
 read from moto's backend, not through ``dynamodbstreams`` calls: the harness is Lambda's side, whose reads are no
 AWS call of the function (the fault injector and the call counters see only the function's own).
 
-``drain_deliveries()`` is the delivery worker's side (``tests/support/deliveries.py`` when it exists).
+``drain_deliveries(sqs)`` is the delivery worker's side: the queue's messages handed to it as SQS's event source
+does (``tests/support/deliveries.py``, the worker's own harness, does the taking and the invoking).
 """
 
 from __future__ import annotations
@@ -107,9 +108,9 @@ def _value_matches(wanted: Any, value: Any) -> bool:
 def _shard(table_logical_id: str) -> Any:
     """moto's stream shard of the table (the test's moto must be started)."""
     from moto.backends import get_backend
-    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.core.models import DEFAULT_ACCOUNT_ID
 
-    backend = get_backend("dynamodb")[DEFAULT_ACCOUNT_ID]["us-east-1"]  # type: ignore[index]
+    backend = get_backend("dynamodb")[DEFAULT_ACCOUNT_ID]["us-east-1"]
     table = backend.get_table(stack().physical_name(table_logical_id))
     assert table.stream_shard is not None, f"{table_logical_id} has no stream in moto (StreamSpecification)"
     return table
@@ -190,11 +191,14 @@ def _invoker(function: str) -> Callable[[dict[str, Any]], Any]:
     return lambda event: entry(event, LambdaContext(function_name=function))
 
 
-def drain_deliveries() -> Any:
-    """The delivery worker run on the queue's messages: ``tests/support/deliveries.py`` (the worker's own harness)."""
-    from tests.support import deliveries  # type: ignore[attr-defined]
+def drain_deliveries(sqs: Any) -> list[dict[str, Any]]:
+    """The delivery worker on every message of its queue (delayed ones too: the test's clock stands for the wait), in
+    SQS's batches of 10, through H4's harness (``tests/support/deliveries.py``): each batch's answer. Messages the
+    worker sends meanwhile (a retry's) wait for the next call."""
+    from tests.support.deliveries import run_worker, take_deliveries
 
-    return deliveries.drain_deliveries()
+    taken = [queued.message for queued in take_deliveries(sqs)]
+    return [run_worker(taken[start : start + 10]) for start in range(0, len(taken), 10)]
 
 
 def invoke_events(records: list[dict[str, Any]], function: str = EVENTS_FUNCTION) -> Any:

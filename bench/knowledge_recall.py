@@ -85,7 +85,7 @@ class InMemorySources:
     def answers(self, agent_id: str) -> list[AnswerRecord]:
         return []  # the recall bench measures documents: an owner's answer is ranked apart (core.knowledge.index)
 
-    def set_state(self, item: ItemRecord, state: IndexState) -> bool:
+    def set_state(self, workspace_id: str, item: ItemRecord, state: IndexState) -> bool:
         self.states[item.id] = state
         return True
 

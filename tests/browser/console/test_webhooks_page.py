@@ -301,7 +301,7 @@ def paged(console: Console, workspace: str, hook: dict[str, Any]) -> None:
 def deleted_in_two_steps(console: Console, workspace: str, hook: dict[str, Any]) -> None:
     row = row_of(console, "data-webhook-id", hook["id"])
     row.find_element(By.XPATH, ".//button[normalize-space()='Delete']").click()
-    console.wait_text("Nothing more is sent to it, and its deliveries go.")
+    console.wait_text("Nothing more is sent to it, and its deliveries are no longer listed.")
     assert len(webhooks_of(console, workspace)) == 1  # nothing happened at the first click
     console.click("button", "Yes, delete")
     console.wait_text(f"The webhook to {hook['url']} is deleted.")

@@ -199,7 +199,7 @@ function WebhooksOf({ workspaceId }: { workspaceId: string }) {
                     />
                     <ConfirmButton
                       label="Delete"
-                      confirm={`Delete the webhook to ${webhook.url}? Nothing more is sent to it, and its deliveries go.`}
+                      confirm={`Delete the webhook to ${webhook.url}? Nothing more is sent to it, and its deliveries are no longer listed.`}
                       onConfirm={async () => {
                         if (editing?.id === webhook.id) setEditing(null);
                         if (deliveriesOf?.id === webhook.id) setDeliveriesOf(null);

@@ -186,7 +186,7 @@ class Queued:
 
 
 def _moto_queue(url: str) -> Any:
-    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.core.models import DEFAULT_ACCOUNT_ID
     from moto.sqs.models import sqs_backends
 
     name = url.rsplit("/", 1)[1]

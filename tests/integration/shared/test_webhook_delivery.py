@@ -79,10 +79,17 @@ def worker(aws: Any, monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> Calla
     return make
 
 
+def hook(aws: Any, webhook: Any) -> dict[str, Any]:
+    """The webhook as stored now (it must be)."""
+    found = stored_webhook(aws.dynamodb, webhook)
+    assert found is not None
+    return found
+
+
 def drain(aws: Any, clock: FakeClock, *, rounds: int = 200) -> list[dict[str, Any]]:
     """Run the worker on the queue until it is empty, moving the clock by each round's longest delay (the wait SQS
     would have made). Each round's messages, with their delays, are returned in order."""
-    seen = []
+    seen: list[dict[str, Any]] = []
     for _ in range(rounds):
         queued = take_deliveries(aws.sqs)
         if not queued:
@@ -124,7 +131,7 @@ def test_a_receiver_that_fails_then_recovers_gets_every_delivery_with_one_webhoo
         run_worker([q.message for q in take_deliveries(aws.sqs)])  # attempt 1: the outage
         clock.advance(5)
         run_worker([q.message for q in take_deliveries(aws.sqs)])  # attempt 2, five seconds on: still down
-        assert stored_webhook(aws.dynamodb, webhook)["failingSince"] == iso(START)
+        assert hook(aws, webhook)["failingSince"] == iso(START)
         outage["on"] = False
         drain(aws, clock)
     verifier = Verifier(webhook.secret)
@@ -141,12 +148,17 @@ def test_a_receiver_that_fails_then_recovers_gets_every_delivery_with_one_webhoo
             SignedAt.at = datetime.fromtimestamp(int(hit.headers["webhook-timestamp"]), UTC)
             assert verifier.verify(hit.body, hit.headers) == json.loads(delivery.body)
             assert hit.headers["user-agent"] == "workspace-webhooks/1"
-    assert "failingSince" not in stored_webhook(aws.dynamodb, webhook)  # the success ended the run of failures
+    assert "failingSince" not in hook(aws, webhook)  # the success ended the run of failures
 
 
 def test_the_schedule_is_made_of_hops_of_at_most_fifteen_minutes(aws: Any, worker: Any, clock: FakeClock) -> None:
     attempted_at: list[datetime] = []
-    receiver = Receiver(answer=lambda n, path: (attempted_at.append(clock()), (500, {}, b"no"))[1])
+
+    def failing(n: int, path: str) -> tuple[int, dict[str, str], bytes]:
+        attempted_at.append(clock())
+        return 500, {}, b"no"
+
+    receiver = Receiver(answer=failing)
     with receiving(receiver):
         webhook = seed_webhook(aws.dynamodb, WORKSPACE, receiver.url())
         delivery = seed_delivery(aws.dynamodb, webhook)
@@ -197,7 +209,7 @@ def test_a_410_disables_the_webhook_at_once_with_an_audit_entry(aws: Any, worker
         webhook = seed_webhook(aws.dynamodb, WORKSPACE, receiver.url())
         first, second = seed_delivery(aws.dynamodb, webhook), seed_delivery(aws.dynamodb, webhook)
         run_worker([message(first)])
-        after = stored_webhook(aws.dynamodb, webhook)
+        after = hook(aws, webhook)
         assert (after["enabled"], after["disabledReason"], after["version"]) == (False, "gone", 1)
         stored = stored_delivery(aws.dynamodb, first)
         assert (stored["status"], stored["attempts"], stored["lastStatus"]) == ("failed", 1, 410)
@@ -222,21 +234,21 @@ def test_eight_days_of_nothing_but_failures_disable_the_webhook(aws: Any, worker
             take_deliveries(aws.sqs)  # its retries are not this test's
 
         attempt_one()
-        assert stored_webhook(aws.dynamodb, webhook)["failingSince"] == iso(START)
+        assert hook(aws, webhook)["failingSince"] == iso(START)
         clock.advance(timedelta(days=4).total_seconds())
         answers["status"] = 204
         attempt_one()  # a success in between: the run of failures starts again
-        assert "failingSince" not in stored_webhook(aws.dynamodb, webhook)
+        assert "failingSince" not in hook(aws, webhook)
         answers["status"] = 500
         attempt_one()
         restarted = clock()
         clock.advance(timedelta(days=8).total_seconds() - 1)
         attempt_one()  # a second short of eight days: still enabled
-        assert stored_webhook(aws.dynamodb, webhook)["enabled"] is True
+        assert hook(aws, webhook)["enabled"] is True
         assert audit_entries(aws.dynamodb, WORKSPACE) == []
         clock.advance(1)
         attempt_one()
-    after = stored_webhook(aws.dynamodb, webhook)
+    after = hook(aws, webhook)
     assert (after["enabled"], after["disabledReason"]) == (False, "failing")
     assert "failingSince" not in after and restarted == START + timedelta(days=4)
     [entry] = audit_entries(aws.dynamodb, WORKSPACE)

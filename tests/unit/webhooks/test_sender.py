@@ -214,13 +214,13 @@ def test_tls_goes_to_the_vetted_address_with_the_name_as_sni_host_and_certificat
     with tls_receiver(cert, key) as seen:
         sender = HttpSender(ca_certs=str(ca))
         answer = sender.post(local(seen["port"], scheme="https", host="hooks.example.test"), HEADERS, b"{}")
-        assert answer.status == 204 and answer.delivered
-        assert seen["sni"] == ["hooks.example.test"]
+        assert answer.status == 204 and answer.delivered, answer
+        assert seen["sni"] == ["hooks.example.test"], seen
         assert seen["host"] == [f"hooks.example.test:{seen['port']}"]
         # The same address for another name: its certificate does not name it, so nothing is sent.
         refused = sender.post(local(seen["port"], scheme="https", host="other.example.test"), HEADERS, b"{}")
-    assert refused.status is None and refused.error is not None and refused.error.startswith("TLS")
-    assert seen["host"] == [f"hooks.example.test:{seen['port']}"]
+    assert refused.status is None and refused.error is not None and refused.error.startswith("TLS"), refused
+    assert seen["host"] == [f"hooks.example.test:{seen['port']}"], seen
 
 
 def test_certificates_are_checked_against_the_bundle_botocore_ships() -> None:

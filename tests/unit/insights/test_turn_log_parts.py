@@ -108,7 +108,7 @@ def test_the_visitor_item_keeps_two_days_and_counts_no_refusal() -> None:
 
 
 def turn(**changes: Any) -> DeliveredTurn:
-    base = {"workspace_id": "ws_1", "agent_id": "agt_1", "turn_id": "turn_1", "thread_key": "thr_1",
+    base: dict[str, Any] = {"workspace_id": "ws_1", "agent_id": "agt_1", "turn_id": "turn_1", "thread_key": "thr_1",
             "client": "v1_client_0123456789", "key_id": "key_1", "created_at": "2026-11-22T05:23:35.123Z",
             "prompt": "What does a cortado cost?", "reply": "2.85 EUR", "credits": 3,
             "sources": [{"itemId": "itm_1", "name": "Prices"}, {"itemId": "itm_1", "name": "Prices"}]}  # fmt: skip

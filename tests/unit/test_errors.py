@@ -12,10 +12,12 @@ from core.platform.dynamo import StorageUnavailable
 from core.platform.errors import DomainError, RateLimited
 
 # decisions.md "Wire conventions"; CONFLICT (idempotency keys) and RANGE_NOT_SATISFIABLE (/v1/r2) and
-# UNSUPPORTED_MEDIA_TYPE (a body not declared JSON) are the code's own.
+# UNSUPPORTED_MEDIA_TYPE (a body not declared JSON) and INVALID_WEBHOOK_URL (authoring.md's webhooks leave
+# the code unnamed) are the code's own.
 TABLE = {
     errors.ValidationFailed: (400, "VALIDATION_ERROR"),
     errors.InvalidPath: (400, "INVALID_PATH"),
+    errors.InvalidWebhookUrl: (400, "INVALID_WEBHOOK_URL"),
     errors.Unauthorized: (401, "UNAUTHORIZED"),
     errors.TokenExpired: (401, "TOKEN_EXPIRED"),
     errors.PlanLimitReached: (402, "PLAN_LIMIT_REACHED"),

@@ -489,7 +489,10 @@ def test_the_purge_worker_deletes_a_workspaces_records_and_versions_and_nothing_
     # The stored turns' TTLs after a retention change: the agents' conversations partitions only.
     turn = {"pk": s("AGENT#a1#CONVERSATIONS"), "sk": s("TURN#t1")}
     assert can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key=turn, UpdateExpression="SET expiresAt = :e")
-    assert not can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("WS#w1"), "sk": s("META")})
+    # A finished pass notes retentionAppliedAt on the workspace item (conversations.retention.applied, issue 42):
+    # the workspaces' partitions, and no user's, session's or key's.
+    assert can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("WS#w1"), "sk": s("WS")})
+    assert not can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("USER#u1"), "sk": s("USER")})
     assert not can(purge, "dynamodb", "DeleteItem", TableName=LEDGER, Key={"pk": s("USAGE#w1")})
     assert not can(purge, "s3", "DeleteObjects", Bucket=BUCKET, Delete={"Objects": [{"Key": "elsewhere/a"}]})
     assert not can(purge, "s3", "GetObject", Bucket=BUCKET, Key=prefix + "projects/a")
@@ -534,10 +537,10 @@ def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
 
 
 def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
-    """The template's twelve grants on leading keys (the preview's count among them): each allows a partition its
+    """The template's seventeen grants on leading keys (the preview's count among them): each allows a partition its
     patterns name and refuses any other."""
     conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
-    assert len(conditioned) == 12, conditioned
+    assert len(conditioned) == 17, conditioned
     for function, statement in conditioned:
         patterns = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
         name = statement.resources[0].rsplit("/", 1)[-1]

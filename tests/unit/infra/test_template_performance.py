@@ -14,7 +14,13 @@ from stack.template import TEMPLATE, load
 from tests.unit.infra.test_streaming_integrations import integrations, transformed
 
 STREAMING = {"BrainR2Function", "BrainChatFunction", "PortalAgentPreviewFunction"}
-WORKERS = {"CreditHoldSweeperFunction", "WorkspacePurgeFunction", "KnowledgeIndexFunction", "WebhookDeliveryFunction"}
+WORKERS = {
+    "CreditHoldSweeperFunction",
+    "WorkspacePurgeFunction",
+    "KnowledgeIndexFunction",
+    "WebhookDeliveryFunction",
+    "EventsFunction",
+}
 FALLBACKS = {"BrainFallbackFunction", "PortalFallbackFunction"}
 READ_PLANE_BUFFERED = {
     "BrainWhoAmIFunction", "BrainAgentFunction", "BrainFeedFunction", "BrainItemsFunction", "BrainWrapFunction",

@@ -43,7 +43,6 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         from core.platform import aws
         from core.platform import providers as platform_providers
         from core.purge import providers as purge_providers
-        from core.workspaces import providers as workspaces_providers
         from local.aws.emulator import create_resources
         from stack.template import Stack, load
 
@@ -74,7 +73,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         s3 = aws.s3()  # the cached client the purge uses: count what it asks of S3
         s3.meta.events.register("before-call.s3", lambda **_: calls.__setitem__("s3", calls["s3"] + 1))
 
-        workspaces_providers.service().delete(owner.id, doomed.id)
+        purge_providers.deletion().delete(owner.id, doomed.id)
         passes, started = 0, time.perf_counter()
         while True:
             passes += 1

@@ -155,12 +155,6 @@ def test_dependencies_between_resources_run_one_way() -> None:
     assert _circles({package: set(named) for package, named in DEPENDS_ON.items()}) == []
 
 
-# Circles that still run through the providers, each a decision written in docs/decisions.md ("Jobs: the platform
-# sends them, the workers consume"): a workspace is created with the brand ``brands.records.default_brand`` builds and
-# deleted with its keys revoked (``keys.store.ApiKeyStore.revoke_all``), both wired by ``workspaces.providers``.
-PROVIDER_CIRCLES_LEFT = [["brands", "workspaces"], ["keys", "objects", "workspaces"], ["keys", "workspaces"]]
-
-
 def _wiring() -> dict[str, set[str]]:
     """The packages each package uses, ``providers.py`` counted: what its modules import and what it wires."""
     found = {package: set(named) for package, named in DEPENDS_ON.items()}
@@ -173,9 +167,10 @@ def _wiring() -> dict[str, set[str]]:
 def test_no_circle_runs_through_the_providers() -> None:
     """``DEPENDS_ON`` leaves the providers out, but a package whose providers wire another's that uses it back is a
     circle all the same (a writer queueing the knowledge worker that reads the writer's items). The jobs a write
-    leaves for a worker go through ``core.platform.jobs``, so no writer's package imports the worker's."""
-    circles = sorted(sorted(set(c)) for c in _circles(_wiring()))
-    assert [c for c in circles if c not in PROVIDER_CIRCLES_LEFT] == []
+    leaves for a worker go through ``core.platform.jobs``, so no writer's package imports the worker's; a workspace's
+    creation and deletion are wired by the providers of the packages they hand it (``brands.providers``'s default
+    brand, ``purge.providers``'s keys to revoke), so workspaces' providers wire none of the packages above."""
+    assert _circles(_wiring()) == []
 
 
 @pytest.mark.parametrize("at_import", [True, False], ids=["at-import", "lazy-imports-too"])

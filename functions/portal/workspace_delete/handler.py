@@ -7,7 +7,7 @@ in the background (the purge queue).
 from core.http import json_response, portal_api, portal_caller
 from core.platform.contract import contract
 from core.platform.errors import Forbidden, NotFound
-from core.workspaces import providers as workspaces
+from core.purge import providers as purge
 
 app = portal_api()
 
@@ -15,7 +15,7 @@ app = portal_api()
 @app.delete("/api/workspaces/<workspaceId>")
 @contract("Delete a workspace, permanently", response="platform.envelopes.Deleted", errors=(NotFound, Forbidden))
 def delete_workspace(workspaceId: str):
-    workspaces.service().delete(portal_caller(app).user_id, workspaceId)
+    purge.deletion().delete(portal_caller(app).user_id, workspaceId)
     return json_response({"deleted": True})
 
 

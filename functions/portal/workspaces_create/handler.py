@@ -3,10 +3,10 @@
 Honours ``Idempotency-Key``: a retried request creates one workspace, and gets the same answer.
 """
 
+from core.brands import providers as brands
 from core.http import header, json_response, parse_body, portal_api, portal_caller
 from core.platform.contract import contract
 from core.platform.errors import Conflict, PlanLimitReached, ValidationFailed
-from core.workspaces import providers as workspaces
 from core.workspaces.models import CreateWorkspaceRequest
 
 app = portal_api()
@@ -24,7 +24,7 @@ app = portal_api()
 def create_workspace():
     user_id = portal_caller(app).user_id
     request = parse_body(app, CreateWorkspaceRequest)
-    created = workspaces.service().create_once(user_id, request, header(app, "Idempotency-Key"), status=201)
+    created = brands.workspace_creation().create_once(user_id, request, header(app, "Idempotency-Key"), status=201)
     return json_response(created, status=201)
 
 

@@ -1,4 +1,5 @@
-"""The purge's providers: the worker (its jobs are queued through ``core.platform.jobs``)."""
+"""The purge's providers: a workspace's deletion (gone at once, its keys revoked, its purge queued) and the worker
+(its jobs are queued through ``core.platform.jobs``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.purge.worker import PurgeWorker
+    from core.workspaces.workspace import WorkspaceDeletion
 
 
 @per_container
@@ -29,3 +31,15 @@ def worker() -> PurgeWorker:
         UsageStore(aws.dynamodb(), settings.rate_limits_table, settings.ledger_table),
         settle_seconds=settings.purge_settle_seconds,
     )
+
+
+@per_container
+def deletion() -> WorkspaceDeletion:
+    """``DELETE /api/workspaces/{id}``: wired here, where workspaces and keys are both below (keys check access
+    through workspaces, so workspaces cannot import keys); its keys are revoked in the request, as before."""
+    from core.keys import providers as keys
+    from core.platform import jobs
+    from core.workspaces import providers as workspaces
+    from core.workspaces.workspace import WorkspaceDeletion
+
+    return WorkspaceDeletion(workspaces.service(), workspaces.store(), keys.store(), enqueue_purge=jobs.purge)

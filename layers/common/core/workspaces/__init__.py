@@ -1,8 +1,9 @@
 """Workspaces: the workspace, its members, plans and settings, and who may write to it.
 
-- ``workspace.py``: ``WorkspaceService`` — create, list, get, delete, ``members`` (where a member is listed),
-  the account; ``create.py`` a workspace's first items (its slug, the owner's membership, the default brand it is
-  given by ``brands.records.default_brand``)
+- ``workspace.py``: ``WorkspaceService`` — access, list, get, ``members`` (where a member is listed), the account;
+  ``WorkspaceDeletion`` (wired by ``purge.providers.deletion``, which gives it the keys to revoke); ``create.py``
+  ``WorkspaceCreation`` and a workspace's first items (its slug, the owner's membership, the default brand it is
+  given by ``brands.records.default_brand``, wired by ``brands.providers.workspace_creation``)
 - ``access.py``: ``AuthoringAccess`` — the writer's check of a caller as member or writer of a workspace (with the
   route's agent, as stored, from the same read)
 - ``writer.py``, ``write_store.py``: ``PATCH /api/workspaces/{id}`` (name, wrap config, default brand and workflow)
@@ -13,5 +14,5 @@
 - ``default_brand.py``: the transaction steps that move the default brand (the workspace's settings and the brands'
   writes use them)
 - ``store.py``: ``WorkspaceStore``; ``records.py``, ``models.py``, ``writer_models.py``, ``ports.py``
-- ``providers.py``: ``service()``, ``access()``, ``writer()``, ``members()``, ``invitations()``, ``plan_of()``
+- ``providers.py``: ``service()``, ``store()``, ``access()``, ``writer()``, ``members()``, ``invitations()``, ``plan_of()``
 """

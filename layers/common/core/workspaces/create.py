@@ -12,14 +12,20 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from core.platform.errors import ValidationFailed
+from core.platform.errors import PlanLimitReached, ValidationFailed
+from core.platform.idempotency import Idempotency, Replay
 from core.platform.ids import new_id, now_iso
+from core.platform.settings import PlanLimits, plan_limit_message
+from core.workspaces.models import CreateWorkspaceRequest, Workspace, WorkspaceEnvelope
 from core.workspaces.ports import CreatesWorkspaces, NewDefaultBrand
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
 from core.workspaces.store import SlugTaken
+
+if TYPE_CHECKING:  # only a type: agents' and brands' writers import ``slugify`` from here
+    from core.workspaces.workspace import WorkspaceService
 
 MAX_NAME = 80
 SLUG_ATTEMPTS = 20
@@ -86,3 +92,39 @@ def create_workspace(
         except SlugTaken:
             continue
     raise AssertionError("unreachable: the last attempt uses a random suffix")
+
+
+class WorkspaceCreation:
+    """The portal's ``POST /api/workspaces``: built by ``core.brands.providers.workspace_creation``, which gives it
+    the default brand's builder, so that workspaces never import brands (brands check access through workspaces)."""
+
+    def __init__(
+        self, service: WorkspaceService, workspaces: CreatesWorkspaces, default_brand: NewDefaultBrand, *,
+        plan_of: Callable[[str], PlanLimits], idempotency: Callable[[], Idempotency],
+    ):  # fmt: skip
+        self._service = service
+        self._workspaces = workspaces
+        self._default_brand = default_brand
+        self._plan_of = plan_of
+        self._idempotency = idempotency
+
+    def create(self, user_id: str, name: str) -> Workspace:
+        name = validate_name(name)
+        plan = self._service.user(user_id).plan
+        limit = self._plan_of(plan).workspaces
+        try:
+            created = create_workspace(self._workspaces, self._default_brand, user_id, name, limit)
+        except PlanLimitReached:
+            raise PlanLimitReached(plan_limit_message(plan, "workspaces", "workspaces you own")) from None
+        return self._service.to_workspace(created, plan)
+
+    def create_once(
+        self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None, *, status: int
+    ) -> WorkspaceEnvelope:
+        """``create`` honouring ``Idempotency-Key``, its record keeping ``status`` (the route's): a retry answers the
+        first answer."""
+        outcome = self._idempotency().run_claimed(
+            idempotency_key, scope=f"{user_id}|create-workspace", request=request.model_dump_json(), status=status,
+            work=lambda _: WorkspaceEnvelope(workspace=self.create(user_id, request.name)),
+        )  # fmt: skip
+        return WorkspaceEnvelope.model_validate(outcome.body) if isinstance(outcome, Replay) else outcome

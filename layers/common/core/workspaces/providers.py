@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
     from core.workspaces.access import AuthoringAccess
     from core.workspaces.invitations import InvitationService
     from core.workspaces.members import MemberService
+    from core.workspaces.store import WorkspaceStore
     from core.workspaces.workspace import WorkspaceService
     from core.workspaces.writer import WorkspaceSettingsService
 
@@ -24,21 +25,20 @@ def plan_of(plan: str) -> PlanLimits:
 
 @per_container
 def service() -> WorkspaceService:
-    from core.brands.records import default_brand
     from core.identity import providers as identity
-    from core.keys.store import ApiKeyStore
-    from core.platform import jobs
-    from core.platform import providers as platform
-    from core.workspaces.store import WorkspaceStore
     from core.workspaces.workspace import WorkspaceService
 
-    settings = get_settings()
-    store = WorkspaceStore(aws.dynamodb(), settings.main_table)
-    keys = ApiKeyStore(aws.dynamodb(), settings.api_keys_table)
-    return WorkspaceService(
-        store, identity.users(), keys, plan_of=plan_of, enqueue_purge=jobs.purge, default_brand=default_brand,
-        bucket=settings.content_bucket, idempotency=platform.idempotency,
-    )  # fmt: skip
+    return WorkspaceService(store(), identity.users(), plan_of=plan_of, bucket=get_settings().content_bucket)
+
+
+@per_container
+def store() -> WorkspaceStore:
+    """Workspaces and memberships in the main table; creating and deleting a workspace write through it too
+    (``brands.providers.workspace_creation``, ``purge.providers.deletion``: they give the default brand's builder
+    and the keys to revoke, which workspaces cannot import)."""
+    from core.workspaces.store import WorkspaceStore
+
+    return WorkspaceStore(aws.dynamodb(), get_settings().main_table)
 
 
 @per_container

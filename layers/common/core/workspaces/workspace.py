@@ -10,22 +10,12 @@ from core.identity.models import Account
 from core.identity.ports import Users
 from core.identity.records import UserRecord
 from core.platform import together
-from core.platform.errors import Forbidden, NotFound, PlanLimitReached
-from core.platform.idempotency import Idempotency, Replay
+from core.platform.errors import Forbidden, NotFound
 from core.platform.ids import now_iso
 from core.platform.kinds import Role
-from core.platform.settings import PlanLimits, plan_limit_message
-from core.workspaces.create import create_workspace, validate_name
-from core.workspaces.models import (
-    CreateWorkspaceRequest,
-    Member,
-    StorageConfig,
-    Workspace,
-    WorkspaceEnvelope,
-    WorkspacePlan,
-    WorkspaceSummary,
-)
-from core.workspaces.ports import NewDefaultBrand, WorkspaceKeys, Workspaces
+from core.platform.settings import PlanLimits
+from core.workspaces.models import Member, StorageConfig, Workspace, WorkspacePlan, WorkspaceSummary
+from core.workspaces.ports import WorkspaceKeys, Workspaces
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
 
 
@@ -46,22 +36,14 @@ class WorkspaceService:
         self,
         workspaces: Workspaces,
         users: Users,
-        keys: WorkspaceKeys,
         *,
         plan_of: Callable[[str], PlanLimits],
-        enqueue_purge: Callable[[str], None],
-        default_brand: NewDefaultBrand,
         bucket: str,
-        idempotency: Callable[[], Idempotency],
     ):
         self._workspaces = workspaces
         self._users = users
-        self._keys = keys
         self._plan_of = plan_of
-        self._enqueue_purge = enqueue_purge
-        self._default_brand = default_brand
         self._bucket = bucket
-        self._idempotency = idempotency
 
     # --- access
 
@@ -114,27 +96,6 @@ class WorkspaceService:
         ordered = sorted(found, key=lambda w: (w.created_at, w.id))
         return [WorkspaceSummary.from_record(ws, role=memberships[ws.id].role) for ws in ordered]
 
-    def create(self, user_id: str, name: str) -> Workspace:
-        name = validate_name(name)
-        plan = self.user(user_id).plan
-        limit = self._plan_of(plan).workspaces
-        try:
-            created = create_workspace(self._workspaces, self._default_brand, user_id, name, limit)
-        except PlanLimitReached:
-            raise PlanLimitReached(plan_limit_message(plan, "workspaces", "workspaces you own")) from None
-        return self.to_workspace(created, plan)
-
-    def create_once(
-        self, user_id: str, request: CreateWorkspaceRequest, idempotency_key: str | None, *, status: int
-    ) -> WorkspaceEnvelope:
-        """``create`` honouring ``Idempotency-Key``, its record keeping ``status`` (the route's): a retry answers the
-        first answer."""
-        outcome = self._idempotency().run_claimed(
-            idempotency_key, scope=f"{user_id}|create-workspace", request=request.model_dump_json(), status=status,
-            work=lambda _: WorkspaceEnvelope(workspace=self.create(user_id, request.name)),
-        )  # fmt: skip
-        return WorkspaceEnvelope.model_validate(outcome.body) if isinstance(outcome, Replay) else outcome
-
     def get(self, user_id: str, workspace_id: str) -> Workspace:
         # The caller's user is read in the access check's BatchGetItem: when the caller owns the workspace (the usual
         # case) that is the plan, at no extra round trip; another member's plan costs one more read (owner_plan).
@@ -157,21 +118,6 @@ class WorkspaceService:
         return Workspace.from_record(
             ws, storage_config=storage, plan=owned, default_workflow_id=ws.default_workflow_id or None
         )
-
-    def delete(self, user_id: str, workspace_id: str) -> None:
-        """Owner only. Gone at once for every API; content and records are purged in the background.
-
-        Safe to retry after a partial failure: the tombstone remembers the owner, and
-        every later step is idempotent.
-        """
-        tombstone = self._workspaces.tombstone(workspace_id)
-        if tombstone is None or tombstone.owner_id != user_id:
-            workspace = self.membership(workspace_id, user_id, roles=("owner",))
-            if not self._workspaces.delete(workspace, now_iso()):
-                raise NotFound("Workspace not found")
-        self._keys.revoke_all(workspace_id, now_iso())
-        self._workspaces.remove_memberships(workspace_id)
-        self._enqueue_purge(workspace_id)
 
     # --- members, brands, account
 
@@ -197,3 +143,32 @@ class WorkspaceService:
             self._users.set_active_workspace(user_id, active)
         return Account(id=user.id, email=user.email, name=user.name, image=user.image, role=user.role,
                        workspace_id=active, created_at=user.created_at)  # fmt: skip
+
+
+class WorkspaceDeletion:
+    """Deleting a workspace (``DELETE /api/workspaces/{id}``): built by ``core.purge.providers.deletion``, which
+    gives it the keys to revoke, so that workspaces never import keys (keys check access through workspaces)."""
+
+    def __init__(
+        self, service: WorkspaceService, workspaces: Workspaces, keys: WorkspaceKeys, *,
+        enqueue_purge: Callable[[str], None],
+    ):  # fmt: skip
+        self._service = service
+        self._workspaces = workspaces
+        self._keys = keys
+        self._enqueue_purge = enqueue_purge
+
+    def delete(self, user_id: str, workspace_id: str) -> None:
+        """Owner only. Gone at once for every API; content and records are purged in the background.
+
+        Safe to retry after a partial failure: the tombstone remembers the owner, and
+        every later step is idempotent.
+        """
+        tombstone = self._workspaces.tombstone(workspace_id)
+        if tombstone is None or tombstone.owner_id != user_id:
+            workspace = self._service.membership(workspace_id, user_id, roles=("owner",))
+            if not self._workspaces.delete(workspace, now_iso()):
+                raise NotFound("Workspace not found")
+        self._keys.revoke_all(workspace_id, now_iso())
+        self._workspaces.remove_memberships(workspace_id)
+        self._enqueue_purge(workspace_id)

@@ -111,10 +111,10 @@ function WebhooksOf({ workspaceId }: { workspaceId: string }) {
             <thead>
               <tr>
                 <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Description</th>
+                <th scope="col" class="wide-only">Events</th>
+                <th scope="col" class="wide-only">Description</th>
                 <th scope="col">Status</th>
-                <th scope="col">Added</th>
+                <th scope="col" class="wide-only">Added</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -124,12 +124,12 @@ function WebhooksOf({ workspaceId }: { workspaceId: string }) {
                   <th scope="row">
                     <code>{webhook.url}</code>
                   </th>
-                  <td>{eventsText(webhook.events)}</td>
-                  <td>{webhook.description || <span class="muted">None</span>}</td>
+                  <td class="wide-only">{eventsText(webhook.events)}</td>
+                  <td class="wide-only">{webhook.description || <span class="muted">None</span>}</td>
                   <td>
                     <StatusBadge webhook={webhook} />
                   </td>
-                  <td>{when(webhook.createdAt)}</td>
+                  <td class="wide-only">{when(webhook.createdAt)}</td>
                   <td class="actions">
                     <button
                       type="button"
@@ -364,8 +364,8 @@ function Deliveries({ workspaceId, webhook, refreshed }: { workspaceId: string; 
                 <th scope="col">Created</th>
                 <th scope="col">Status</th>
                 <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Next attempt</th>
+                <th scope="col" class="wide-only">Last answer</th>
+                <th scope="col" class="wide-only">Next attempt</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -382,12 +382,12 @@ function Deliveries({ workspaceId, webhook, refreshed }: { workspaceId: string; 
                     </span>
                   </td>
                   <td>{delivery.attempts}</td>
-                  <td>
+                  <td class="wide-only">
                     {delivery.lastStatus != null && <span>HTTP {delivery.lastStatus} </span>}
                     {delivery.lastError && <span class="muted">{delivery.lastError}</span>}
                     {delivery.lastStatus == null && !delivery.lastError && <span class="muted">None yet</span>}
                   </td>
-                  <td>{delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : <span class="muted">None</span>}</td>
+                  <td class="wide-only">{delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : <span class="muted">None</span>}</td>
                   <td class="actions">
                     {delivery.status !== "delivered" && webhook.enabled && (
                       <button

@@ -127,7 +127,7 @@ def attempts(
     b_with_a_ids = b_world.but(
         agent=a_world.agent, post=a_world.post, item=a_world.item, brand=a_world.brand, workflow=a_world.workflow,
         path=f"projects/{a_world.agent}/media/img-01.jpg", invitation=a_world.invitation, member=a_world.member,
-        answer=a_world.answer,
+        answer=a_world.answer, webhook=a_world.webhook,
     )  # fmt: skip
     b_agent_a_posts = b_world.but(post=a_world.post, item=a_world.item, answer=a_world.answer)
     replies: dict[str, dict[str, Reply]] = defaultdict(dict)
@@ -176,8 +176,8 @@ def test_another_owner_on_as_workspace_is_not_found(attempts: Attempts) -> None:
 
 
 def test_another_owner_in_its_own_workspace_cannot_reach_as_ids(attempts: Attempts) -> None:
-    """B's owner in B's own workspace (where it may write) naming A's agent, post, item, brand, workflow and an
-    object of A's agent, A's pending invitation and A's member (removed, promoted, or given B by transfer): 404,
+    """B's owner in B's own workspace (where it may write) naming A's agent, post, item, brand, workflow, webhook and
+    an object of A's agent, A's pending invitation and A's member (removed, promoted, or given B by transfer): 404,
     byte-identical to ids that do not exist; then B's own agent with A's post and item."""
     own = attempts.statuses("b-owner-own-workspace")
     assert len(own) == 46 and own == dict.fromkeys(own, NOT_FOUND)

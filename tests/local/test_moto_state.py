@@ -70,7 +70,7 @@ def test_a_restored_state_is_the_created_one_without_an_earlier_tests_writes() -
     with mock_aws():
         create()
         made = described()
-    empty = {"items": 0, "objects": 0, "messages": [{"ApproximateNumberOfMessages": "0"}] * 4}
+    empty = {"items": 0, "objects": 0, "messages": [{"ApproximateNumberOfMessages": "0"}] * len(made["queues"])}
     assert seen == [(made, empty)] * 3
 
 

@@ -40,7 +40,7 @@ def test_every_write_is_read_back_newest_first_page_by_page(studio: Studio) -> N
     state = prepared(studio)
     for write in WRITES:
         answer = studio.call(write.function, **request_of(write, state))
-        assert answer.status in (200, 201), (write.function, answer.body)
+        assert answer.status in (200, 201, 202), (write.function, answer.body)  # 202: a webhook's test and retry
         remember(state, write, answer.json())
     stored = studio.audit(500)  # straight from the table, newest first
     assert len(stored) == len(WRITES) + 1  # and the first agent's creation

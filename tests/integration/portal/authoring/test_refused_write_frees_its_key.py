@@ -56,6 +56,6 @@ def test_every_write_refused_by_storage_after_its_claim_runs_when_retried_with_t
         assert_error(refused, 500, "INTERNAL_ERROR")
         assert studio.audit(50) == entries, write.function  # nothing was written...
         answer = studio.call(write.function, key=f"key-{n}", **request)  # ...so the same key writes now
-        assert answer.status in (200, 201), (write.function, answer.body)
+        assert answer.status in (200, 201, 202), (write.function, answer.body)  # 202: a webhook's test and retry
         assert len(studio.audit(50)) == len(entries) + 1, write.function
         remember(state, write, answer.json())

@@ -14,5 +14,6 @@
 - ``default_brand.py``: the transaction steps that move the default brand (the workspace's settings and the brands'
   writes use them)
 - ``store.py``: ``WorkspaceStore``; ``records.py``, ``models.py``, ``writer_models.py``, ``ports.py``
-- ``providers.py``: ``service()``, ``store()``, ``access()``, ``writer()``, ``members()``, ``invitations()``, ``plan_of()``
+- ``providers.py``: ``service()``, ``store()``, ``access()``, ``writer()``, ``members()``, ``invitations()``,
+  ``plan_of()``
 """

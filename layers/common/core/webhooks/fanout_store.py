@@ -19,6 +19,7 @@ class Target:
     id: str
     events: tuple[str, ...]
     enabled: bool
+    created_at: str = ""  # RFC 3339: a change committed in an earlier second is not this webhook's
 
 
 class FanOutStore:
@@ -31,12 +32,13 @@ class FanOutStore:
         rows = query_all(self._db, {
             "TableName": self._table, "ConsistentRead": True,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ProjectionExpression": "id, #events, enabled",
+            "ProjectionExpression": "id, #events, enabled, createdAt",
             "ExpressionAttributeNames": {"#events": "events"},
             "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"],
                                                   ":prefix": keys.WEBHOOK}),
         })  # fmt: skip
-        return [Target(str(r["id"]), tuple(r.get("events") or ()), bool(r.get("enabled", True))) for r in rows]
+        return [Target(str(r["id"]), tuple(r.get("events") or ()), bool(r.get("enabled", True)),
+                       str(r.get("createdAt") or "")) for r in rows]  # fmt: skip
 
     def put(self, delivery: DeliveryRecord) -> DeliveryRecord | None:
         """Write the delivery unless it exists: None when written, else the one stored (the condition's failure

@@ -34,6 +34,14 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     "(AWSLambdaSQSQueueExecutionRole); the function itself never calls SQS for them",
     ("KnowledgeIndexFunction", "sqs:*", "*"): "Lambda's SQS event source polls and deletes the queue's messages "
     "(AWSLambdaSQSQueueExecutionRole); the worker never calls SQS itself",
+    ("WebhookDeliveryFunction", "sqs:*", "*"): "Lambda's SQS event source polls and deletes the queue's messages "
+    "(AWSLambdaSQSQueueExecutionRole); the worker itself only sends its own queue its next attempts",
+    ("EventsFunction", "dynamodb:*Stream*", "*"): "Lambda's DynamoDB Streams event source reads the tables' streams "
+    "(AWSLambdaDynamoDBExecutionRole); the function is handed the records and never calls Streams itself",
+    ("EventsFunction", "dynamodb:GetRecords", "*"): "Lambda's DynamoDB Streams event source reads the tables' streams "
+    "(AWSLambdaDynamoDBExecutionRole); the function is handed the records and never calls Streams itself",
+    ("EventsFunction", "dynamodb:GetShardIterator", "*"): "Lambda's DynamoDB Streams event source reads the tables' "
+    "streams (AWSLambdaDynamoDBExecutionRole); the function is handed the records and never calls Streams itself",
     ("Portal*", "secretsmanager:GetSecretValue", "PortalJwtSecret-*"): "every portal function verifies the portal "
     "JWT; a test process caches the secret across functions, so only the first function of a process fetches it",
     ("CreditHoldSweeperFunction", "dynamodb:ConditionCheckItem", "LedgerTable"): "LedgerBillingPolicy, shared with "

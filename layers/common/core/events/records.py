@@ -13,19 +13,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.platform.ids import crockford
+
 MAX_BODY = 20_000  # bytes of the delivered JSON (authoring.md: "at most 20 kB")
 # Free text an event may carry, trimmed (longest first) when the body would pass MAX_BODY.
 TRIMMABLE = ("prompt", "reply", "comment", "description")
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-
-def crockford(value: int, chars: int) -> str:
-    """``value``'s lowest ``5 * chars`` bits in base32 (Crockford's, as the ids' ULIDs), most significant first."""
-    digits = []
-    for _ in range(chars):
-        value, digit = divmod(value, 32)
-        digits.append(_CROCKFORD[digit])
-    return "".join(reversed(digits))
 
 
 def event_id(source: str, event_type: str, workspace_id: str) -> str:

@@ -14,14 +14,18 @@ from datetime import UTC, datetime
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
+def crockford(value: int, chars: int) -> str:
+    """``value``'s lowest ``5 * chars`` bits in Crockford's base32, most significant first."""
+    digits = []
+    for _ in range(chars):
+        value, digit = divmod(value, 32)
+        digits.append(_CROCKFORD[digit])
+    return "".join(reversed(digits))
+
+
 def ulid(at_ms: int | None = None) -> str:
     ms = int(time.time() * 1000) if at_ms is None else at_ms
-    value = (ms << 80) | secrets.randbits(80)
-    chars = []
-    for _ in range(26):
-        value, digit = divmod(value, 32)
-        chars.append(_CROCKFORD[digit])
-    return "".join(reversed(chars))
+    return crockford((ms << 80) | secrets.randbits(80), 26)
 
 
 def new_id(prefix: str, at_ms: int | None = None) -> str:

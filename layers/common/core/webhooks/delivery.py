@@ -32,6 +32,7 @@ from core.platform.errors import InvalidWebhookUrl
 from core.platform.ids import iso, new_id
 from core.webhooks import addresses, signing
 from core.webhooks.delivery_store import Recorded, WebhookChange
+from core.webhooks.ports import DeliveryQueue
 from core.webhooks.records import DeliveryRecord, WebhookRecord
 from core.webhooks.sender import Answer
 
@@ -57,12 +58,6 @@ class Store(Protocol):
         self, workspace_id: str, webhook_id: str, delivery_id: str
     ) -> tuple[DeliveryRecord | None, WebhookRecord | None]: ...
     def record(self, delivery: DeliveryRecord, after: Recorded, change: WebhookChange | None = None) -> bool: ...
-
-
-class Queue(Protocol):
-    def send(
-        self, delivery_id: str, webhook_id: str, workspace_id: str, delay: int = 0, *, attempts: int | None = None
-    ) -> None: ...
 
 
 class Sender(Protocol):
@@ -91,7 +86,7 @@ class DeliveryWorker:
     def __init__(
         self,
         store: Store,
-        queue: Queue,
+        queue: DeliveryQueue,
         sender: Sender,
         *,
         allow_local: bool = False,

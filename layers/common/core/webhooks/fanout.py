@@ -19,22 +19,19 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from core.events.catalogue import subscribed
 from core.events.changes import TableKind, events_of
 from core.events.owners import Workspaces
-from core.events.records import AccountChange, Event, crockford
+from core.events.records import AccountChange, Event
 from core.events.store import EventStore
-from core.platform.ids import iso
+from core.platform.ids import crockford, iso
 from core.webhooks.fanout_store import FanOutStore, Target
+from core.webhooks.ports import DeliveryQueue
 from core.webhooks.records import DELIVERY_DAYS, DeliveryRecord
 
 logger = logging.getLogger(__name__)
-
-
-class Queue(Protocol):
-    def send(self, delivery_id: str, webhook_id: str, workspace_id: str, delay: int = 0) -> None: ...
 
 
 def delivery_id(event: Event, webhook_id: str) -> str:
@@ -65,7 +62,7 @@ class Tally:
 
 
 class FanOut:
-    def __init__(self, events: EventStore, store: FanOutStore, queue: Callable[[], Queue],
+    def __init__(self, events: EventStore, store: FanOutStore, queue: Callable[[], DeliveryQueue],
                  now: Callable[[], datetime] = lambda: datetime.now(UTC)):  # fmt: skip
         self._events = events
         self._store = store

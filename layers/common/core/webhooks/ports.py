@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from core.webhooks.records import DeliveryRecord, DeliveryStatus, WebhookRecord
 
 
-class WebhookStore(Protocol):
+class StoredWebhooks(Protocol):
     def get(self, workspace_id: str, webhook_id: str) -> WebhookRecord | None: ...
     def webhooks(self, workspace_id: str) -> list[WebhookRecord]: ...
     def create(self, webhook: WebhookRecord, cap: int, *, also: Also) -> None: ...
@@ -25,4 +25,6 @@ class WebhookStore(Protocol):
 
 
 class DeliveryQueue(Protocol):
-    def send(self, delivery_id: str, webhook_id: str, workspace_id: str, delay: int = 0) -> None: ...
+    def send(
+        self, delivery_id: str, webhook_id: str, workspace_id: str, delay: int = 0, *, attempts: int | None = None
+    ) -> None: ...

@@ -25,7 +25,7 @@ from core.platform.errors import Conflict, ValidationFailed
 from core.platform.ids import iso, new_id
 from core.platform.write_fields import changes
 from core.webhooks import signing
-from core.webhooks.ports import DeliveryQueue, WebhookStore
+from core.webhooks.ports import DeliveryQueue, StoredWebhooks
 from core.webhooks.records import DELIVERY_DAYS, DeliveryRecord, WebhookRecord
 from core.webhooks.writer_models import (
     Delivery,
@@ -68,7 +68,7 @@ class WebhookService:
     def __init__(
         self,
         access: AuthoringAccess,
-        webhooks: WebhookStore,
+        webhooks: StoredWebhooks,
         writes: Writes,
         queue: Callable[[], DeliveryQueue],
         check_url: Callable[[str], None],

@@ -192,11 +192,19 @@ def tls_receiver(cert: Path, key: Path) -> Iterator[dict[str, Any]]:
             try:
                 with context.wrap_socket(raw, server_side=True) as conn:
                     request = b""
-                    while b"\r\n\r\n" not in request:
-                        request += conn.recv(65536)
-                    for line in request.decode().split("\r\n"):
+                    while b"\r\n\r\n" not in request and (chunk := conn.recv(65536)):
+                        request += chunk
+                    head, _, body = request.partition(b"\r\n\r\n")
+                    length = 0
+                    for line in head.decode().split("\r\n"):
                         if line.lower().startswith("host:"):
                             seen["host"].append(line.split(":", 1)[1].strip())
+                        if line.lower().startswith("content-length:"):
+                            length = int(line.split(":", 1)[1])
+                    # Read the body before answering: closing with unread bytes makes the kernel send a reset,
+                    # which can reach the sender before the answer does ("connection closed by the receiver").
+                    while len(body) < length and (chunk := conn.recv(65536)):
+                        body += chunk
                     conn.sendall(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")
             except (ssl.SSLError, OSError):
                 continue  # a client that refused our certificate

@@ -21,6 +21,7 @@ from core.agents.records import AgentRecord
 from core.identity.records import UserRecord
 from core.items.records import ItemRecord
 from core.keys.key_format import display_prefix, hash_key, is_well_formed
+from core.platform.agent_counts_store import counted
 from core.platform.dynamo import from_item
 from core.platform.kinds import PostKind
 from core.posts.records import PostRecord
@@ -71,9 +72,11 @@ def canonical_posts(db: Any, agent_id: str) -> list[PostRecord]:
 
 
 def agent_of(db: Any, ws: dict[str, Any], n: int = 0) -> AgentRecord:
-    return AgentRecord.model_validate(
-        next(r for r in workspace_rows(db, ws)["AGENT"] if r["id"] == ws["agents"][n]["id"])
-    )
+    """The agent with its counts (they live on its counters item, ``COUNTS#<agentId>``)."""
+    found = workspace_rows(db, ws)
+    agent_id = ws["agents"][n]["id"]
+    counts = next((r for r in found.get("COUNTS", []) if r["agentId"] == agent_id), None)
+    return AgentRecord.model_validate(counted(next(r for r in found["AGENT"] if r["id"] == agent_id), counts))
 
 
 def body(s3: Any, key: str) -> bytes:

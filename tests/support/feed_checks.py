@@ -5,8 +5,9 @@ For every canonical post (``ID#<postId>`` in ``AGENT#<id>#POSTS``): exactly one 
 published or ``DRAFT#…`` when not, and, when published, exactly its copies in ``AGENT#<id>#FILTERS``
 (``main_table.feed_filter_copies``), each with the canonical item's attributes (``version`` included); no row or copy
 that no canonical item explains. Every item once, under ``ITEM#`` when ``active`` and ``INACTIVE#`` when not. The
-agent's ``postCount`` and ``itemCount`` are the numbers of canonical posts and of items; an agent that no longer
-exists (deleted, purged) leaves nothing in these partitions.
+agent's ``postCount`` and ``itemCount`` (its counters item's, plus any an agent older than it carries) are the numbers
+of canonical posts and of items; an agent that no longer exists (deleted, purged) leaves nothing in these partitions,
+nor a counters item.
 
 ``assert_agent_content(dynamodb, agent_id)`` raises an ``AssertionError`` listing every disagreement, one per line;
 ``agent_problems`` returns them. Reads are consistent Queries, so call it when no write of the agent is in flight.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.platform import main_table as keys
+from core.platform.agent_counts_store import counted as counted_agent
 from core.platform.dynamo import from_item, query_all, to_item
 
 KEYS = ("pk", "sk")
@@ -35,6 +37,7 @@ class AgentContent:
     posts: dict[str, dict[str, Any]]
     copies: dict[str, dict[str, Any]]
     items: dict[str, dict[str, Any]]
+    counts: dict[str, Any] | None = None  # the agent's counters item (``COUNTS#<agentId>``); None when absent
 
     @property
     def canonical(self) -> dict[str, dict[str, Any]]:
@@ -71,15 +74,19 @@ def read_agent(
 
         table = get_settings().main_table
     workspace_id = workspace_id or _workspace_of(dynamodb, table, agent_id)
-    agent = None
+    agent = counts = None
     if workspace_id is not None:
         found = dynamodb.get_item(TableName=table, Key=to_item(keys.agent(workspace_id, agent_id)), ConsistentRead=True)
         agent = from_item(found["Item"]) if "Item" in found else None
+        found = dynamodb.get_item(TableName=table, Key=to_item(keys.agent_counts(workspace_id, agent_id)),
+                                  ConsistentRead=True)  # fmt: skip
+        counts = from_item(found["Item"]) if "Item" in found else None
     return AgentContent(
         agent_id, workspace_id, agent,
         posts=_partition(dynamodb, table, keys.posts_partition(agent_id)),
         copies=_partition(dynamodb, table, keys.feed_filters_partition(agent_id)),
         items=_partition(dynamodb, table, keys.items_partition(agent_id)),
+        counts=counts,
     )  # fmt: skip
 
 
@@ -170,6 +177,8 @@ def agent_problems(content: AgentContent) -> list[str]:
     problems += item_problems
     posts = len(content.canonical)
     if content.agent is None:
+        if content.counts is not None:
+            problems.append("the agent does not exist, yet its counters item does")
         left = len(content.posts) + len(content.copies) + len(content.items)
         if left:
             problems.append(
@@ -178,7 +187,7 @@ def agent_problems(content: AgentContent) -> list[str]:
             )
         return problems
     for counter, counted, what in (("postCount", posts, "canonical posts"), ("itemCount", items, "items")):
-        stored = content.agent.get(counter, 0)
+        stored = counted_agent(content.agent, content.counts).get(counter, 0)
         if stored != counted:
             problems.append(f"agent {counter} is {stored}, but it has {counted} {what}")
     return problems

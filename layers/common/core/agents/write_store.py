@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from core.agents.records import AgentRecord
+from core.platform import agent_counts_store as counts
 from core.platform import main_table as keys
+from core.platform import together
 from core.platform.dynamo import get_item, query_all, to_item
 from core.platform.errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
@@ -28,22 +30,32 @@ class AgentStore:
         self._table = table
 
     def get(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
-        found = get_item(self._db, self._table, keys.agent(workspace_id, agent_id), consistent=True)
+        """The agent with its counts: its item and its counters item in one consistent BatchGetItem."""
+        found = counts.get_counted(self._db, self._table, workspace_id, agent_id)
         return AgentRecord.model_validate(found) if found else None
 
     def list(self, workspace_id: str) -> list[AgentRecord]:
-        rows = query_all(self._db, {
-            "TableName": self._table, "ConsistentRead": True,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": "AGENT#"}),
-        })  # fmt: skip
-        return [AgentRecord.model_validate(r) for r in rows]
+        """The workspace's agents with their counts: the ``AGENT#`` range and the ``COUNTS#`` range, two Queries
+        issued together (one round trip). Both are ordered by agent id, so a page of the one is matched by the same
+        page of the other."""
+
+        def rows(prefix: str) -> list[dict[str, Any]]:
+            return query_all(self._db, {
+                "TableName": self._table, "ConsistentRead": True,
+                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+                "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": prefix}),
+            })  # fmt: skip
+
+        agents, counted = together.run(lambda: rows("AGENT#"), lambda: rows(keys.AGENT_COUNTS))
+        by_agent = {row["sk"].removeprefix(keys.AGENT_COUNTS): row for row in counted.result()}
+        return [AgentRecord.model_validate(counts.counted(r, by_agent.get(r["id"]))) for r in agents.result()]
 
     def create(self, agent: AgentRecord, *, new_workflow: WorkflowRecord | None, limit: int, also: Also) -> None:
         """The agent, its slug claim and its counts, at once; ``new_workflow``: made for it in the same write."""
         ws, one = agent.workspace_id, {":one": 1}
         tx = Transaction(self._table)
-        tx.put(keys.agent(ws, agent.id) | agent.attributes(), condition=NEW)
+        tx.put(keys.agent(ws, agent.id) | counts.without_counts(agent.attributes()), condition=NEW)
+        tx.put(counts.new_counts(ws, agent.id), condition=NEW)  # what its posts, items and answers move
         tx.put(keys.agent_slug_claim(ws, agent.slug) | {"agentId": agent.id}, condition=NEW, name="slug")
         tx.update(keys.workspace(ws), "ADD agentCount :one", values=one | {":limit": limit}, name="limit",
                   condition=f"{EXISTS} AND (attribute_not_exists(agentCount) OR agentCount < :limit)")  # fmt: skip
@@ -102,6 +114,8 @@ class AgentStore:
         tx.delete(keys.agent(ws, agent.id), condition=unchanged_since(agent.version), values={":seen": agent.version},
                   name="changed")  # fmt: skip
         tx.delete(keys.agent_slug_claim(ws, agent.slug))
+        # Its counters item goes with it: a post, item or answer write, conditioned on it, is refused from now on.
+        tx.delete(keys.agent_counts(ws, agent.id))
         tx.update(keys.workspace(ws), "ADD agentCount :minus", condition=EXISTS, values=minus, name="agent")
         for key in (keys.brand(ws, agent.brand_id), keys.workflow(ws, agent.active_workflow_id)):
             # They cannot be deleted while the agent names them; the condition keeps an update from making one.

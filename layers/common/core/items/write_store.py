@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from core.items.records import ItemRecord
+from core.platform import agent_counts_store as counts
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_get, query_all, to_item
 from core.platform.errors import NotFound
-from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
-from core.platform.versions import count_on_agent, unchanged_since, versioned
+from core.platform.transactions import NEW, Also, Changed, Transaction
+from core.platform.versions import unchanged_since, versioned
 
 AGENT_GONE = NotFound("Agent not found")
 CHANGED = Changed("The item changed while this request was applied; read it again")
@@ -43,8 +44,8 @@ class ItemStore:
     def create(self, workspace_id: str, item: ItemRecord, *, also: Also) -> None:
         tx = Transaction(self._table)
         tx.put(keys.item(item.agent_id, item.id, active=item.active) | item.attributes(), condition=NEW)
-        count_on_agent(tx, workspace_id, item.agent_id, "itemCount", +1)
-        tx.carry(also).commit_or_raise(self._db, {"agent": AGENT_GONE})
+        counts.count(tx, workspace_id, item.agent_id, "itemCount", +1)
+        self._commit(tx.carry(also), workspace_id, item.agent_id)
 
     def replace(self, workspace_id: str, old: ItemRecord, new: ItemRecord, *, also: Also) -> ItemRecord:
         stored = versioned(old.version, new)
@@ -57,13 +58,18 @@ class ItemStore:
             tx.delete(keys.item(old.agent_id, old.id, active=old.active), condition=unchanged_since(old.version),
                       values=seen, name="changed")  # fmt: skip
             tx.put(row, condition=NEW)
-        tx.check(keys.agent(workspace_id, old.agent_id), EXISTS, name="agent")
-        tx.carry(also).commit_or_raise(self._db, {"changed": CHANGED, "agent": AGENT_GONE})
+        counts.check(tx, workspace_id, old.agent_id)
+        self._commit(tx.carry(also), workspace_id, old.agent_id)
         return stored
 
     def delete(self, workspace_id: str, item: ItemRecord, *, also: Also) -> None:
         tx = Transaction(self._table)
         tx.delete(keys.item(item.agent_id, item.id, active=item.active), condition=unchanged_since(item.version),
                   values={":seen": item.version}, name="changed")  # fmt: skip
-        count_on_agent(tx, workspace_id, item.agent_id, "itemCount", -1)
-        tx.carry(also).commit_or_raise(self._db, {"changed": CHANGED, "agent": AGENT_GONE})
+        counts.count(tx, workspace_id, item.agent_id, "itemCount", -1)
+        self._commit(tx.carry(also), workspace_id, item.agent_id)
+
+    def _commit(self, tx: Transaction, workspace_id: str, agent_id: str) -> None:
+        """Every item write moves or checks the agent's counters item, never the agent's item (its documents)."""
+        counts.commit_counted(self._db, self._table, tx, workspace_id=workspace_id, agent_id=agent_id,
+                              refusals={"changed": CHANGED, "agent": AGENT_GONE})  # fmt: skip

@@ -43,6 +43,16 @@ def agent(workspace_id: str, agent_id: str) -> dict[str, str]:
     return {"pk": f"WS#{workspace_id}", "sk": f"AGENT#{agent_id}"}
 
 
+def agent_counts(workspace_id: str, agent_id: str) -> dict[str, str]:
+    """The agent's counters (``postCount``, ``itemCount``, ``answerCount``): a small item beside the agent that each
+    post, item and answer write moves, so those writes never touch (nor pay for) the agent's documents. ``COUNTS#``
+    sorts outside the ``AGENT#`` range, so nothing that lists a workspace's agents meets one."""
+    return {"pk": f"WS#{workspace_id}", "sk": f"{AGENT_COUNTS}{agent_id}"}
+
+
+AGENT_COUNTS = "COUNTS#"
+
+
 def agent_slug_claim(workspace_id: str, slug: str) -> dict[str, str]:
     """Claims keep slugs unique within a workspace; ``SLUG#`` never prefixes a listed range (``AGENT#``, ``BRAND#``)."""
     return {"pk": f"WS#{workspace_id}", "sk": f"SLUG#AGENT#{slug}"}
@@ -58,6 +68,16 @@ def storage_lock(workspace_id: str) -> dict[str, str]:
 
 
 UPLOAD = "UPLOAD#"
+
+
+def objects_partition(workspace_id: str) -> str:
+    """The workspace's stored objects as S3's notifications told them (core.objects.storage_store): one record per
+    key, its size and the last event applied, so the ``STORAGE`` counter can move exactly once per change."""
+    return f"WS#{workspace_id}#OBJECTS"
+
+
+def stored_object(workspace_id: str, path: str) -> dict[str, str]:
+    return {"pk": objects_partition(workspace_id), "sk": path}
 
 
 def upload_reservation(workspace_id: str, signing: str) -> dict[str, str]:

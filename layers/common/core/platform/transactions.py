@@ -42,6 +42,13 @@ class Also:
     completion: Mapping[str, Any] | None = None
 
 
+def refusal(failed: str, refusals: Mapping[str, DomainError] | None = None) -> DomainError:
+    """The error answering the failed step ``failed`` (a completion lost to a twin: 409), made afresh: the
+    refusals given are shared across threads."""
+    given = ({"completion": Conflict(IN_PROGRESS)} | dict(refusals or {}))[failed]
+    return type(given)(given.message, headers=dict(given.headers))
+
+
 class Transaction:
     def __init__(self, table: str):
         self._table = table
@@ -129,8 +136,7 @@ class Transaction:
         """``commit``; a named step's failed condition raises its refusal (a completion lost to a twin: 409)."""
         failed = self.commit(client)
         if failed is not None:
-            refusal = ({"completion": Conflict(IN_PROGRESS)} | dict(refusals or {}))[failed]
-            raise type(refusal)(refusal.message, headers=dict(refusal.headers))  # a fresh one: shared across threads
+            raise refusal(failed, refusals)
 
     def commit(self, client: Any) -> str | None:
         """Write every step at once. None when written; else the name of the first named step whose condition

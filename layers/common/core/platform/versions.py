@@ -1,8 +1,9 @@
 """Optimistic writes and the counters beside them.
 
-A record carries a ``version``; a write conditions on the one it read and moves it on. Counters (``postCount``,
-``agentCount``) are added to without touching the version, so a post created meanwhile never makes an agent's
-rename fail, while two renames of one agent cannot both apply to the same reading.
+A record carries a ``version``; a write conditions on the one it read and moves it on. Counters (a brand's
+``agentCount``) are added to without touching the version, so an agent created meanwhile never makes a brand's
+rename fail, while two renames of one brand cannot both apply to the same reading. An agent's own counters live on
+an item of their own (``core.platform.agent_counts_store``), outside the agent's version altogether.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.platform import main_table as keys
-from core.platform.transactions import EXISTS, Transaction
+from core.platform.transactions import Transaction
 
 
 def versioned[R: BaseModel](seen: int, new: R) -> R:
@@ -44,13 +44,6 @@ def update_fields(tx: Transaction, key: Mapping[str, str], fields: Mapping[str, 
         names={f"#{name}": name for name in fields},
         values={f":{name}": value for name, value in kept.items()} | {":seen": seen, ":next": seen + 1},
     )  # fmt: skip
-
-
-def count_on_agent(tx: Transaction, workspace_id: str, agent_id: str, counter: str, step: int) -> None:
-    """Move the agent's ``postCount`` or ``itemCount``, conditioned on the agent (step name ``agent``): nothing is
-    written to a deleted agent, whose partitions its purge is draining."""
-    tx.update(keys.agent(workspace_id, agent_id), f"ADD {counter} :step", condition=EXISTS, values={":step": step},
-              name="agent")  # fmt: skip
 
 
 # A brand or workflow no agent uses (its ``agentCount`` counter is absent or zero): the condition of its deletion.

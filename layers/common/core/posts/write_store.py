@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.platform import agent_counts_store as counts
 from core.platform import main_table as keys
 from core.platform.dynamo import from_item, get_item, to_item, translate_errors
 from core.platform.errors import NotFound
-from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
-from core.platform.versions import count_on_agent, unchanged_since, versioned
+from core.platform.transactions import NEW, Also, Changed, Transaction
+from core.platform.versions import unchanged_since, versioned
 from core.posts.records import PostRecord
 
 AGENT_GONE = NotFound("Agent not found")
@@ -67,8 +68,8 @@ class PostStore:
         tx.put(keys.post_by_id(post.agent_id, post.id) | post.attributes(), condition=NEW)
         for key in row_keys(post):
             tx.put(key | post.attributes())
-        count_on_agent(tx, workspace_id, post.agent_id, "postCount", +1)
-        tx.carry(also).commit_or_raise(self._db, {"agent": AGENT_GONE})
+        counts.count(tx, workspace_id, post.agent_id, "postCount", +1)
+        self._commit(tx.carry(also), workspace_id, post.agent_id)
 
     def replace(self, workspace_id: str, old: PostRecord, new: PostRecord, *, also: Also) -> PostRecord:
         """Store ``new`` over ``old`` if the post is still as ``old`` was read: rows and copies move with it."""
@@ -82,8 +83,8 @@ class PostStore:
                 tx.delete(key)
         for key in row_keys(stored):
             tx.put(key | stored.attributes())
-        tx.check(keys.agent(workspace_id, old.agent_id), EXISTS, name="agent")
-        tx.carry(also).commit_or_raise(self._db, {"changed": CHANGED, "agent": AGENT_GONE})
+        counts.check(tx, workspace_id, old.agent_id)
+        self._commit(tx.carry(also), workspace_id, old.agent_id)
         return stored
 
     def delete(self, workspace_id: str, post: PostRecord, *, also: Also) -> None:
@@ -92,5 +93,10 @@ class PostStore:
                   values={":seen": post.version}, name="changed")  # fmt: skip
         for key in row_keys(post):
             tx.delete(key)
-        count_on_agent(tx, workspace_id, post.agent_id, "postCount", -1)
-        tx.carry(also).commit_or_raise(self._db, {"changed": CHANGED, "agent": AGENT_GONE})
+        counts.count(tx, workspace_id, post.agent_id, "postCount", -1)
+        self._commit(tx.carry(also), workspace_id, post.agent_id)
+
+    def _commit(self, tx: Transaction, workspace_id: str, agent_id: str) -> None:
+        """Every post write moves or checks the agent's counters item, never the agent's item (its documents)."""
+        counts.commit_counted(self._db, self._table, tx, workspace_id=workspace_id, agent_id=agent_id,
+                              refusals={"changed": CHANGED, "agent": AGENT_GONE})  # fmt: skip

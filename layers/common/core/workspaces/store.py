@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.identity.records import UserRecord
+from core.platform import agent_counts_store
 from core.platform import main_table as keys
 from core.platform.dynamo import (
     batch_delete,
@@ -65,11 +66,12 @@ class WorkspaceStore:
         wanted = {"member": keys.member(workspace_id, user_id), "workspace": keys.workspace(workspace_id)}
         if with_user:
             wanted["user"] = keys.user(user_id)
-        if agent_id is not None:
-            wanted["agent"] = keys.agent(workspace_id, agent_id)
+        if agent_id is not None:  # with its counters item: the agent as stored carries its counts
+            wanted |= {"agent": keys.agent(workspace_id, agent_id), "counts": keys.agent_counts(workspace_id, agent_id)}
         found = {(row["pk"], row["sk"]): row for row in batch_get(self._db, self._table, list(wanted.values()))}
         rows = {name: found.get((key["pk"], key["sk"])) for name, key in wanted.items()}
         member, workspace, user, agent = (rows.get(n) for n in ("member", "workspace", "user", "agent"))
+        agent = agent_counts_store.counted(agent, rows.get("counts")) if agent is not None else None
         return Access(
             member=MembershipRecord.model_validate(member) if member else None,
             workspace=WorkspaceRecord.model_validate(workspace) if workspace else None,

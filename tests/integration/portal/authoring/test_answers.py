@@ -211,10 +211,10 @@ def test_each_write_is_audited_and_an_idempotency_key_replays_it(studio: Studio,
 
 
 def test_an_agent_holds_at_most_1000_answers(studio: Studio, agent: dict[str, Any]) -> None:
-    """The cap is the agent's ``answerCount``, moved in each answer's own transaction (so a race cannot pass it):
-    set here to one short of it rather than writing 999 answers."""
+    """The cap is the agent's ``answerCount`` (on its counters item), moved in each answer's own transaction (so a
+    race cannot pass it): set here to one short of it rather than writing 999 answers."""
     made = create(studio, agent["id"])
-    key = main_table.agent(studio.workspace_id, agent["id"])
+    key = main_table.agent_counts(studio.workspace_id, agent["id"])
     table = studio.portal.aws.dynamodb
     counted = table.get_item(TableName=get_settings().main_table, Key=to_item(key))["Item"]["answerCount"]
     assert counted == {"N": "1"}

@@ -154,7 +154,7 @@ def drain_events(function: str = EVENTS_FUNCTION, *, invoke: Callable[[dict[str,
         table = _shard(source.table)
         shard = table.stream_shard
         while True:
-            start = _position(shard)
+            start = _position(shard, function)
             window = shard.items[start : start + source.batch_size]
             if not window:
                 break
@@ -169,21 +169,26 @@ def drain_events(function: str = EVENTS_FUNCTION, *, invoke: Callable[[dict[str,
             if batch.failed:
                 # Lambda resumes at the first failed record (its sequence number): it and every later one are sent
                 # again next time; what came before it is done.
-                _move(shard, min(int(f) for f in batch.failed) - shard.starting_sequence_number)
+                _move(shard, min(int(f) for f in batch.failed) - shard.starting_sequence_number, function)
                 break
-            _move(shard, start + len(window))
+            _move(shard, start + len(window), function)
     return drained
 
 
-def _position(shard: Any) -> int:
+def _position(shard: Any, function: str = EVENTS_FUNCTION) -> int:
     """The index in the shard's records of the next one to hand over. Kept as a sequence number (the runner's moto
-    drops records it replayed, moving the shard's first number): an index would then point past records."""
-    following = getattr(shard, "_harness_next", shard.starting_sequence_number)
+    drops records it replayed, moving the shard's first number): an index would then point past records. Each
+    function has its own (two mappings read the LedgerTable's stream, each from where it stopped, as on AWS)."""
+    following = getattr(shard, _mark(function), shard.starting_sequence_number)
     return max(0, following - shard.starting_sequence_number)
 
 
-def _move(shard: Any, index: int) -> None:
-    shard._harness_next = shard.starting_sequence_number + index
+def _move(shard: Any, index: int, function: str = EVENTS_FUNCTION) -> None:
+    setattr(shard, _mark(function), shard.starting_sequence_number + index)
+
+
+def _mark(function: str) -> str:
+    return "_harness_next" if function == EVENTS_FUNCTION else f"_harness_next_{function}"
 
 
 def _invoker(function: str) -> Callable[[dict[str, Any]], Any]:

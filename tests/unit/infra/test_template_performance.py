@@ -20,6 +20,7 @@ WORKERS = {
     "KnowledgeIndexFunction",
     "WebhookDeliveryFunction",
     "EventsFunction",
+    "LedgerHistoryFunction",
 }
 FALLBACKS = {"BrainFallbackFunction", "PortalFallbackFunction"}
 READ_PLANE_BUFFERED = {

@@ -10,6 +10,7 @@ from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
     from core.credits.billing import Billing
+    from core.credits.history_store import HistoryStore
     from core.credits.reader import CreditReader
 
 
@@ -34,3 +35,11 @@ def reader() -> CreditReader:
         usd_cents_per_credit=settings.credit_usd_cents,
         hold_seconds=settings.hold_seconds,
     )
+
+
+@per_container
+def history() -> HistoryStore:
+    """The history numberer (``functions/workers/ledger_history``, ``python -m ops number-history``)."""
+    from core.credits.history_store import HistoryStore
+
+    return HistoryStore(aws.dynamodb(), get_settings().ledger_table)

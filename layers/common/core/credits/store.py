@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from core.credits.history_store import HistoryPage, HistoryStore
 from core.credits.ledger_items import HOLD_SHARDS, LedgerItems, balance_sk, hold_sk, key, marker_sk
 from core.credits.records import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
 from core.platform.dynamo import StorageUnavailable, from_item, query_all, to_item, translate_errors
@@ -43,22 +44,14 @@ class LedgerStore:
         item = self._get(account_id, hold_sk(ref_id))
         return HoldRecord.model_validate(item) if item else None
 
+    def history(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> HistoryPage:
+        """A page of the account's history, newest first, and ``total`` (the numbered history: history_store.py).
+        Its cost is the page's, whatever the ledger's size, once the history numberer has caught up."""
+        return HistoryStore(self._db, self._table).page(account_id, ref_type=ref_type, skip=skip, take=take)
+
     def entries(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> list[LedgerEntryRecord]:
         """Entries newest first, the ``take`` after the first ``skip`` (of ``ref_type`` only, if given)."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :entry)",
-            "ExpressionAttributeValues": to_item({":pk": f"ACCT#{account_id}", ":entry": "ENTRY#"}),
-            "ScanIndexForward": False,
-            "ConsistentRead": True,
-        }
-        if ref_type is None:
-            request["Limit"] = skip + take  # without a filter, read no more than the page needs
-        else:
-            request["FilterExpression"] = "refType = :type"
-            request["ExpressionAttributeValues"] |= to_item({":type": ref_type})
-        found = query_all(self._db, request, limit=skip + take)[skip:]
-        return [LedgerEntryRecord.model_validate(entry) for entry in found]  # a record ignores the key attributes
+        return self.history(account_id, ref_type=ref_type, skip=skip, take=take).entries
 
     def expired_holds(self, now: str, limit: int = 100) -> list[HoldRecord]:
         """Holds whose ``expiresAt`` has passed (the index is eventually consistent: callers re-check)."""

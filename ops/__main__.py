@@ -5,6 +5,7 @@
     make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
     make smoke [STACK=workspace-service-prod]        # python -m ops [--stack ...] smoke: docs/smoke.md
     make ops ARGS="[--stack NAME] import-turns [--workspace ID]"   # turns older versions stored in S3, into the table
+    make ops ARGS="[--stack NAME] number-history [--account ID] [--after CURSOR]"   # the credit history numbered
     make console-upload STACK=workspace-service-prod   # python -m ops --stack NAME console-upload: the console's build
 
 A grant is a ``topup`` ledger entry (or ``--type refund|adjustment``) and happens at most
@@ -102,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="what an imported complete turn says it cost (default: 1, the service's default price)",
     )
+    numbering = commands.add_parser("number-history", help="number every account's credit history (a migration)")
+    numbering.add_argument("--account", default=None, help="one account's (a user id; default: every account's)")
+    numbering.add_argument("--after", default=None, help="resume after this cursor (the last line's \"after\")")
     upload = commands.add_parser("console-upload", help="upload console/dist to a deployed stack and invalidate it")
     upload.add_argument("--dist", type=Path, default=None, help="the build (default: console/dist)")
     args = parser.parse_args(argv)
@@ -118,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.command == "import-turns":
         return _import_turns(args, client("s3"), client("dynamodb"), names)
+    if args.command == "number-history":
+        return _number_history(args, client("dynamodb"), names)
     return _operate(args, client("dynamodb"), names)
 
 
@@ -150,6 +156,15 @@ def _import_turns(args: argparse.Namespace, s3: Any, dynamodb: Any, names: dict[
     store = TurnImportStore(s3, names["bucket"], dynamodb, names["main"])
     done = TurnImporter(store, store, retention_of=retention_of, credits_per_turn=price).run(args.workspace)
     print(json.dumps(done.__dict__))
+    return 0
+
+
+def _number_history(args: argparse.Namespace, dynamodb: Any, names: dict[str, str]) -> int:
+    from core.credits.history_store import HistoryStore
+    from ops import number_history
+
+    numberer = HistoryStore(dynamodb, names["ledger"])
+    number_history.run(numberer, dynamodb, names["ledger"], account=args.account, after=args.after)
     return 0
 
 

@@ -89,5 +89,6 @@ def test_a_hold_reserves_atomically_with_its_conditions() -> None:
     assert put_hold["Put"]["ConditionExpression"] == "attribute_not_exists(pk)"
     assert put_hold["Put"]["Item"]["sk"] == {"S": "HOLD#turn_1"}
     assert unused["ConditionCheck"]["Key"]["sk"] == {"S": "REF#llm#turn_1"}
-    assert balance["Update"]["ConditionExpression"] == "available >= :cover"
+    # the main book takes a hold only while the account has no shards (docs/ledger.md, "Shards")
+    assert balance["Update"]["ConditionExpression"] == "available >= :cover AND attribute_not_exists(shards)"
     assert balance["Update"]["ExpressionAttributeValues"][":cover"] == {"N": "1"}

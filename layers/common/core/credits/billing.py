@@ -67,7 +67,7 @@ class Billing:
 
         False if the hold is gone (it expired and was released): the work must stop, unpaid.
         """
-        return self._ledger.mark_streamed(hold.account_id, hold.ref_id)
+        return self._ledger.mark_streamed(hold.account_id, hold.ref_id, hold.book)
 
     def note_exhausted(self, account_id: str, workspace_id: str, agent_id: str) -> None:
         """A chat of ``workspace_id`` was refused for lack of credits: mark the balance exhausted (once until the
@@ -100,13 +100,14 @@ class Billing:
         settled = released = 0
         expired = self._ledger.expired_holds(_iso(self._clock()), limit=batch)
         for hold in expired:
-            current = self._ledger.get_hold(hold.account_id, hold.ref_id)  # the index lags; the item is the truth
+            # the index lags; the item (in the hold's book) is the truth
+            current = self._ledger.get_hold(hold.account_id, hold.ref_id, hold.book)
             if current is not None and not current.streamed:
                 if self.release(current) is Outcome.APPLIED:
                     released += 1
                     continue
                 # The release lost a race: the work delivered just now, or its own turn finished the hold.
-                current = self._ledger.get_hold(hold.account_id, hold.ref_id)
+                current = self._ledger.get_hold(hold.account_id, hold.ref_id, hold.book)
             if current is not None and current.streamed:
                 settled += self.settle(current) is Outcome.APPLIED
         # A full batch means more may wait; one that changed nothing (index lag) must not spin the caller.

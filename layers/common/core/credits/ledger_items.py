@@ -6,6 +6,7 @@ import zlib
 from datetime import UTC, datetime
 from typing import Any
 
+from core.credits import shards
 from core.credits.records import HoldRecord, HoldUsage, LedgerEntryRecord
 from core.platform import usage_counters
 from core.platform.dynamo import to_item
@@ -19,8 +20,8 @@ USAGE_TTL = "ttl"
 EXHAUSTED = "exhausted"
 
 
-def key(account_id: str, sk: str) -> dict[str, Any]:
-    return to_item({"pk": f"ACCT#{account_id}", "sk": sk})
+def key(account_id: str, sk: str, book: int = shards.MAIN) -> dict[str, Any]:
+    return to_item({"pk": shards.partition(account_id, book), "sk": sk})
 
 
 def balance_sk() -> str:
@@ -40,9 +41,10 @@ def entry_sk(entry: LedgerEntryRecord) -> str:
     return f"ENTRY#{entry.created_at}#{entry.id}"  # time first: a descending Query is newest first
 
 
-def usage_key(workspace_id: str, day: str) -> dict[str, Any]:
-    """A workspace's chat usage of one UTC day (YYYY-MM-DD), beside the accounts' partitions."""
-    return to_item({"pk": usage_counters.usage_partition(workspace_id), "sk": day})
+def usage_key(workspace_id: str, day: str, book: int = shards.MAIN) -> dict[str, Any]:
+    """A workspace's chat usage of one UTC day (YYYY-MM-DD), beside the accounts' partitions (a sharded account's
+    settlements in shard k count on ``<day>#S<k>``: ``shards.usage_sk``)."""
+    return to_item({"pk": usage_counters.usage_partition(workspace_id), "sk": shards.usage_sk(day, book)})
 
 
 def usage_expiry(day: str) -> int:
@@ -59,33 +61,36 @@ class LedgerItems:
     def __init__(self, table: str):
         self._table = table
 
-    def put_marker(self, account_id: str, ref_type: str, ref_id: str, *, outcome: str, at: str) -> dict[str, Any]:
+    def put_marker(
+        self, account_id: str, ref_type: str, ref_id: str, *, outcome: str, at: str, book: int = shards.MAIN
+    ) -> dict[str, Any]:
         marker = {"refId": ref_id, "refType": ref_type, "outcome": outcome, "at": at}
-        item = key(account_id, marker_sk(ref_type, ref_id)) | to_item(marker)
+        item = key(account_id, marker_sk(ref_type, ref_id), book) | to_item(marker)
         return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
 
-    def unused_reference(self, account_id: str, ref_type: str, ref_id: str) -> dict[str, Any]:
+    def unused_reference(self, account_id: str, ref_type: str, ref_id: str, book: int = shards.MAIN) -> dict[str, Any]:
         return {
             "ConditionCheck": {
                 "TableName": self._table,
-                "Key": key(account_id, marker_sk(ref_type, ref_id)),
+                "Key": key(account_id, marker_sk(ref_type, ref_id), book),
                 "ConditionExpression": NEW,
             }
         }
 
-    def put_entry(self, entry: LedgerEntryRecord) -> dict[str, Any]:
-        item = key(entry.account_id, entry_sk(entry)) | to_item(entry.attributes())
+    def put_entry(self, entry: LedgerEntryRecord, book: int = shards.MAIN) -> dict[str, Any]:
+        item = key(entry.account_id, entry_sk(entry), book) | to_item(entry.attributes())
         return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
 
-    def put_hold(self, hold: HoldRecord) -> dict[str, Any]:
-        item = key(hold.account_id, hold_sk(hold.ref_id)) | to_item(
-            hold.attributes() | {"holdShard": hold_shard(hold.ref_id)}
-        )
+    def put_hold(self, hold: HoldRecord, book: int = shards.MAIN) -> dict[str, Any]:
+        # ``book`` on the item too: the sweeper, reading the index, finishes the hold in its book.
+        attributes = hold.attributes() | {"holdShard": hold_shard(hold.ref_id)} | ({"book": book} if book else {})
+        item = key(hold.account_id, hold_sk(hold.ref_id), book) | to_item(attributes)
         return {"Put": {"TableName": self._table, "Item": item, "ConditionExpression": NEW}}
 
-    def count_usage(self, usage: HoldUsage, charge: int) -> dict[str, Any] | None:
+    def count_usage(self, usage: HoldUsage, charge: int, book: int = shards.MAIN) -> dict[str, Any] | None:
         """ADD one turn and its ``charge`` to the key's and the agent's counters of the workspace's day (creating
-        the day's item on first use); None when the hold names neither."""
+        the day's item on first use; a shard book's settlement: the day's item of that shard); None when the hold
+        names neither."""
         subjects = [(s, i) for s, i in (("key", usage.key_id), ("agent", usage.agent_id)) if i]
         if not subjects:
             return None
@@ -98,14 +103,14 @@ class LedgerItems:
         return {
             "Update": {
                 "TableName": self._table,
-                "Key": usage_key(usage.workspace_id, usage.day),
+                "Key": usage_key(usage.workspace_id, usage.day, book),
                 "UpdateExpression": f"ADD {', '.join(adds)} SET #ttl = :ttl",
                 "ExpressionAttributeNames": names,
                 "ExpressionAttributeValues": to_item({":one": 1, ":charge": charge, ":ttl": usage_expiry(usage.day)}),
             }
         }
 
-    def delete_hold(self, hold: HoldRecord, *, undelivered: bool = False) -> dict[str, Any]:
+    def delete_hold(self, hold: HoldRecord, *, undelivered: bool = False, book: int = shards.MAIN) -> dict[str, Any]:
         """Delete the hold as it was read; ``undelivered``: only if its work has delivered nothing since."""
         condition = "attribute_exists(pk) AND amount = :amount"
         values: dict[str, Any] = {":amount": hold.amount}
@@ -115,7 +120,7 @@ class LedgerItems:
         return {
             "Delete": {
                 "TableName": self._table,
-                "Key": key(hold.account_id, hold_sk(hold.ref_id)),
+                "Key": key(hold.account_id, hold_sk(hold.ref_id), book),
                 "ConditionExpression": condition,
                 "ExpressionAttributeValues": to_item(values),
             }
@@ -123,18 +128,20 @@ class LedgerItems:
 
     def update_balance(
         self, account_id: str, at: str, *, available: int = 0, held: int = 0, entry_type: str | None = None,
-        cover: int | None = None, rearm: bool = False,
+        cover: int | None = None, rearm: bool = False, book: int = shards.MAIN, unsharded: bool = False,
     ) -> dict[str, Any]:  # fmt: skip
         """ADD the deltas (creating the balance on first use), counting one entry of ``entry_type`` if given.
 
         ``cover``: the update only applies while ``available`` is at least that much. ``rearm`` (a grant): REMOVE
         the exhaustion marker, so the next refusal for lack of credits is a new exhaustion (``exhausted``).
+        ``unsharded`` (a reserve on the main book): only while the account has no shards; a failed condition
+        returns the balance as it is, so the caller learns the account's ``shards`` without a read first.
         """
         adds = ["available :available", "held :held"] + (["entries :one", "#typed :one"] if entry_type else [])
         values: dict[str, Any] = {":available": available, ":held": held, ":at": at}
         update: dict[str, Any] = {
             "TableName": self._table,
-            "Key": key(account_id, balance_sk()),
+            "Key": key(account_id, balance_sk(), book),
             "UpdateExpression": f"ADD {', '.join(adds)} SET updatedAt = :at"
             + (f" REMOVE {EXHAUSTED}" if rearm else ""),
         }
@@ -143,9 +150,36 @@ class LedgerItems:
             update["ExpressionAttributeNames"] = {"#typed": f"entries:{entry_type}"}
         if cover is not None:
             values[":cover"] = cover
-            update["ConditionExpression"] = "available >= :cover"
+            only = " AND attribute_not_exists(shards)" if unsharded else ""
+            update["ConditionExpression"] = "available >= :cover" + only
+            update["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         update["ExpressionAttributeValues"] = to_item(values)
         return {"Update": update}
+
+    def lease(self, account_id: str, book: int, amount: int, at: str) -> list[dict[str, Any]]:
+        """Lend ``amount`` of the main balance's available to shard ``book``: main ``available`` never below zero,
+        and only while the account is sharded. A failed condition returns the main balance as it is."""
+        taken: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key(account_id, balance_sk()),
+            "UpdateExpression": "ADD available :minus SET updatedAt = :at",
+            "ConditionExpression": "available >= :amount AND attribute_exists(shards)",
+            "ExpressionAttributeValues": to_item({":minus": -amount, ":amount": amount, ":at": at}),
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        given = self.update_balance(account_id, at, available=amount, book=book)
+        return [{"Update": taken}, given]
+
+    def gather(self, account_id: str, book: int, amount: int, at: str) -> list[dict[str, Any]]:
+        """Return ``amount`` of shard ``book``'s available to the main balance (the shard's never below zero)."""
+        taken: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": key(account_id, balance_sk(), book),
+            "UpdateExpression": "ADD available :minus SET updatedAt = :at",
+            "ConditionExpression": "available >= :amount",
+            "ExpressionAttributeValues": to_item({":minus": -amount, ":amount": amount, ":at": at}),
+        }
+        return [{"Update": taken}, self.update_balance(account_id, at, available=amount)]
 
     def mark_exhausted(self, account_id: str, workspace_id: str, agent_id: str, at: str) -> dict[str, Any]:
         """UpdateItem arguments: SET the exhaustion marker unless one is set (one per exhaustion, whatever the

@@ -17,6 +17,7 @@ class BalanceRecord(Record):
     held: int = 0
     entries: int = 0
     entries_by_type: dict[str, int] = Field(default_factory=dict)
+    shards: int = 0  # the account's shard books (docs/ledger.md, "Shards"); the sums above are over every book
 
     def entry_count(self, ref_type: RefType | None) -> int:
         return self.entries if ref_type is None else self.entries_by_type.get(ref_type, 0)
@@ -46,6 +47,9 @@ class HoldRecord(Record):
     # Set once the work has delivered something: an expired hold that streamed is settled, not released.
     streamed: bool = False
     usage: HoldUsage | None = None  # None: the work counts as no key's or agent's usage
+    # The book the hold was reserved in (0: the account's main book, k: its shard k), set by the reserve;
+    # None on a record that never was (its book is then the one its reference maps to).
+    book: int | None = None
 
 
 class LedgerEntryRecord(Record):

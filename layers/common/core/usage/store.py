@@ -27,10 +27,12 @@ class UsageStore:
         self, workspace_id: str, subject: str, subject_id: str, first: str, last: str
     ) -> dict[str, tuple[int, int]]:
         """``{day: (turns, credits)}`` of one key or agent (``subject`` ``key`` or ``agent``) from day ``first`` to
-        ``last`` (YYYY-MM-DD): one Query of the workspace's usage partition, only this subject's counters."""
+        ``last`` (YYYY-MM-DD): one Query of the workspace's usage partition, only this subject's counters, summed
+        over each day's items (a sharded account's settlements count on ``<day>#S<k>``: docs/ledger.md, "Shards")."""
         turns = usage_counters.chat_name(usage_counters.TURNS, subject, subject_id)
         spent = usage_counters.chat_name(usage_counters.CREDITS, subject, subject_id)
-        values = {":pk": usage_counters.usage_partition(workspace_id), ":first": first, ":last": last}
+        # "~" sorts after "#": ``<last>~`` bounds every shard item of the last day
+        values = {":pk": usage_counters.usage_partition(workspace_id), ":first": first, ":last": f"{last}~"}
         found = query_all(self._db, {
             "TableName": self._ledger_table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
@@ -38,7 +40,12 @@ class UsageStore:
             "ExpressionAttributeNames": {"#turns": turns, "#credits": spent},
             "ExpressionAttributeValues": to_item(values),
         })  # fmt: skip
-        return {item["sk"]: (int(item.get(turns, 0)), int(item.get(spent, 0))) for item in found}
+        days: dict[str, tuple[int, int]] = {}
+        for item in found:
+            day = item["sk"].split("#", 1)[0]
+            before = days.get(day, (0, 0))
+            days[day] = (before[0] + int(item.get(turns, 0)), before[1] + int(item.get(spent, 0)))
+        return days
 
     def counters(self, key_ids: Iterable[str]) -> dict[str, int]:
         """Every usage counter of these keys' window items, summed over keys and shards (BatchGetItems of at most

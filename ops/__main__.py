@@ -6,6 +6,7 @@
     make smoke [STACK=workspace-service-prod]        # python -m ops [--stack ...] smoke: docs/smoke.md
     make ops ARGS="[--stack NAME] import-turns [--workspace ID]"   # turns older versions stored in S3, into the table
     make ops ARGS="[--stack NAME] number-history [--account ID] [--after CURSOR]"   # the credit history numbered
+    make ops ARGS="[--stack NAME] shard-ledger --email ava@example.com --shards 16"   # a busy account's balance shards
     make console-upload STACK=workspace-service-prod   # python -m ops --stack NAME console-upload: the console's build
 
 A grant is a ``topup`` ledger entry (or ``--type refund|adjustment``) and happens at most
@@ -103,6 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="what an imported complete turn says it cost (default: 1, the service's default price)",
     )
+    sharding = commands.add_parser("shard-ledger", help="give a busy billed account balance shards (only growing)")
+    whose = sharding.add_mutually_exclusive_group(required=True)
+    whose.add_argument("--email", help="the account's user's e-mail")
+    whose.add_argument("--account", help="the account (a user id)")
+    sharding.add_argument("--shards", type=int, required=True, help="shard books (1 to 32; never fewer than it has)")
     numbering = commands.add_parser("number-history", help="number every account's credit history (a migration)")
     numbering.add_argument("--account", default=None, help="one account's (a user id; default: every account's)")
     numbering.add_argument("--after", default=None, help="resume after this cursor (the last line's \"after\")")
@@ -122,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.command == "import-turns":
         return _import_turns(args, client("s3"), client("dynamodb"), names)
+    if args.command == "shard-ledger":
+        from ops import shard_ledger
+
+        return shard_ledger.main(args, client("dynamodb"), names)
     if args.command == "number-history":
         return _number_history(args, client("dynamodb"), names)
     return _operate(args, client("dynamodb"), names)

@@ -11,7 +11,10 @@ from core.credits.records import HoldRecord, HoldUsage, LedgerEntryRecord
 from core.platform import usage_counters
 from core.platform.dynamo import to_item
 
-HOLD_SHARDS = 8  # expiring holds are indexed across 8 partitions, so no single index key runs hot
+# Expiring holds are indexed across 32 partitions, so no index key runs hot: a turn writes its hold's index entry
+# three times (reserve, delivered, settled), and 8 keys capped the service at ~2,700 turns a second, every account's
+# together (bench/ledger_shards.py). Holds indexed under fewer keys before are still found (0..7 are among them).
+HOLD_SHARDS = 32
 NEW = "attribute_not_exists(pk)"
 # A usage item's TTL attribute (epoch seconds). Not ``expiresAt``: that is the holds' index key, a string.
 USAGE_TTL = "ttl"

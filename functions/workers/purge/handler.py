@@ -1,6 +1,8 @@
-"""SQS worker: purge deleted workspaces (objects under their prefix, then their records) and deleted agents
-(their folder's objects, stored conversations, posts and items); and re-stamp a workspace's stored turns after its
-retention changed (``"job": "restamp"``, ``core.chat.restamp``).
+"""SQS worker: S3's notifications of a workspace's objects, kept in its storage counter
+(``core.objects.notifications``, routed here by StorageObjectEventsRule); purge deleted workspaces (objects under
+their prefix, then their records) and deleted agents (their folder's objects, stored conversations, posts and
+items); and re-stamp a workspace's stored turns after its retention changed (``"job": "restamp"``,
+``core.chat.restamp``).
 
 A pass that ran out of time queues a fresh message and the next pass resumes where
 it stopped. A pass that failed is reported in ``batchItemFailures`` (Powertools'
@@ -17,6 +19,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from core.chat import providers as chat
+from core.objects import providers as objects
 from core.platform import jobs, observability
 from core.purge import providers as purge
 
@@ -28,6 +31,9 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 def purge_one(record: SQSRecord, lambda_context) -> None:
     try:
         message = json.loads(record.body)
+        if message.get("source") == "aws.s3":  # an object created or deleted: the storage counter follows it
+            objects.notifications().apply(message)
+            return
         workspace_id, agent_id = message["workspaceId"], message.get("agentId")
         remaining = lambda_context.get_remaining_time_in_millis
         if message.get("job") == jobs.RESTAMP:

@@ -5,12 +5,14 @@ them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 # Only for the type checker: importing the records here would load them into every function that imports a
 # service (tests/unit/test_cold_path.py).
 if TYPE_CHECKING:
     from core.objects.records import UploadRecord
+    from core.objects.storage import ObjectEvent, Tracked
     from core.objects.store import NotModified, StoredObject
     from core.objects.write_store import Listed, ObjectHead
     from core.platform.transactions import Also
@@ -35,5 +37,14 @@ class BucketObjects(Protocol):
 
 
 class UploadReservations(Protocol):
-    def pending(self, workspace_id: str) -> tuple[int, list[UploadRecord]]: ...
+    def pending(self, workspace_id: str) -> tuple[int, int, list[UploadRecord]]: ...
     def reserve(self, workspace_id: str, seen: int, upload: UploadRecord, *, also: Also) -> bool: ...
+
+
+class StoredSizes(Protocol):
+    """The storage counter's records (``StorageStore``): the signing reads the paths it weighs; the notifications'
+    worker and the API's deletion move them."""
+
+    def records(self, workspace_id: str, paths: list[str]) -> dict[str, Tracked]: ...
+    def apply(self, event: ObjectEvent, look: Callable[[], int]) -> bool: ...
+    def observe(self, workspace_id: str, path: str, size: int, at: str = "") -> bool: ...

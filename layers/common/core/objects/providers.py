@@ -10,9 +10,11 @@ from core.platform.providers import media_url_secret, per_container
 from core.platform.settings import get_settings
 
 if TYPE_CHECKING:  # each provider imports what it builds: a function loads the modules it uses, no others
+    from core.objects.notifications import StorageNotifications
     from core.objects.reader import ObjectReader
     from core.objects.service import MediaService
     from core.objects.signed_urls import MediaUrlService
+    from core.objects.storage_store import StorageStore
     from core.objects.uploads import UploadService
     from core.objects.write_store import ObjectStore
     from core.objects.writer import ObjectService
@@ -51,7 +53,14 @@ def uploads() -> UploadService:
 
     settings = get_settings()
     return UploadService(workspaces.access(), write_store(), UploadStore(aws.dynamodb(), settings.main_table),
-                         audit.writes(), url_seconds=settings.upload_url_seconds)  # fmt: skip
+                         storage(), audit.writes(), url_seconds=settings.upload_url_seconds)  # fmt: skip
+
+
+def storage() -> StorageStore:
+    """The storage counter and its keys' records (the signing, the deletion, S3's notifications, the purge)."""
+    from core.objects.storage_store import StorageStore
+
+    return StorageStore(aws.dynamodb(), get_settings().main_table)
 
 
 @per_container
@@ -69,4 +78,12 @@ def writer() -> ObjectService:
     from core.objects.writer import ObjectService
     from core.workspaces import providers as workspaces
 
-    return ObjectService(workspaces.access(), write_store(), audit.writes())
+    return ObjectService(workspaces.access(), write_store(), storage(), audit.writes())
+
+
+@per_container
+def notifications() -> StorageNotifications:
+    """S3's notifications of new and deleted objects, applied to the storage counter (the purge queue's worker)."""
+    from core.objects.notifications import StorageNotifications
+
+    return StorageNotifications(storage(), write_store())

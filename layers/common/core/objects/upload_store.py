@@ -1,6 +1,7 @@
 """Uploads signed and not yet known to have landed, and the counter that puts a workspace's signings in a line.
 
-A signing counts what the workspace stores (S3's listing) plus what it has signed and not yet seen land (these
+A signing counts what the workspace stores (the counter's ``bytes``, kept by S3's notifications:
+``storage_store``) plus what it has signed and not yet seen land (these
 records), then adds its own record while moving the workspace's ``STORAGE`` counter from the value it read: of
 two signings that read the same state, only one writes, and the other counts again. So no two uploads can both
 take the last bytes of a plan's storage. Each signing has a record of its own (a ticket stays valid until its URL
@@ -24,9 +25,10 @@ class UploadStore:
         self._db = client
         self._table = table
 
-    def pending(self, workspace_id: str) -> tuple[int, list[UploadRecord]]:
-        """(the counter, every signed upload still recorded): one consistent Query, since ``STORAGE`` and the
-        ``UPLOAD#`` records are neighbours in the workspace's partition (nothing else sorts between them)."""
+    def pending(self, workspace_id: str) -> tuple[int, int, list[UploadRecord]]:
+        """(the signings' counter, the bytes stored, every signed upload still recorded): one consistent Query,
+        since ``STORAGE`` and the ``UPLOAD#`` records are neighbours in the workspace's partition (nothing else
+        sorts between them). Bounded by the signings outstanding (their records expire), never by the objects."""
         partition = keys.workspace(workspace_id)["pk"]
         rows = query_all(self._db, {
             "TableName": self._table, "ConsistentRead": True,
@@ -34,8 +36,9 @@ class UploadStore:
             "ExpressionAttributeValues": to_item({":pk": partition, ":lock": keys.storage_lock(workspace_id)["sk"],
                                                   ":last": keys.UPLOAD + chr(0x10FFFF)}),
         })  # fmt: skip
-        seq = next((int(r.get("seq", 0)) for r in rows if r["sk"] == keys.storage_lock(workspace_id)["sk"]), 0)
-        return seq, [UploadRecord.model_validate(r) for r in rows if r["sk"].startswith(keys.UPLOAD)]
+        counter = next((r for r in rows if r["sk"] == keys.storage_lock(workspace_id)["sk"]), {})
+        signed = [UploadRecord.model_validate(r) for r in rows if r["sk"].startswith(keys.UPLOAD)]
+        return int(counter.get("seq", 0)), int(counter.get("bytes", 0)), signed
 
     def reserve(self, workspace_id: str, seen: int, upload: UploadRecord, *, also: Also) -> bool:
         """Record ``upload`` if no other signing wrote since the counter was ``seen``; False when one did."""

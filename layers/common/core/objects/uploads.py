@@ -4,8 +4,10 @@ The client sends the file straight to the bucket (the API's bodies stop at 256 K
 exact key, content type and size and lives at most 15 minutes; the path follows the r2 rules and allowlist (the
 same 400/403 as ``/v1/r2``), and a ``projects/<agentId>/`` path must name an agent of this workspace. A file over
 the owner's plan's object size, or one that would take the workspace over its storage, is 402
-``STORAGE_LIMIT_REACHED``. Storage is what S3 holds now plus what every unexpired ticket could still add
-(``upload_store``: signings of a workspace are put in a line, so two cannot share the last bytes).
+``STORAGE_LIMIT_REACHED``. Storage is what S3 holds (the counter S3's notifications keep: ``storage``) plus what
+every unexpired ticket could still add (``upload_store``: signings of a workspace are put in a line, so two cannot
+share the last bytes). A signing reads the counter, the tickets outstanding and the records of their paths: its cost
+follows the signings in flight, never the objects stored (it lists nothing).
 """
 
 from __future__ import annotations
@@ -17,11 +19,10 @@ from datetime import UTC, datetime, timedelta
 
 from core.audit.writes import Author, Write, Writes
 from core.objects.paths import checked_path
-from core.objects.ports import BucketObjects, UploadReservations
+from core.objects.ports import BucketObjects, StoredSizes, UploadReservations
 from core.objects.records import UploadRecord
-from core.objects.write_store import Listed
+from core.objects.storage import Tracked, landed
 from core.objects.writer_models import UploadRequest, UploadTicket
-from core.platform import together
 from core.platform.errors import Conflict, InvalidPath, StorageLimitReached, ValidationFailed
 from core.platform.ids import iso, new_id
 from core.platform.settings import MIB, RAISED_BY
@@ -47,30 +48,29 @@ def megabytes(size: int) -> str:
     return f"{size / MIB:.1f} MB" if size >= MIB // 10 else f"{size} bytes"
 
 
-def storage_used(listed: dict[str, Listed], signings: list[UploadRecord], now: datetime) -> int:
-    """Bytes the workspace holds, or may hold once every ticket it was given is used: every current object, and
+def storage_used(stored: int, records: dict[str, Tracked], signings: list[UploadRecord], now: datetime) -> int:
+    """Bytes the workspace holds, or may hold once every ticket it was given is used: the counter's ``stored``, and
     for each path with unexpired signings not yet seen landed (an object at the path, of the signing's size,
-    written since it was signed), the largest of them over the object it would replace. Only one object stays at a
-    path, but every ticket can store until it expires, so signing a path again, smaller, frees nothing."""
+    recorded since it was signed), the largest of them over the object it would replace. Only one object stays at
+    a path, but every ticket can store until it expires, so signing a path again, smaller, frees nothing."""
     largest: dict[str, int] = {}
     for upload in signings:
         if upload.expires_at <= now.timestamp():
             continue
-        current = listed.get(upload.path)
-        signed = datetime.fromisoformat(upload.signed_at).replace(microsecond=0)  # S3 times are whole seconds
-        if current is not None and current.size == upload.size and current.last_modified >= signed:
-            continue  # landed: the listing counts it
+        if landed(records.get(upload.path), upload.size, upload.signed_at):
+            continue  # landed: the counter counts it
         largest[upload.path] = max(largest.get(upload.path, 0), upload.size)
-    stored = sum(o.size for o in listed.values())
-    return stored + sum(max(0, size - (listed[p].size if p in listed else 0)) for p, size in largest.items())
+    held = {path: record.size for path, record in records.items()}
+    return stored + sum(max(0, size - held.get(path, 0)) for path, size in largest.items())
 
 
 class UploadService:
     def __init__(
-        self, access: AuthoringAccess, objects: BucketObjects, uploads: UploadReservations, writes: Writes,
-        *, url_seconds: int,
+        self, access: AuthoringAccess, objects: BucketObjects, uploads: UploadReservations, sizes: StoredSizes,
+        writes: Writes, *, url_seconds: int,
     ):  # fmt: skip
         self._access = access
+        self._sizes = sizes
         self._objects = objects
         self._uploads = uploads
         self._writes = writes
@@ -104,14 +104,11 @@ class UploadService:
             for attempt in range(SIGNING_TRIES):  # another signing of this workspace wrote first: count again
                 if attempt:
                     lost_the_turn(attempt)
-                listing, ledger = together.run(
-                    lambda: self._objects.everything(f"workspaces/{workspace_id}/"),
-                    lambda: self._uploads.pending(workspace_id),
-                )
-                prefix = len(f"workspaces/{workspace_id}/")
-                listed = {o.key[prefix:]: o for o in listing.result()}
-                seq, pending = ledger.result()
-                if (used := storage_used(listed, [*pending, upload], now)) > plan.storage_bytes:
+                seq, stored, pending = self._uploads.pending(workspace_id)
+                signings = [*pending, upload]  # the sizes recorded at their paths: what each would replace
+                live = {u.path for u in signings if u.expires_at > now.timestamp()}
+                records = self._sizes.records(workspace_id, sorted(live))
+                if (used := storage_used(stored, records, signings, now)) > plan.storage_bytes:
                     said = f"the workspace would hold {megabytes(used)}, over the {name} plan's storage"
                     raise StorageLimitReached(f"size: {said} of {megabytes(plan.storage_bytes)}. {RAISED_BY}")
                 if self._uploads.reserve(workspace_id, seq, upload, also=write.also(f"object:{path}", ticket)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.audit.writes import Author, Write, Writes
 from core.objects.paths import path_refusal
-from core.objects.ports import BucketObjects
+from core.objects.ports import BucketObjects, StoredSizes
 from core.platform import together
 from core.platform.envelopes import Empty
 from core.platform.errors import NotFound
@@ -13,9 +13,10 @@ from core.workspaces.access import AuthoringAccess
 
 
 class ObjectService:
-    def __init__(self, access: AuthoringAccess, objects: BucketObjects, writes: Writes):
+    def __init__(self, access: AuthoringAccess, objects: BucketObjects, sizes: StoredSizes, writes: Writes):
         self._access = access
         self._objects = objects
+        self._sizes = sizes
         self._writes = writes
 
     def delete(self, author: Author, workspace_id: str, path: str) -> Empty:
@@ -32,6 +33,9 @@ class ObjectService:
             if head.result() is None:
                 raise NotFound("Object not found")
             self._objects.delete(key)
+            # The key holds nothing now: counted at once (S3's notification of the delete marker, later, then
+            # moves nothing), so the bytes are free for the next signing without waiting on the notification.
+            self._sizes.observe(workspace_id, path, 0)
             write.record(f"object:{path}", Empty())
             return Empty()
 

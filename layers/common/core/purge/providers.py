@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
 @per_container
 def worker() -> PurgeWorker:
     from core.keys.store import ApiKeyStore
+    from core.objects import providers as objects
     from core.purge.store import ObjectVersionStore, PurgeStore
     from core.purge.worker import PurgeWorker
     from core.usage.store import UsageStore
@@ -29,6 +30,7 @@ def worker() -> PurgeWorker:
         ApiKeyStore(aws.dynamodb(), settings.api_keys_table),
         ObjectVersionStore(aws.s3(), settings.content_bucket),
         UsageStore(aws.dynamodb(), settings.rate_limits_table, settings.ledger_table),
+        sizes=objects.storage(),
         settle_seconds=settings.purge_settle_seconds,
     )
 

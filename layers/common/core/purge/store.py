@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from core.platform import main_table as keys
-from core.platform.dynamo import batch_delete, get_item, query_all, to_item, translate_errors
+from core.platform.dynamo import batch_delete, from_item, get_item, query_all, to_item, translate_errors
 from core.workspaces.records import PurgeRecord
 
 PAGE = 500
@@ -24,6 +24,9 @@ class PurgeStore:
             "KeyConditionExpression": "pk = :pk",
             "ExpressionAttributeValues": to_item({":pk": pk}),
             "ProjectionExpression": "pk, sk",
+            # One request reads at most a page: without a Limit a Query reads up to 1 MB (thousands of a big
+            # partition's items, every one billed in full whatever the projection) to delete 500 of them.
+            "Limit": PAGE,
         }
         return query_all(self._db, request, limit=PAGE)
 
@@ -59,23 +62,31 @@ class PurgeStore:
         workspace partition (which lists the agents and the webhooks, so it goes last: a pass that stops before it
         finds them again)."""
         partition = keys.workspace(workspace_id)["pk"]
-        agents, webhooks = self._listed(partition, "AGENT#"), self._listed(partition, keys.WEBHOOK)
-        deleted = sum(self.delete_agent_records(sk.removeprefix("AGENT#"), keep_going) for sk in agents)
-        deleted += sum(
-            self._drain(keys.deliveries_partition(sk.removeprefix(keys.WEBHOOK)), keep_going) for sk in webhooks
-        )
+        deleted = 0
+        for agents in self._listed(partition, "AGENT#"):  # a page of agents at a time, never all of them at once
+            deleted += sum(self.delete_agent_records(sk.removeprefix("AGENT#"), keep_going) for sk in agents)
+        for webhooks in self._listed(partition, keys.WEBHOOK):
+            deleted += sum(
+                self._drain(keys.deliveries_partition(sk.removeprefix(keys.WEBHOOK)), keep_going) for sk in webhooks
+            )
         deleted += self._drain(keys.audit_partition(workspace_id), keep_going)
         return deleted + self._drain(partition, keep_going)
 
-    def _listed(self, partition: str, prefix: str) -> list[str]:
-        """The sort keys under ``prefix`` in ``partition`` (a workspace's agents, or its webhooks)."""
-        rows = query_all(self._db, {
-            "TableName": self._table,
+    def _listed(self, partition: str, prefix: str) -> Iterator[list[str]]:
+        """The sort keys under ``prefix`` in ``partition`` (a workspace's agents, or its webhooks), a page at a time."""
+        request: dict[str, Any] = {
+            "TableName": self._table, "Limit": PAGE,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
             "ExpressionAttributeValues": to_item({":pk": partition, ":prefix": prefix}),
             "ProjectionExpression": "pk, sk",
-        })  # fmt: skip
-        return [row["sk"] for row in rows]
+        }  # fmt: skip
+        while True:
+            with translate_errors("Query"):
+                page = self._db.query(**request)
+            yield [from_item(row)["sk"] for row in page.get("Items", [])]
+            if "LastEvaluatedKey" not in page:
+                return
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 class ObjectVersionStore:

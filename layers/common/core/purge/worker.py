@@ -21,7 +21,7 @@ from datetime import datetime
 
 from core.keys.ports import ApiKeys
 from core.platform import observability
-from core.purge.ports import ObjectVersions, UsageRecords
+from core.purge.ports import ObjectVersions, StorageRecords, UsageRecords
 from core.workspaces.ports import WorkspaceRecords, Workspaces
 
 logger = logging.getLogger(__name__)
@@ -53,6 +53,7 @@ class PurgeWorker:
         objects: ObjectVersions,
         usage: UsageRecords,
         *,
+        sizes: StorageRecords,
         settle_seconds: int = 0,
         clock: Callable[[], float] = time.time,
     ):
@@ -65,6 +66,7 @@ class PurgeWorker:
         # delete markers, so the purge works on versions.
         self._objects = objects
         self._usage = usage
+        self._sizes = sizes
 
     def purge(self, workspace_id: str, remaining_ms: Callable[[], int]) -> PurgeResult:
         tombstone = self._workspaces.tombstone(workspace_id)
@@ -78,7 +80,8 @@ class PurgeWorker:
         observability.count("PurgeObjectsDeleted", objects)
         if not time_left():
             return PurgeResult(workspace_id, objects, 0, finished=False)
-        records = self._records.delete_workspace_records(workspace_id, keep_going=time_left)
+        records = self._sizes.drain(workspace_id, keep_going=time_left)  # the storage counter's key records
+        records += self._records.delete_workspace_records(workspace_id, keep_going=time_left)
         keys = self._keys.list_for_workspace(workspace_id)
         # Usage before the keys: their window items are found by the keys' ids, which go with the keys.
         records += self._usage.delete_workspace_usage(workspace_id, [k.id for k in keys])
@@ -107,6 +110,12 @@ class PurgeWorker:
         observability.count("PurgeObjectsDeleted", objects)
         records = self._records.delete_agent_records(agent_id, keep_going=time_left) if time_left() else 0
         if not time_left() or any(self._objects.any_under(prefix) for prefix in prefixes):
+            return PurgeResult(workspace_id, objects, records, finished=False, agent_id=agent_id)
+        # S3 holds nothing there now: the storage counter lets go of those keys at once, a page per transaction
+        # (their notifications, arriving later, then move nothing: each record keeps its last sequencer).
+        for prefix in prefixes:
+            self._sizes.clear_prefix(workspace_id, prefix.removeprefix(f"workspaces/{workspace_id}/"), time_left)
+        if not time_left():
             return PurgeResult(workspace_id, objects, records, finished=False, agent_id=agent_id)
         if wait := _settles_in(tombstone.deleted_at, self._settle, self._clock()):
             return PurgeResult(workspace_id, objects, records, finished=False, agent_id=agent_id, again_in=wait)

@@ -23,6 +23,7 @@ from local.aws.s3_post.form import Refusal
 from tests.support.authoring import Studio, at_once
 from tests.support.portal import Portal, assert_error
 from tests.support.r2 import get as r2_get
+from tests.support.storage import landed
 from tests.unit.objects.test_media_types import DOCUMENTS, MEDIA, TEXT
 
 SIGN = "PortalUploadCreateFunction"
@@ -217,21 +218,25 @@ def test_refusals_give_sizes_in_mb_and_name_the_plan(studio: Studio, monkeypatch
 @pytest.mark.usefixtures("small_plan")
 def test_storage_counts_stored_objects_and_signed_uploads_once_each(studio: Studio) -> None:
     studio.put_object("assets/a.png", b"a" * 100, "image/png")  # stored: 100
+    landed(studio.portal.aws.s3, studio.workspace_id, "assets/a.png")  # S3's notification counts it
     b = signed(studio, "assets/b.png", 100)  # signed, not landed: 200
     assert_error(sign(studio, "assets/c.png", 60), 402, "STORAGE_LIMIT_REACHED")  # 260 > 250
     signed(studio, "assets/c.png", 50)  # 250: exactly the plan
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
     signed(studio, "assets/c.png", 50)  # c signed again: one object stays at a path, so c counts 50 once
     big_a = signed(studio, "assets/a.png", 100)  # a replaced by as much: nothing more
-    assert upload(b, b"b" * 100).status_code == 204  # b lands: counted once, by the listing
+    assert upload(b, b"b" * 100).status_code == 204  # b lands: counted once, by the counter
+    landed(studio.portal.aws.s3, studio.workspace_id, "assets/b.png")
     studio.ok("PortalObjectDeleteFunction", path="assets/a.png")  # a's object goes, but not its re-signing,
     # which now adds its 100 over nothing: b 100 (landed) + c 50 + a 100 = 250.
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
     small_a = signed(studio, "assets/a.png", 0)  # a signed again, smaller: a's 100-byte ticket can still store,
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")  # so it frees nothing (issue 25)
     assert upload(small_a, b"").status_code == 204  # the empty a lands: the 100-byte ticket can still replace it
+    landed(studio.portal.aws.s3, studio.workspace_id, "assets/a.png")
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
     assert upload(big_a, b"a" * 100).status_code == 204  # and it does: 250, as counted all along
+    landed(studio.portal.aws.s3, studio.workspace_id, "assets/a.png")
     assert_error(sign(studio, "assets/d.png", 1), 402, "STORAGE_LIMIT_REACHED")
     studio.ok("PortalObjectDeleteFunction", path="assets/b.png")  # b's landed 100 bytes go (its ticket only
     assert signed(studio, "assets/d.png", 0)["path"] == "assets/d.png"  # stores them again): 0 more fits, 1 not
@@ -241,6 +246,7 @@ def test_storage_counts_stored_objects_and_signed_uploads_once_each(studio: Stud
 @pytest.mark.usefixtures("small_plan")
 def test_concurrent_signings_cannot_together_exceed_the_storage(studio: Studio) -> None:
     studio.put_object("assets/stored.png", b"s" * 10, "image/png")  # 240 left: four of 60
+    landed(studio.portal.aws.s3, studio.workspace_id, "assets/stored.png")
     studio.ok("PortalObjectsListFunction")  # a warm container
 
     def attempt(n: int) -> tuple[int, str]:

@@ -201,7 +201,7 @@ class LedgerStore:
                     UpdateExpression="SET shards = :count, updatedAt = :at",
                     ConditionExpression="attribute_not_exists(shards) OR shards <= :count",
                     ExpressionAttributeValues=to_item({":count": count, ":at": now_iso()}),
-                    ReturnValues="UPDATED_OLD",
+                    ReturnValues="ALL_OLD",
                     ReturnValuesOnConditionCheckFailure="ALL_OLD",
                 )
             except self._db.exceptions.ConditionalCheckFailedException as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from core.platform.rate_limit_store import Added, Buckets
+from core.platform.usage_counters import HandOn, day_item, handed
 
 
 class FakeLimits:
@@ -13,6 +14,7 @@ class FakeLimits:
     def __init__(self) -> None:
         self.items: dict[str, Buckets] = {}
         self.calls: list[tuple[str, int, int]] = []  # (subject, bucket, cap) of every write
+        self.days: dict[str, dict[str, int]] = {}  # day items (usage_counters.day_item) the hand-ons added to
 
     def read(self, subject: str) -> Buckets:
         return self.items.get(subject, Buckets())
@@ -40,6 +42,21 @@ class FakeLimits:
         kept = {n: c for n, c in now.usage.items() if n not in set(drop_usage)}
         self.items[subject] = Buckets(newest=bucket, counts=counts, usage=_plus_one(kept, usage))
         return Added(counted=True, item=self.items[subject])
+
+    def hand_on(self, subject: str, closed: Mapping[int, Mapping[str, int]], to: HandOn) -> bool:
+        """The real store's contract: the closed counters leave the window item for the day items, only if each is
+        still the count read (else nothing moves)."""
+        now = self.read(subject)
+        moved = {name: count for day in closed.values() for name, count in day.items()}
+        if any(now.usage.get(name) != count for name, count in moved.items()):
+            return False
+        kept = {name: count for name, count in now.usage.items() if name not in moved}
+        self.items[subject] = Buckets(newest=now.newest, counts=now.counts, usage=kept)
+        for day, counters in closed.items():
+            item = self.days.setdefault(day_item(to.workspace_id, day), {})
+            for name, count in counters.items():
+                item[handed(name, to.key_id)] = item.get(handed(name, to.key_id), 0) + count
+        return True
 
     def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None:
         now = self.read(subject)

@@ -126,15 +126,18 @@ class KeyAuthenticator:
         if allowed is not None and not origins.is_allowed(allowed, origin):
             raise RefusedOrigin(allowed)
         tags = ("", usage_counters.tag_of(agent_id)) if agent_id and _AGENT_ID.match(agent_id) else ("",)
-        rate = self._count_request(record.id, record.key_hash, record.rate_limit or self._default_rate_limit, tags)
+        rate = self._count_request(record, record.rate_limit or self._default_rate_limit, tags)
         return WorkspaceCaller(
             workspace_id=record.workspace_id, api_key_id=record.id, rate=rate,
             allowed_origins=allowed, signed_until=signed_until,
         )  # fmt: skip
 
-    def _count_request(self, key_id: str, key_hash: str, limit: int, tags: tuple[str, ...]) -> RateStatus:
-        # The key's usage (requests, and its agent's) is counted by the limiter's own write: no call of its own.
-        status = self._limiter.take(f"key#{key_id}", limit, tags=tags)
+    def _count_request(self, record: ApiKeyRecord, limit: int, tags: tuple[str, ...]) -> RateStatus:
+        # The key's usage (requests, and its agent's) is counted by the limiter's own write: no call of its own. Its
+        # closed days go to the workspace's day items (the window item holds only the open day: usage_counters).
+        key_id, key_hash = record.id, record.key_hash
+        hand_on = usage_counters.HandOn(workspace_id=record.workspace_id, key_id=key_id)
+        status = self._limiter.take(f"key#{key_id}", limit, tags=tags, hand_on=hand_on)
         if status.new_minute:  # the key's first request counted in this clock minute: lastUsedAt within a minute
             try:
                 self._keys.touch_last_used(key_hash, now_iso())

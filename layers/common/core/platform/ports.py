@@ -5,7 +5,7 @@ them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 # Only for the type checker: importing the models here would load them into every function that
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from core.platform.idempotency_store import Replay
     from core.platform.rate_limit_store import Added, Buckets
+    from core.platform.usage_counters import HandOn
 
 
 class RateCounters(Protocol):
@@ -32,6 +33,7 @@ class RateCounters(Protocol):
         drop_usage: Iterable[str] = (),
     ) -> Added: ...
     def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None: ...
+    def hand_on(self, subject: str, closed: Mapping[int, Mapping[str, int]], to: HandOn) -> bool: ...
 
 
 class IdempotencyRecords(Protocol):

@@ -11,6 +11,9 @@ Per request: one strongly consistent GetItem and one conditional UpdateItem (see
 opens a new bucket while another container does the same can need a second write.
 The design and its caveats (clock skew) are in docs/decisions.md, "Workspace keys".
 
+A key's window item holds only the open day's usage counters: the first counted write that finds a closed day's
+hands them on to the workspace's day item, once (``_hand_on``; ``usage_counters`` has the layout).
+
 A limit above ``rate_shards.SHARD_WRITES_PER_SECOND`` per second is split across shards (one item each,
 each holding its share of the limit), since one DynamoDB item takes about 1,000 writes a
 second: see ``rate_shards`` and docs/decisions.md, "A hot key at scale".
@@ -38,6 +41,10 @@ WINDOW_SECONDS = 60
 BUCKETS = 60
 ATTEMPTS = 8  # each failed attempt means another request was counted meanwhile: contention, never a loop
 _FULL_CACHE_SUBJECTS = 1024  # sharded subjects whose full shards a container remembers (LRU)
+# After a hand-on that failed (cancelled by a race, or a fault), a container lets this many seconds pass before it
+# tries that subject's again: a hot shard's hundreds of writes a second must not each start a transaction (they
+# would cancel each other); the counters wait on the window item meanwhile, counted and readable.
+HAND_ON_PAUSE = 1.0
 _shuffle = random.SystemRandom().shuffle  # os.urandom: restored SnapStart copies never share one shard order
 
 
@@ -101,10 +108,11 @@ class SlidingWindowLimiter:
         # frozen and counts only grow, so it stays full until then (skipping it never admits more).
         self._full: OrderedDict[str, dict[int, float]] = OrderedDict()
         self._full_lock = threading.Lock()
+        self._failed_hand_on: OrderedDict[str, float] = OrderedDict()  # subject -> when its hand-on last failed
 
     def take(
         self, subject: str, limit: int, window: int = WINDOW_SECONDS, *, tags: tuple[str, ...] = (),
-        keep_days: int | None = None,
+        keep_days: int | None = None, hand_on: usage_counters.HandOn | None = None,
     ) -> RateStatus:  # fmt: skip
         """Count one request of ``subject``; over ``limit``: ``RateLimited`` (429, ``Retry-After``, ``RateLimit-*``).
 
@@ -115,6 +123,8 @@ class SlidingWindowLimiter:
         ``keep_days``: for an item whose counters only the request itself reads (the chat's visitor item: is this
         the visitor's, or the thread's, first turn today? ``RateStatus.usage``), keep them and the item only this
         many days rather than the API's ``usage_counters.TTL_DAYS``, and count no refusal in them.
+        ``hand_on``: where the item's closed days go (a key's: its workspace's day items), so that it holds only
+        the open day; None keeps them on the item ``KEEP_DAYS`` (or ``keep_days``) as before.
         """
         if window % BUCKETS:
             raise ValueError(f"window must be a multiple of {BUCKETS} seconds")
@@ -122,9 +132,11 @@ class SlidingWindowLimiter:
         current = self._clock() if self._clock else now()  # ``now`` looked up per call: tests move it
         shards = shard_count(limit, window)
         outcome = (
-            self._count(subject, limit, size, current, tags, keep_days=keep_days)
+            self._count(subject, limit, size, current, tags, keep_days=keep_days, hand_on=hand_on)
             if shards == 1
-            else self._count_sharded(subject, shard_limits(limit, shards), size, current, tags, keep_days=keep_days)
+            else self._count_sharded(
+                subject, shard_limits(limit, shards), size, current, tags, keep_days=keep_days, hand_on=hand_on
+            )
         )
         if isinstance(outcome, RateStatus):
             return outcome
@@ -157,6 +169,7 @@ class SlidingWindowLimiter:
         tags: tuple[str, ...] = (),
         *,
         keep_days: int | None = None,
+        hand_on: usage_counters.HandOn | None = None,
     ) -> RateStatus | _Refusal:
         """Count in a random shard with room, probing the others (never those known full) before refusing:
         a request is refused only when every shard is full, so the key admits as much as one item would.
@@ -170,8 +183,9 @@ class SlidingWindowLimiter:
         contended = False
         for index in order:
             outcome = self._count(
-                shard_subject(subject, index), shares[index], size, current, tags, keep_days=keep_days
-            )
+                shard_subject(subject, index), shares[index], size, current, tags, keep_days=keep_days,
+                hand_on=hand_on,
+            )  # fmt: skip
             if isinstance(outcome, RateStatus):
                 self._remember(subject, full)
                 return RateStatus(
@@ -206,6 +220,7 @@ class SlidingWindowLimiter:
         tags: tuple[str, ...] = (),
         *,
         keep_days: int | None = None,
+        hand_on: usage_counters.HandOn | None = None,
     ) -> RateStatus | _Refusal:
         """One item's sliding window: one consistent read, then conditional writes until counted or full."""
         seen = self._counters.read(subject)
@@ -238,9 +253,41 @@ class SlidingWindowLimiter:
                 )
                 if not written:
                     return status
+                if hand_on is not None:
+                    self._hand_on(subject, added.item.usage, day, hand_on, current)
                 return replace(status, usage={name: added.item.usage.get(name, 0) for name in written})
             seen = added.item  # someone else was counted meanwhile: decide again on what is there now
         return _Refusal(full=False)
+
+    def _hand_on(
+        self, subject: str, usage: Mapping[str, int], day: int, to: usage_counters.HandOn, current: float
+    ) -> None:
+        """Hand the closed days' counters this write left on the item (``usage``: ALL_NEW) to ``to``'s day items.
+
+        At most one call, made by the first counted write of a day that finds a closed day on the item (once a
+        day per key shard). Best-effort: the request is counted already, and a hand-on that fails or is cancelled
+        moved nothing (the counters stay on the window item, where the reader finds them, until a later write
+        hands them on)."""
+        closed = usage_counters.closed(usage, day)
+        if not closed:
+            return
+        with self._full_lock:
+            failed = self._failed_hand_on.get(subject)
+        if failed is not None and current - failed < HAND_ON_PAUSE:
+            return
+        try:
+            moved = self._counters.hand_on(subject, closed, to)
+        except Exception:
+            logger.warning("a closed day's usage was not handed on", extra={"limiter": _limiter_of(subject)})
+            moved = False
+        with self._full_lock:
+            if moved:
+                self._failed_hand_on.pop(subject, None)
+                return
+            self._failed_hand_on[subject] = current
+            self._failed_hand_on.move_to_end(subject)
+            while len(self._failed_hand_on) > _FULL_CACHE_SUBJECTS:
+                self._failed_hand_on.popitem(last=False)
 
     def _status(self, item: Buckets, bucket: int, limit: int, size: int, current: float, *, opened: bool) -> RateStatus:
         oldest = bucket - BUCKETS

@@ -113,7 +113,48 @@ class RateLimitStore:
                 )
             except self._db.exceptions.ConditionalCheckFailedException as exc:
                 return Added(counted=False, item=_parse(exc.response.get("Item")))
+            except self._db.exceptions.TransactionConflictException:
+                # The item is in a hand-on's transaction (``hand_on``) this instant: nothing was written, so the
+                # limiter decides again as after any contention (never an error for the request).
+                return Added(counted=False, item=seen)
         return Added(counted=True, item=_parse(result.get("Attributes")))
+
+    def hand_on(self, subject: str, closed: Mapping[int, Mapping[str, int]], to: usage_counters.HandOn) -> bool:
+        """Move ``closed`` (``{day: {counter: count}}``, as the window item was read) to ``to``'s day items, once.
+
+        One TransactWriteItems: the window item's Update removes the counters, conditioned on each still being the
+        count read (a 429 counted since, or another container's hand-on, fails it: nothing moves, and the next
+        write hands on what is there then); each day item's Update adds them. A counter is thus always on exactly
+        one of the two items, whatever fails or races. False when the transaction was cancelled (nothing written).
+        """
+        counters = [(name, count) for day in sorted(closed) for name, count in sorted(closed[day].items())]
+        if not counters:
+            return False
+        names = {f"#c{i}": name for i, (name, _) in enumerate(counters)}
+        values = {f":c{i}": to_av(count) for i, (_, count) in enumerate(counters)}
+        window = {
+            "TableName": self._table, "Key": {"pk": {"S": subject}},
+            "UpdateExpression": "REMOVE " + ", ".join(names),
+            "ConditionExpression": " AND ".join(f"#c{i} = :c{i}" for i in range(len(counters))),
+            "ExpressionAttributeNames": names, "ExpressionAttributeValues": values,
+        }  # fmt: skip
+        items: list[dict[str, Any]] = [{"Update": window}]
+        for day in sorted(closed):
+            added = {f"#a{i}": usage_counters.handed(name, to.key_id) for i, name in enumerate(sorted(closed[day]))}
+            adds = {f":a{i}": to_av(closed[day][name]) for i, name in enumerate(sorted(closed[day]))}
+            expires = (day + usage_counters.TTL_DAYS) * usage_counters.DAY_SECONDS
+            items.append({"Update": {
+                "TableName": self._table, "Key": {"pk": {"S": usage_counters.day_item(to.workspace_id, day)}},
+                "UpdateExpression": "ADD " + ", ".join(f"{n} {v}" for n, v in zip(added, adds, strict=True))
+                + " SET expiresAt = :exp",
+                "ExpressionAttributeNames": added, "ExpressionAttributeValues": adds | {":exp": to_av(expires)},
+            }})  # fmt: skip
+        with translate_errors("TransactWriteItems"):
+            try:
+                self._db.transact_write_items(TransactItems=items)
+            except self._db.exceptions.TransactionCanceledException:
+                return False
+        return True
 
     def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None:
         """Count a refused request: one more in each ``usage`` counter, unconditionally (one UpdateItem, made

@@ -1,13 +1,16 @@
 """Reads the usage counters: the read plane's requests and 429s on each key's window items (one per shard, written
-by the rate limiter), and the chat turns and credits on the workspace's usage items in the ledger table (one per
-UTC day, written by each turn's settlement: ``core.credits``)."""
+by the rate limiter: the open day, and a closed day until a later write hands it on) and on the workspace's day
+items in the rate-limits table (the closed days handed on: ``usage_counters.day_item``), and the chat turns and
+credits on the workspace's usage items in the ledger table (one per UTC day, written by each turn's settlement:
+``core.credits``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-from core.platform import together, usage_counters
+from core.platform import rate_limit, together, usage_counters
 from core.platform.dynamo import batch_delete, from_av, query_all, to_item, translate_errors
 from core.platform.rate_shards import shard_count, shard_subject
 
@@ -15,6 +18,16 @@ BATCH = 100  # BatchGetItem's most keys
 # The most shards a key's limit can take: the mint caps ``rateLimit`` at 100,000 a minute (docs/decisions.md,
 # "A hot key at scale"); a key seeded above it would count in shards this reader does not read.
 MAX_SHARDS = shard_count(100_000, 60)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What ``UsageStore.read`` found: each key's window counters (summed over its shards, ``usage_counters``
+    names) and the workspace's day items' counters by day (``usage_counters.handed`` names). A counter is on
+    exactly one of the two (a hand-on moves it in one transaction), so a day's count is their sum."""
+
+    windows: dict[str, dict[str, int]] = field(default_factory=dict)  # keyId -> counter -> count
+    days: dict[int, dict[str, int]] = field(default_factory=dict)  # day -> counter -> count
 
 
 class UsageStore:
@@ -47,30 +60,44 @@ class UsageStore:
             days[day] = (before[0] + int(item.get(turns, 0)), before[1] + int(item.get(spent, 0)))
         return days
 
-    def counters(self, key_ids: Iterable[str]) -> dict[str, int]:
-        """Every usage counter of these keys' window items, summed over keys and shards (BatchGetItems of at most
-        100 items, issued together: one round trip for up to 25 keys a batch)."""
-        subjects = [shard_subject(f"key#{key_id}", index) for key_id in key_ids for index in range(MAX_SHARDS)]
+    def read(self, workspace_id: str, key_ids: Iterable[str], days: Iterable[int]) -> Counted:
+        """These keys' window items (every shard a key can have) and the workspace's day items of ``days``, in
+        BatchGetItems of at most 100 items issued together: one round trip (4 shards + 90 days fit one batch)."""
+        owner = {shard_subject(f"key#{key_id}", index): key_id for key_id in key_ids for index in range(MAX_SHARDS)}
+        day_of = {usage_counters.day_item(workspace_id, day): day for day in days}
+        subjects = [*owner, *day_of]
         batches = [subjects[i : i + BATCH] for i in range(0, len(subjects), BATCH)]
         found = together.run(*(lambda batch=batch: self._batch(batch) for batch in batches)) if batches else []
-        totals: dict[str, int] = {}
+        counted = Counted()
         for future in found:
             for item in future.result():
+                pk = item["pk"]["S"]
+                if pk in day_of:
+                    counted.days[day_of[pk]] = {
+                        name: int(from_av(av)) for name, av in item.items() if name not in ("pk", "expiresAt")
+                    }
+                    continue
+                totals = counted.windows.setdefault(owner[pk], {})
                 for name, av in item.items():
                     if usage_counters.parse(name):
                         totals[name] = totals.get(name, 0) + int(from_av(av))
-        return totals
+        return counted
 
-    def delete_workspace_usage(self, workspace_id: str, key_ids: Iterable[str]) -> int:
-        """A deleted workspace's usage, for its purge: its days in the ledger table (one Query, keys only) and its
-        keys' window items, every shard a key can have (deleting an absent item is no error, so a pass that stopped
-        short is finished by the next). How many usage days it deleted."""
+    def delete_workspace_usage(self, workspace_id: str, key_ids: Iterable[str], today: int | None = None) -> int:
+        """A deleted workspace's usage, for its purge: its days in the ledger table (one Query, keys only), its
+        keys' window items, every shard a key can have, and its day items in the rate-limits table, every day one
+        can still exist (``TTL_DAYS`` back from ``today``, by the limiter's clock, and tomorrow for a clock ahead):
+        deleting an absent item is no error, so a pass that stopped short is finished by the next. How many usage
+        days it deleted from the ledger table."""
         days = query_all(self._db, {
             "TableName": self._ledger_table, "KeyConditionExpression": "pk = :pk", "ProjectionExpression": "pk, sk",
             "ExpressionAttributeValues": to_item({":pk": usage_counters.usage_partition(workspace_id)}),
         })  # fmt: skip
         windows = [{"pk": shard_subject(f"key#{key_id}", index)} for key_id in key_ids for index in range(MAX_SHARDS)]
         batch_delete(self._db, self._table, windows)
+        today = usage_counters.day_of(rate_limit.now()) if today is None else today
+        handed = range(today - usage_counters.TTL_DAYS - 1, today + 2)
+        batch_delete(self._db, self._table, [{"pk": usage_counters.day_item(workspace_id, day)} for day in handed])
         batch_delete(self._db, self._ledger_table, [{"pk": day["pk"], "sk": day["sk"]} for day in days])
         return len(days)
 

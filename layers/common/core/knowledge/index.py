@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import heapq
 import json
 import math
+import os
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -64,33 +68,139 @@ class Passage:
     score: float = 0.0
 
 
-def build(documents: Iterable[tuple[Source, Iterable[tuple[str, str]]]]) -> tuple[bytes, int, str]:
-    """The index object (gzip JSON) of ``documents`` (each a source and its ``(text, where)`` passages), how many
-    passages it holds, and its fingerprint (the same documents give the same one: an unchanged index is not
-    written again)."""
-    sources: list[dict[str, Any]] = []
-    passages: list[list[Any]] = []
-    lengths: list[int] = []
-    postings: dict[str, list[int]] = {}
-    for source, found in documents:
-        sources.append({"name": source.name, "itemId": source.item_id, "postId": source.post_id,
-                        "r2Key": source.r2_key})  # fmt: skip
+BATCH_PASSAGES = 2000  # the postings held in memory at once: past it, a batch is spilled to a sorted run on disk
+
+
+class IndexWriter:
+    """An index built in passage batches, its memory bounded by a batch rather than by the agent's text.
+
+    ``add`` appends each passage to a file of passages (one JSON line each) and counts its terms into the batch's
+    postings; every ``BATCH_PASSAGES`` passages the batch's postings are written as a run sorted by term. ``finish``
+    writes the gzip object (the same body ``KnowledgeIndex.load`` reads: sources, passages, lengths, postings), the
+    runs merged term by term, a term's postings run by run (passage numbers ascending), never one list of them all.
+    Everything lives in a directory of its own under the system's temporary one (Lambda's ``/tmp``), removed by
+    ``close``. Use as a context manager."""
+
+    def __init__(self, *, batch: int | None = None, folder: str | None = None):
+        self._batch = batch or BATCH_PASSAGES
+        self._folder = tempfile.mkdtemp(prefix="knowledge-index-", dir=folder)
+        self._passages = open(os.path.join(self._folder, "passages"), "w", encoding="utf-8")  # noqa: SIM115
+        self._lengths = open(os.path.join(self._folder, "lengths"), "w", encoding="ascii")  # noqa: SIM115
+        self._runs: list[str] = []
+        self._postings: dict[str, list[int]] = {}
+        self._sources: list[dict[str, Any]] = []  # one per document: small, bounded by the agent's caps
+        self.count = 0  # passages so far
+        self.output: str | None = None  # the gzip object, once ``finish`` wrote it
+
+    def __enter__(self) -> IndexWriter:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._passages.close()
+        self._lengths.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def add(self, source: Source, found: Iterable[tuple[str, str]]) -> None:
+        """One document: its source and its ``(text, where)`` passages (a passage with no term is left out)."""
+        self._sources.append({"name": source.name, "itemId": source.item_id, "postId": source.post_id,
+                              "r2Key": source.r2_key})  # fmt: skip
         if source.answer_id is not None:  # only answers carry these: an index without answers is as it was
-            sources[-1] |= {"answerId": source.answer_id, "terms": sorted(set(terms(source.name)))}
+            self._sources[-1] |= {"answerId": source.answer_id, "terms": sorted(set(terms(source.name)))}
+        number_of_source = len(self._sources) - 1
         for text, where in found:
             # Ranked with its source's name and place: "opening hours" finds the note named so, whose text is
             # only the hours themselves.
             counted = Counter(terms(f"{source.name} {where} {text}"))
             if not counted:
                 continue
-            number = len(passages)
-            passages.append([len(sources) - 1, where, text])
-            lengths.append(sum(counted.values()))
+            number = self.count
+            self.count += 1
+            self._passages.write(json.dumps([number_of_source, where, text], separators=(",", ":"),
+                                            ensure_ascii=False) + "\n")  # fmt: skip
+            self._lengths.write(f"{sum(counted.values())}\n")
             for term, frequency in counted.items():
-                postings.setdefault(term, []).extend((number, frequency))
-    body = {"format": FORMAT, "sources": sources, "passages": passages, "lengths": lengths, "postings": postings}
-    encoded = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-    return gzip.compress(encoded, 6, mtime=0), len(passages), hashlib.sha256(encoded).hexdigest()
+                self._postings.setdefault(term, []).extend((number, frequency))
+            if self.count % self._batch == 0:
+                self._spill()
+
+    def _spill(self) -> None:
+        """The batch's postings as a run: a line per term, sorted by the term as JSON writes it (every run in the
+        same order, so ``heapq.merge`` meets a term's lines together)."""
+        if not self._postings:
+            return
+        path = os.path.join(self._folder, f"run-{len(self._runs):05d}")
+        encoded = sorted((json.dumps(term, ensure_ascii=False), numbers) for term, numbers in self._postings.items())
+        with open(path, "w", encoding="utf-8") as run:
+            for term, numbers in encoded:
+                run.write(f"{term}\t{','.join(map(str, numbers))}\n")
+        self._runs.append(path)
+        self._postings = {}
+
+    def finish(self) -> str:
+        """Write the index object (gzip JSON) and return its path; its bytes are fixed by the documents added."""
+        self._spill()
+        self._passages.close()
+        self._lengths.close()
+        self.output = os.path.join(self._folder, "index.json.gz")
+        with open(self.output, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as out:
+
+            def put(text: str) -> None:
+                out.write(text.encode())
+
+            put(f'{{"format":{FORMAT},"sources":')
+            put(json.dumps(self._sources, separators=(",", ":"), ensure_ascii=False))
+            put(',"passages":[')
+            self._copy(os.path.join(self._folder, "passages"), put)
+            put('],"lengths":[')
+            self._copy(os.path.join(self._folder, "lengths"), put)
+            put('],"postings":{')
+            self._merge(put)
+            put("}}")
+        return self.output
+
+    @staticmethod
+    def _copy(path: str, put: Callable[[str], None]) -> None:
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines):
+                put(("," if number else "") + line.rstrip("\n"))
+
+    def _merge(self, put: Callable[[str], None]) -> None:
+        runs = [open(path, encoding="utf-8") for path in self._runs]  # noqa: SIM115 - closed below
+        try:
+            lines = heapq.merge(*[_keyed(at, run) for at, run in enumerate(runs)])
+            previous = None
+            for term, _, line in lines:
+                numbers = line[len(term) + 1 : -1]
+                if term != previous:
+                    put(("]," if previous is not None else "") + f"{term}:[{numbers}")
+                    previous = term
+                else:
+                    put(f",{numbers}")
+            if previous is not None:
+                put("]")
+        finally:
+            for run in runs:
+                run.close()
+
+
+def _keyed(at: int, run: Iterable[str]) -> Iterator[tuple[str, int, str]]:
+    """A run's lines keyed for the merge: by term, then by run (its passages' numbers follow the runs before)."""
+    return ((line.partition("\t")[0], at, line) for line in run)
+
+
+def build(documents: Iterable[tuple[Source, Iterable[tuple[str, str]]]]) -> tuple[bytes, int, str]:
+    """The index object (gzip JSON) of ``documents`` (each a source and its ``(text, where)`` passages), how many
+    passages it holds, and the sha-256 of its JSON (the same documents give the same bytes). In memory: for tests,
+    benches and small indexes; the worker writes through ``IndexWriter`` itself."""
+    with IndexWriter() as writer:
+        for source, found in documents:
+            writer.add(source, found)
+        with open(writer.finish(), "rb") as written:
+            data = written.read()
+    return data, writer.count, hashlib.sha256(gzip.decompress(data)).hexdigest()
 
 
 class KnowledgeIndex:

@@ -14,6 +14,7 @@ failure is kept with the document's ETag, so a poison document is read once, not
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import secrets
@@ -26,7 +27,7 @@ from core.agents.records import AgentRecord, KnowledgePointer
 from core.answers.records import AnswerRecord
 from core.items.records import IndexState, ItemRecord
 from core.knowledge import extract
-from core.knowledge.index import Source, build
+from core.knowledge.index import FORMAT, IndexWriter, Source
 from core.knowledge.ports import KnowledgeSources
 from core.knowledge.write_store import knowledge_prefix
 from core.platform import together
@@ -69,8 +70,10 @@ class KnowledgeWorker:
         *,
         plan_chars: Callable[[str], int],
         clock: Callable[[], float] | None = None,
+        batch: int | None = None,
     ):
         self._store = store
+        self._batch = batch  # passages whose postings are held at once (``IndexWriter``; None: its default)
         self._plan_chars = plan_chars  # a workspace's owner's plan: characters indexed per agent
         self._clock = clock or time.monotonic  # what a document's reading deadline is measured on
 
@@ -91,32 +94,43 @@ class KnowledgeWorker:
         if agent is None:  # deleted: its purge removes the knowledge objects too
             return Rebuilt(agent_id, None, 0, written=False)
         budget = self._plan_chars(workspace_id)
-        documents: list[tuple[Source, list[tuple[str, str]]]] = []
-        states: dict[str, tuple[ItemRecord, IndexState, bool]] = {}  # item id -> (item, state, read again)
-        used = 0
-        for item in sorted(items, key=lambda i: (not i.active, i.folder, i.order, i.id)):
-            if time_left() < DOCUMENT_SECONDS + 30:
-                raise Unfinished("out of time: the passages read so far are kept")
-            passages, error, fresh = self._passages(workspace_id, agent_id, item, tags, budget)
-            size = sum(len(text) for text, _ in passages)
-            if error is None and passages and used + size > budget:
-                error = (
-                    f"Over the plan's knowledge limit of {budget:,} characters per agent: remove or shorten documents"
-                )
-            etag = f'"{tags[item.r2_key]}"' if item.r2_key in tags else None  # what a publisher compares
-            if error is not None:
-                state = IndexState(status="failed", error=error, updated_at=now_iso(), etag=etag)
-            elif not passages:
-                state = IndexState(status="skipped", updated_at=now_iso(), etag=etag)
-            else:
-                state = IndexState(status="indexed", passages=len(passages), updated_at=now_iso(), etag=etag)
-                used += size
-                documents.append((Source(item.name, item_id=item.id, r2_key=item.r2_key), passages))
-            states[item.id] = (item, state, fresh)
-        documents += [(source, found) for source, found in _post_documents(posts)]
-        documents += list(_site_documents(agent))
-        documents += list(_answer_documents(answers))
-        written, version, count = self._publish(workspace_id, agent, documents)
+        ordered = sorted(items, key=lambda i: (not i.active, i.folder, i.order, i.id))
+        others = [*_post_documents(posts), *_site_documents(agent), *_answer_documents(answers)]  # capped: small
+        current = agent.knowledge
+        stored = [(item, tags.get(item.r2_key), _decision(item.index)) for item in ordered]
+        if current is not None and current.fingerprint == _fingerprint(budget, stored, others):
+            # What the index was built from is what is there now, and each item's state is the one that build
+            # decided: nothing to read (not one GET), nothing to write.
+            return Rebuilt(agent_id, current.version, current.passages, written=False)
+        with IndexWriter(batch=self._batch) as index:
+            states: dict[str, tuple[ItemRecord, IndexState, bool]] = {}  # item id -> (item, state, read again)
+            used = 0
+            for item in ordered:
+                if time_left() < DOCUMENT_SECONDS + 30:
+                    raise Unfinished("out of time: the passages read so far are kept")
+                # One document's passages at a time: handed to the index and let go before the next is read.
+                passages, error, fresh = self._passages(workspace_id, agent_id, item, tags, budget)
+                size = sum(len(text) for text, _ in passages)
+                if error is None and passages and used + size > budget:
+                    error = (
+                        f"Over the plan's knowledge limit of {budget:,} characters per agent: "
+                        "remove or shorten documents"
+                    )
+                etag = f'"{tags[item.r2_key]}"' if item.r2_key in tags else None  # what a publisher compares
+                if error is not None:
+                    state = IndexState(status="failed", error=error, updated_at=now_iso(), etag=etag)
+                elif not passages:
+                    state = IndexState(status="skipped", updated_at=now_iso(), etag=etag)
+                else:
+                    state = IndexState(status="indexed", passages=len(passages), updated_at=now_iso(), etag=etag)
+                    used += size
+                    index.add(Source(item.name, item_id=item.id, r2_key=item.r2_key), passages)
+                states[item.id] = (item, state, fresh)
+                del passages
+            for source, found in others:
+                index.add(source, found)
+            decided = [(item, tags.get(item.r2_key), _decision(states[item.id][1])) for item in ordered]
+            written, version, count = self._publish(workspace_id, agent, index, _fingerprint(budget, decided, others))
         if version is None:
             return None  # another worker moved the pointer: build again from what is there now
         self._record(workspace_id, states)
@@ -158,11 +172,10 @@ class KnowledgeWorker:
         return passages, error, True
 
     def _publish(
-        self, workspace_id: str, agent: AgentRecord, documents: list[tuple[Source, list[tuple[str, str]]]]
+        self, workspace_id: str, agent: AgentRecord, index: IndexWriter, fingerprint: str
     ) -> tuple[bool, int | None, int]:
-        """Write the index if it changed and move the pointer: (written, the version now current or None if the
-        pointer moved meanwhile, passages)."""
-        data, count, fingerprint = build(documents)
+        """Write the index if what it is built from changed and move the pointer: (written, the version now current
+        or None if the pointer moved meanwhile, passages)."""
         current = agent.knowledge
         if current is not None and current.fingerprint == fingerprint:
             return False, current.version, current.passages
@@ -171,15 +184,15 @@ class KnowledgeWorker:
         # A key of this attempt's own: workers racing from the same pointer build the same version, and on one key
         # the loser would overwrite the winner's index and then delete it (the pointer naming an object gone).
         key = f"{prefix}index-{version}.{secrets.token_hex(8)}.json.gz"
-        self._store.write(key, data, "application/gzip")
-        pointer = KnowledgePointer(version=version, key=key, fingerprint=fingerprint, passages=count)
+        self._store.write_file(key, index.finish(), "application/gzip")
+        pointer = KnowledgePointer(version=version, key=key, fingerprint=fingerprint, passages=index.count)
         if not self._store.move_pointer(workspace_id, agent.id, current.version if current else None, pointer):
             self._store.remove(key)  # this attempt's object only: the winner's has a key of its own
             return False, None, 0
         if version > 2:  # the version before the previous one: no reader holds its pointer any longer (with it,
             # whatever an attempt that lost or failed at that version left behind)
             self._store.remove(f"{prefix}index-{version - 2}.")
-        return True, version, count
+        return True, version, index.count
 
     def _record(self, workspace_id: str, states: dict[str, tuple[ItemRecord, IndexState, bool]]) -> None:
         """Each item's state, where it changed or its document was read again (a new ``updatedAt`` tells a waiting
@@ -192,6 +205,36 @@ class KnowledgeWorker:
             ]
         ):
             done.result()  # a state not set fails the message: the retry sets it (never left pending, acknowledged)
+
+
+Decision = tuple[str, int, str | None, str | None] | None  # an item's state as an index depends on it
+
+
+def _decision(state: IndexState | None) -> Decision:
+    """What of an item's state an index is built from (its time aside): None for an item never decided."""
+    return None if state is None else (state.status, state.passages, state.error, state.etag)
+
+
+def _fingerprint(
+    budget: int,
+    items: list[tuple[ItemRecord, str | None, Decision]],
+    others: list[tuple[Source, list[tuple[str, str]]]],
+) -> str:
+    """What an index is built from, without a document read: the plan's characters; each item in the index's order
+    with its object's ETag (a document's passages follow from its bytes, type and the plan's characters) and its
+    state (indexed with how many passages, skipped, failed and why); and the posts', site's and answers' passages,
+    whole (their records are read anyway, and capped). The same fingerprint, the same index: a rebuild whose
+    fingerprint, taken over the items' stored states, is the pointer's reads no document nor kept passages.
+    A stored state that is not the one this build would decide (pending after an author's write, or never recorded
+    after a failure) differs, so the rebuild reads as before."""
+    digest = hashlib.sha256(f"knowledge/{FORMAT}/{budget}".encode())
+    for item, tag, decision in items:
+        line = [item.id, item.name, item.r2_key, item.active, item.mime_type, tag, decision]
+        digest.update(json.dumps(line, ensure_ascii=False).encode() + b"\n")
+    for source, found in others:
+        line = [source.name, source.item_id, source.post_id, source.r2_key, source.answer_id, found]
+        digest.update(json.dumps(line, ensure_ascii=False).encode() + b"\n")
+    return digest.hexdigest()
 
 
 def _differs(stored: IndexState | None, state: IndexState) -> bool:

@@ -143,6 +143,12 @@ class KnowledgeStore:
         with translate_errors("PutObject"):
             self._s3.put_object(Bucket=self._bucket, Key=key, Body=body, ContentType=content_type)
 
+    def write_file(self, key: str, path: str, content_type: str) -> None:
+        """A file put as one object, read from disk as it is sent (an index is never held whole in memory). One
+        PutObject, as ``write``: an index of the largest plan is far below PutObject's 5 GB."""
+        with translate_errors("PutObject"), open(path, "rb") as body:
+            self._s3.put_object(Bucket=self._bucket, Key=key, Body=body, ContentType=content_type)
+
     def remove(self, key: str) -> None:
         """Every version of every object whose key begins with ``key``: one object by its full key, or every
         object of an index version by ``…/index-<n>.`` (the bucket is versioned: a plain delete would keep the

@@ -50,6 +50,7 @@ BENCHES = (
     Bench("runner_load.py", ("--seconds", "1.5"), 180),
     Bench("ledger_growth.py", ("--baseline-turns", "100", "--chat-turns", "50"), 240),
     Bench("hot_key.py", (), 180),
+    Bench("ledger_shards.py", ("--turns", "200"), 180),
     Bench("round_trip.py", ("--requests", "10"), 120),
     Bench("cost_inputs.py", ("--runs", "5"), 180),
     Bench("cold_observability.py", ("--runs", "5"), 120),

@@ -5,6 +5,7 @@
     make ops ARGS="--stack workspace-service-prod grant --email ... --credits 500"   # deployed stack
     make smoke [STACK=workspace-service-prod]        # python -m ops [--stack ...] smoke: docs/smoke.md
     make ops ARGS="[--stack NAME] import-turns [--workspace ID]"   # turns older versions stored in S3, into the table
+    make ops ARGS="[--stack NAME] reconcile-storage [--workspace ID [--after PATH]]"   # storage counters from S3
     make ops ARGS="[--stack NAME] number-history [--account ID] [--after CURSOR]"   # the credit history numbered
     make ops ARGS="[--stack NAME] shard-ledger --email ava@example.com --shards 16"   # a busy account's balance shards
     make console-upload STACK=workspace-service-prod   # python -m ops --stack NAME console-upload: the console's build
@@ -112,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     numbering = commands.add_parser("number-history", help="number every account's credit history (a migration)")
     numbering.add_argument("--account", default=None, help="one account's (a user id; default: every account's)")
     numbering.add_argument("--after", default=None, help="resume after this cursor (the last line's \"after\")")
+    storage = commands.add_parser("reconcile-storage", help="recompute storage counters from S3's listing, fix drift")
+    storage.add_argument("--workspace", default=None, help="one workspace's (default: every workspace's)")
+    storage.add_argument("--after", default=None, help="with --workspace: resume after this path (a line's \"after\")")
     upload = commands.add_parser("console-upload", help="upload console/dist to a deployed stack and invalidate it")
     upload.add_argument("--dist", type=Path, default=None, help="the build (default: console/dist)")
     args = parser.parse_args(argv)
@@ -132,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         from ops import shard_ledger
 
         return shard_ledger.main(args, client("dynamodb"), names)
+    if args.command == "reconcile-storage":
+        from ops import reconcile_storage
+
+        return reconcile_storage.main(args.workspace, args.after, client("s3"), client("dynamodb"), names)
     if args.command == "number-history":
         return _number_history(args, client("dynamodb"), names)
     return _operate(args, client("dynamodb"), names)

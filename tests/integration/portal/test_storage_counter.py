@@ -133,3 +133,26 @@ def test_the_purge_worker_applies_s3_notifications(studio: Studio) -> None:
     message: dict[str, Any] = {"MessageId": "m1", "ReceiptHandle": "r", "Body": body, "MD5OfBody": "x"}
     answer = handler_module("WorkspacePurgeFunction").lambda_handler(sqs_event([message]), WorkerContext())
     assert answer == {"batchItemFailures": []} and counted(ws) == 9
+
+
+def test_reconcile_storage_fixes_drift_resumes_and_then_finds_none(studio: Studio) -> None:
+    """Objects stored before the counter was kept (no notification) and a record left by a lost delete: the
+    command's pages fix both, a run resumed with ``--after`` picks up there, and a second run finds no drift."""
+    from ops.reconcile_storage import reconcile
+
+    ws, store = studio.workspace_id, objects.storage()
+    for n in range(5):
+        studio.put_object(f"assets/{n}.png", b"x" * (n + 1), "image/png")  # 15 bytes nobody counted
+    deliver(event(ws, "assets/gone.png", 50, sequencer()))  # counted, but nothing is there
+    assert counted(ws) == 50
+    lines: list[dict[str, Any]] = []
+    settings = get_settings()
+    from core.objects.write_store import ObjectStore
+
+    bucket = ObjectStore(aws.s3(), settings.content_bucket)
+    drift = reconcile(ws, bucket, store, aws.dynamodb(), settings.main_table, after="assets/2.png", say=lines.append)
+    assert drift == 4 + 5 - 50 and counted(ws) == 9  # from the cursor on: 3.png, 4.png and the ghost
+    assert reconcile(ws, bucket, store, aws.dynamodb(), settings.main_table, say=lines.append) == 6
+    assert counted(ws) == 15
+    assert reconcile(ws, bucket, store, aws.dynamodb(), settings.main_table, say=lines.append) == 0
+    assert lines[-1] == {"workspaceId": ws, "listed": 5, "drift": 0, "after": None}

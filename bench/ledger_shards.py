@@ -78,7 +78,7 @@ def over(wcu: float) -> float:
 def simulate(demand: int, shards: int, hold_keys: int, *, seconds: int, seed: int) -> Outcome:
     rng = random.Random(seed)  # noqa: S311 - a reproducible model, not a secret
     served = 0.0
-    heat: collections.Counter[str] = collections.Counter()
+    heat: dict[str, float] = collections.defaultdict(float)
     for _ in range(seconds):
         books = spread(demand, shards, rng) if shards else [demand]
         kept = 0.0

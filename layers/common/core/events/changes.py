@@ -170,6 +170,8 @@ def _ledger(seen: _Seen) -> list[Change]:
     if not seen.pk.startswith("ACCT#"):
         return []
     account = seen.pk[len("ACCT#") :]
+    if "#" in account:  # a sharded account's shard book (``ACCT#<id>#S<k>``): part of an account, no account of its own
+        return []
     found: list[Change] = []
     if seen.sk == "BALANCE" and seen.name in ("INSERT", "MODIFY"):
         marker = seen.new.get("exhausted")
@@ -178,7 +180,10 @@ def _ledger(seen: _Seen) -> list[Change]:
             found += seen.event(types.CREDITS_EXHAUSTED, marker.get("workspaceId"), data)
         # available + held moves only on grants and settlements: a hold or a release moves credits between the
         # two and never crosses a threshold twice (docs/decisions.md)
-        if seen.name == "MODIFY" and _total(seen.new) < _total(seen.old):
+        # A sharded account's main balance falls when it lends a shard credit, which spends nothing; its total is
+        # the sum of every book, which no one record holds, so it has no credits.low (docs/ledger.md, "Shards").
+        sharded = "shards" in seen.new
+        if seen.name == "MODIFY" and not sharded and _total(seen.new) < _total(seen.old):
             found.append(AccountChange(seen.source, types.CREDITS_LOW, account, seen.timestamp,
                                        {"balance": int(seen.new.get("available") or 0)},
                                        old_total=_total(seen.old), new_total=_total(seen.new)))  # fmt: skip

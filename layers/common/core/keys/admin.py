@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import hmac
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,10 +23,11 @@ from core.audit.ports import AuditEntries
 from core.audit.writes import Author, audit_record
 from core.identity.records import UserRecord
 from core.keys import key_format as api_keys
-from core.keys.models import ApiKey, MintedApiKey, MintedKeyEnvelope, MintKeyRequest
+from core.keys.models import ApiKey, KeyList, KeyQuery, MintedApiKey, MintedKeyEnvelope, MintKeyRequest
 from core.keys.ports import ApiKeys
 from core.keys.records import ApiKeyRecord
-from core.platform.errors import ApiKeysNotAvailable, Conflict, NotFound
+from core.platform import cursors
+from core.platform.errors import ApiKeysNotAvailable, Conflict, NotFound, ValidationFailed
 from core.platform.idempotency import Claim, Idempotency, Replay
 from core.platform.ids import new_id, now_iso
 from core.platform.kinds import Role
@@ -91,11 +93,17 @@ class KeyAdminService:
     def _view(self, record: ApiKeyRecord) -> ApiKey:
         return ApiKey.from_record(record, rate_limit=record.rate_limit or self._default_rate_limit)
 
-    def list(self, user_id: str, workspace_id: str) -> list[ApiKey]:
-        keys = self._workspaces.read_as_member(
-            workspace_id, user_id, lambda: self._keys.list_for_workspace(workspace_id)
-        )
-        return [self._view(k) for k in keys]
+    def list(self, user_id: str, workspace_id: str, query: KeyQuery) -> KeyList:
+        """Newest first, one page and one key more (so ``nextCursor`` is null exactly on the last page), read
+        beside the membership check; a bad cursor is refused after the check (a stranger learns nothing)."""
+
+        def page() -> builtins.list[ApiKeyRecord]:
+            return self._keys.page(workspace_id, query.limit + 1, _key_position(query.cursor))
+
+        keys = self._workspaces.read_as_member(workspace_id, user_id, page)
+        shown, more = keys[: query.limit], len(keys) > query.limit
+        last = f"{shown[-1].created_at}#{shown[-1].key_hash}" if shown else ""
+        return KeyList(keys=[self._view(k) for k in shown], next_cursor=cursors.encode(last) if more else None)
 
     def require_manager(self, user_id: str, workspace_id: str) -> ManagedWorkspace:
         """The workspace, if the caller is its owner or an admin (404 for strangers, 403 for members).
@@ -197,3 +205,17 @@ class KeyAdminService:
         audit = self._audit.entry(audit_record(author, workspace_id, "key.revoke", f"key:{key_id}"))
         if record.revoked_at is not None or not self._keys.revoke(record.key_hash, now_iso(), audit=audit):
             self._audit.commit(Also(audit=audit))
+
+
+_POSITION = re.compile(r"^(\d{4}-\d{2}-\d{2}T[0-9:.]+Z?[+0-9:]*)#([0-9a-f]{64})$")
+
+
+def _key_position(cursor: str | None) -> tuple[str, str] | None:
+    """The (``createdAt``, ``keyHash``) a keys page's cursor names; 400 for anything the listing did not make. The
+    hash is the table's key, not the raw key: knowing it opens nothing (the check hashes what it is given)."""
+    if cursor is None:
+        return None
+    found = _POSITION.match(cursors.decode(cursor))
+    if found is None:
+        raise ValidationFailed(cursors.BAD_CURSOR)
+    return found.group(1), found.group(2)

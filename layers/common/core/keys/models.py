@@ -8,10 +8,14 @@ from pydantic import Field
 
 from core.platform.fields import (
     AllowedOrigins,
+    QueryInt,
     name_rules,
     whole_number_rules,
 )
 from core.platform.models import ApiModel, RequestModel
+from core.platform.write_fields import ListQuery
+
+KEYS_PAGE = 200  # a page of keys, and the most: every workspace's keys fitted in one before pages (issue 43)
 
 
 class ApiKey(ApiModel):
@@ -43,8 +47,14 @@ class MintKeyRequest(RequestModel):
     allowed_origins: AllowedOrigins | None = None
 
 
+class KeyQuery(ListQuery):
+    limit: QueryInt = Field(KEYS_PAGE, ge=1, le=KEYS_PAGE)
+    cursor: str | None = Field(None, min_length=1, max_length=512)
+
+
 class KeyList(ApiModel):
     keys: list[ApiKey]
+    next_cursor: str | None = Field(description="The next page's cursor; null on the last page")
 
 
 class MintedKeyEnvelope(ApiModel):

@@ -78,6 +78,20 @@ class ApiKeyStore:
                     raise Conflict("A request with this Idempotency-Key is in progress; retry shortly") from None
                 raise Conflict("This key already exists; mint again") from None
 
+    def page(self, workspace_id: str, limit: int, after: tuple[str, str] | None) -> list[ApiKeyRecord]:
+        """The newest ``limit`` keys of a workspace, or those older than ``after`` (its ``createdAt`` and
+        ``keyHash``: the index's position, ties in a millisecond kept apart by the table's key): one Query of
+        ``byWorkspace`` of at most ``limit`` items, whatever the workspace holds."""
+        request: dict[str, Any] = {
+            "TableName": self._table, "IndexName": "byWorkspace", "KeyConditionExpression": "workspaceId = :ws",
+            "ExpressionAttributeValues": to_item({":ws": workspace_id}), "ScanIndexForward": False, "Limit": limit,
+        }  # fmt: skip
+        if after is not None:
+            request["ExclusiveStartKey"] = to_item(
+                {"workspaceId": workspace_id, "createdAt": after[0], "keyHash": after[1]}
+            )
+        return [ApiKeyRecord.model_validate(r) for r in query_all(self._db, request, limit)]
+
     def list_for_workspace(self, workspace_id: str) -> list[ApiKeyRecord]:
         """Every key of a workspace, newest first, revoked ones included (one Query of ``byWorkspace``)."""
         rows = query_all(self._db, {

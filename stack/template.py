@@ -60,6 +60,9 @@ def _parsed(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
     return yaml.load(path.read_text(), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
 
 
+EXTENSION_VARIABLES = ("PARAMETERS_SECRETS_EXTENSION_",)  # read by the secrets extension's layer, deployed only
+
+
 @dataclass(frozen=True)
 class Route:
     api: str
@@ -76,6 +79,9 @@ class FunctionSpec:
     timeout: int
     memory: int
     environment: dict[str, str] = field(default_factory=dict)
+    # The variables a deployed function's Lambda extensions read (the secrets extension's port): no extension runs
+    # locally, so ``environment`` leaves them out and the code takes its local path (core.platform.secrets).
+    extension_environment: dict[str, str] = field(default_factory=dict)
     streaming: bool = (
         False  # an Api event streams its response (runs core.platform.lambda_runtime.loop, not local.containers.worker)
     )
@@ -157,7 +163,8 @@ class Stack:
                 handler=props["Handler"],
                 timeout=int(props.get("Timeout", 3)),
                 memory=int(self.resolve(props.get("MemorySize", 128))),
-                environment={k: str(v) for k, v in env.items()},
+                environment={k: str(v) for k, v in env.items() if not k.startswith(EXTENSION_VARIABLES)},
+                extension_environment={k: str(v) for k, v in env.items() if k.startswith(EXTENSION_VARIABLES)},
                 streaming=any(
                     event["Type"] == "Api"
                     and event.get("Properties", {}).get("ResponseTransferMode") == "RESPONSE_STREAM"

@@ -29,14 +29,17 @@ POWERTOOLS_ELSEWHERE = (
 )
 
 
-def _modules_after(code: str, *, function: str | None = None, init: str | None = None) -> set[str]:
-    """The modules a fresh interpreter holds after running ``code`` (with a function's code and environment)."""
+def _modules_after(
+    code: str, *, function: str | None = None, init: str | None = None, deployed: bool = False
+) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` (with a function's code and environment;
+    ``deployed``: with its Lambda extensions' variables too, as in AWS, where the secrets extension answers)."""
     path = [str(LAYER)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {"AWS_DEFAULT_REGION": "us-east-1"}
     if function:
         spec = stack().functions()[function]
         path.insert(0, str(spec.code_uri))
-        env |= spec.environment
+        env |= spec.environment | (spec.extension_environment if deployed else {})
     if init:
         env["AWS_LAMBDA_INITIALIZATION_TYPE"] = init
     probe = f"import json, sys\nsys.path[:0] = {path!r}\n{code}\nprint(json.dumps(sorted(sys.modules)))"
@@ -187,16 +190,20 @@ def test_the_portals_functions_are_all_probed() -> None:
 
 
 @pytest.mark.parametrize(
-    ("function", "init", "clients"),
+    ("function", "init", "clients", "deployed"),
     [
-        ("BrainWhoAmIFunction", "on-demand", ["dynamodb"]),
-        ("PortalWorkspaceGetFunction", "on-demand", ["dynamodb", "secretsmanager"]),
-        ("PortalMagicLinkFunction", "provisioned-concurrency", ["dynamodb"]),  # signs in: no session to check
-        ("BrainFallbackFunction", "on-demand", []),  # answers 404/405 without AWS
-        ("BrainWhoAmIFunction", None, []),  # tests and the local runner: clients stay lazy
+        ("BrainWhoAmIFunction", "on-demand", ["dynamodb"], True),
+        # Deployed, the session check's secret comes from the secrets extension: no Secrets Manager client.
+        ("PortalWorkspaceGetFunction", "on-demand", ["dynamodb"], True),
+        ("PortalWorkspaceGetFunction", "on-demand", ["dynamodb", "secretsmanager"], False),  # no extension: boto3
+        ("PortalMagicLinkFunction", "provisioned-concurrency", ["dynamodb"], True),  # signs in: no session to check
+        ("BrainFallbackFunction", "on-demand", [], True),  # answers 404/405 without AWS
+        ("BrainWhoAmIFunction", None, [], False),  # tests and the local runner: clients stay lazy
     ],
 )
-def test_a_lambda_init_creates_the_clients_every_request_needs(function: str, init: str | None, clients: list) -> None:
+def test_a_lambda_init_creates_the_clients_every_request_needs(
+    function: str, init: str | None, clients: list, deployed: bool
+) -> None:
     # After the import, asking for exactly the expected clients must hit the cache every time and miss never.
     code = f"""
 import handler
@@ -209,7 +216,7 @@ info = aws.client.cache_info()
 assert (created, booted, info.hits, info.misses) == ({len(clients)}, {bool(clients)}, {len(clients)}, {len(clients)}), (
     created, booted, info)
 """
-    _modules_after(code, function=function, init=init)
+    _modules_after(code, function=function, init=init, deployed=deployed)
 
 
 @pytest.mark.parametrize(

@@ -87,8 +87,12 @@ def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
 
 def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
     """Management plane: a portal JWT with a live session, unless the route signs in (``authenticated=False``)."""
-    # Every portal route reads DynamoDB; a session's check verifies the JWT with the Secrets Manager key.
-    aws.during_init(aws.dynamodb, *([partial(aws.client, "secretsmanager")] if authenticated else []))
+    # Every portal route reads DynamoDB; a session's check verifies the JWT with the Secrets Manager key, which a
+    # deployed function reads through the secrets extension (no client: core.platform.secrets).
+    from core.platform.secrets import through_extension
+
+    secrets_client = authenticated and not through_extension()
+    aws.during_init(aws.dynamodb, *([partial(aws.client, "secretsmanager")] if secrets_client else []))
     return make_resolver(
         _authenticate_portal_jwt if authenticated else None,
         lambda: _plane_origin("portal"),

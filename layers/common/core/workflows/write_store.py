@@ -3,9 +3,11 @@ agents' transactions) or that is the workspace's default is never deleted: both 
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from core.platform import main_table as keys
+from core.platform import pages
 from core.platform.dynamo import get_item, query_all, to_item
 from core.platform.errors import Conflict
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
@@ -29,6 +31,11 @@ class WorkflowStore:
             "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": "WORKFLOW#"}),
         })  # fmt: skip
         return [WorkflowRecord.model_validate(r) for r in rows]
+
+    def page(self, workspace_id: str, limit: int, start: str | None) -> builtins.list[WorkflowRecord]:
+        """``limit`` workflows in id order (ULIDs of their creation: oldest first), after the sort key ``start``."""
+        request = pages.range_query(self._table, keys.workspace(workspace_id)["pk"], "WORKFLOW#", limit, start)
+        return [WorkflowRecord.model_validate(r) for r in query_all(self._db, request, limit)]
 
     def create(self, workflow: WorkflowRecord, *, also: Also) -> None:
         key = keys.workflow(workflow.workspace_id, workflow.id)

@@ -7,13 +7,20 @@ from collections.abc import Callable
 from typing import Any
 
 from core.audit.writes import Author, Write, Writes, until_unchanged
-from core.platform import together
+from core.platform import pages, together
 from core.platform.envelopes import Empty
 from core.platform.ids import new_id, now_iso
 from core.platform.write_fields import changes
 from core.workflows.ports import StoredWorkflows
 from core.workflows.records import WorkflowRecord
-from core.workflows.writer_models import Workflow, WorkflowCreate, WorkflowEnvelope, WorkflowUpdate
+from core.workflows.writer_models import (
+    Workflow,
+    WorkflowCreate,
+    WorkflowEnvelope,
+    WorkflowList,
+    WorkflowQuery,
+    WorkflowUpdate,
+)
 from core.workspaces.access import AuthoringAccess, found
 
 
@@ -32,12 +39,17 @@ class WorkflowService:
         self._workflows = workflows
         self._writes = writes
 
-    def list(self, user_id: str, workspace_id: str) -> list[Workflow]:
-        access, found = together.run(
-            lambda: self._access.member(user_id, workspace_id), lambda: self._workflows.list(workspace_id)
-        )
+    def list(self, user_id: str, workspace_id: str, query: WorkflowQuery) -> WorkflowList:
+        """Oldest first (ids are ULIDs of their creation), one page and one workflow more, read beside the member
+        check; a bad cursor is refused after the check (a stranger learns nothing)."""
+
+        def page() -> list[WorkflowRecord]:
+            return self._workflows.page(workspace_id, query.limit + 1, pages.after(query.cursor, "WORKFLOW#"))
+
+        access, found = together.run(lambda: self._access.member(user_id, workspace_id), page)
         access.result()
-        return [workflow_view(w) for w in sorted(found.result(), key=lambda w: (w.created_at, w.id))]
+        shown, cursor = pages.cut(found.result(), query.limit, lambda w: f"WORKFLOW#{w.id}")
+        return WorkflowList(workflows=[workflow_view(w) for w in shown], next_cursor=cursor)
 
     def create(self, author: Author, workspace_id: str, request: WorkflowCreate) -> WorkflowEnvelope:
         self._access.writer(author.user_id, workspace_id)

@@ -7,9 +7,12 @@ from typing import Any
 
 from pydantic import Field
 
+from core.platform.fields import QueryInt
 from core.platform.models import ApiModel, RequestModel
+from core.platform.pages import PAGE
 from core.platform.write_fields import (
     JsonDocument,
+    ListQuery,
     Name,
 )
 
@@ -26,8 +29,14 @@ class WorkflowEnvelope(ApiModel):
     workflow: Workflow
 
 
+class WorkflowQuery(ListQuery):
+    limit: QueryInt = Field(PAGE, ge=1, le=PAGE)
+    cursor: str | None = Field(None, min_length=1, max_length=512)
+
+
 class WorkflowList(ApiModel):
     workflows: list[Workflow]
+    next_cursor: str | None = Field(description="The next page's cursor; null on the last page")
 
 
 class WorkflowCreate(RequestModel):

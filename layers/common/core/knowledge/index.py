@@ -69,6 +69,7 @@ class Passage:
 
 
 BATCH_PASSAGES = 2000  # the postings held in memory at once: past it, a batch is spilled to a sorted run on disk
+FAN_IN = 8  # runs of one size merged into one (an external sort's levels): the files open at once stay few
 
 
 class IndexWriter:
@@ -86,7 +87,8 @@ class IndexWriter:
         self._folder = tempfile.mkdtemp(prefix="knowledge-index-", dir=folder)
         self._passages = open(os.path.join(self._folder, "passages"), "w", encoding="utf-8")  # noqa: SIM115
         self._lengths = open(os.path.join(self._folder, "lengths"), "w", encoding="ascii")  # noqa: SIM115
-        self._runs: list[str] = []
+        self._runs: list[tuple[int, str]] = []  # (level, path), in passage order: a run of level n holds FAN_IN**n
+        self._made = 0  # run files made (their names)
         self._postings: dict[str, list[int]] = {}
         self._sources: list[dict[str, Any]] = []  # one per document: small, bounded by the agent's caps
         self.count = 0  # passages so far
@@ -131,13 +133,40 @@ class IndexWriter:
         same order, so ``heapq.merge`` meets a term's lines together)."""
         if not self._postings:
             return
-        path = os.path.join(self._folder, f"run-{len(self._runs):05d}")
         encoded = sorted((json.dumps(term, ensure_ascii=False), numbers) for term, numbers in self._postings.items())
-        with open(path, "w", encoding="utf-8") as run:
+        self._postings = {}
+        with open(path := self._run_path(), "w", encoding="utf-8") as run:
             for term, numbers in encoded:
                 run.write(f"{term}\t{','.join(map(str, numbers))}\n")
-        self._runs.append(path)
-        self._postings = {}
+        del encoded
+        self._runs.append((0, path))
+        # FAN_IN runs of one level merged into one of the next: the final merge opens a few runs per level (the
+        # levels grow as the log of the text), and each passage's postings are copied once per level.
+        while len(self._runs) >= FAN_IN and len({level for level, _ in self._runs[-FAN_IN:]}) == 1:
+            level = self._runs[-1][0]
+            merged = self._run_path()
+            with open(merged, "w", encoding="utf-8") as out:
+                for _, line in self._lines([path for _, path in self._runs[-FAN_IN:]]):
+                    out.write(line)  # a term's lines kept apart (each a batch's at most), in passage order
+            for _, done in self._runs[-FAN_IN:]:
+                os.remove(done)
+            self._runs[-FAN_IN:] = [(level + 1, merged)]
+
+    def _run_path(self) -> str:
+        self._made += 1
+        return os.path.join(self._folder, f"run-{self._made:06d}")
+
+    @staticmethod
+    def _lines(paths: list[str]) -> Iterator[tuple[str, str]]:
+        """The runs' lines merged by term, as ``(term, line)``; a term's lines in the runs' order (``heapq.merge``
+        is stable), so its passage numbers ascend."""
+        runs = [open(path, encoding="utf-8") for path in paths]  # noqa: SIM115 - closed below
+        try:
+            yield from heapq.merge(*[((line.partition("\t")[0], line) for line in run) for run in runs],
+                                   key=lambda keyed: keyed[0])  # fmt: skip
+        finally:
+            for run in runs:
+                run.close()
 
     def finish(self) -> str:
         """Write the index object (gzip JSON) and return its path; its bytes are fixed by the documents added."""
@@ -168,27 +197,16 @@ class IndexWriter:
                 put(("," if number else "") + line.rstrip("\n"))
 
     def _merge(self, put: Callable[[str], None]) -> None:
-        runs = [open(path, encoding="utf-8") for path in self._runs]  # noqa: SIM115 - closed below
-        try:
-            lines = heapq.merge(*[_keyed(at, run) for at, run in enumerate(runs)])
-            previous = None
-            for term, _, line in lines:
-                numbers = line[len(term) + 1 : -1]
-                if term != previous:
-                    put(("]," if previous is not None else "") + f"{term}:[{numbers}")
-                    previous = term
-                else:
-                    put(f",{numbers}")
-            if previous is not None:
-                put("]")
-        finally:
-            for run in runs:
-                run.close()
-
-
-def _keyed(at: int, run: Iterable[str]) -> Iterator[tuple[str, int, str]]:
-    """A run's lines keyed for the merge: by term, then by run (its passages' numbers follow the runs before)."""
-    return ((line.partition("\t")[0], at, line) for line in run)
+        previous = None
+        for term, line in self._lines([path for _, path in self._runs]):
+            numbers = line[len(term) + 1 : -1]
+            if term != previous:
+                put(("]," if previous is not None else "") + f"{term}:[{numbers}")
+                previous = term
+            else:
+                put(f",{numbers}")
+        if previous is not None:
+            put("]")
 
 
 def build(documents: Iterable[tuple[Source, Iterable[tuple[str, str]]]]) -> tuple[bytes, int, str]:

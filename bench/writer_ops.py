@@ -63,10 +63,11 @@ def signed_in(demo: dict[str, Any]) -> Any:
     return Studio(portal, who, demo["id"])
 
 
-def writer_operations(demo: dict[str, Any]) -> list[Operation]:
-    """One operation per measured write; the posts they edit, publish and unpublish are created here."""
+def writer_operations(demo: dict[str, Any], *, first_key: int = 0) -> list[Operation]:
+    """One operation per measured write; the posts they edit, publish and unpublish are created here. Idempotency-Keys
+    are numbered from ``first_key``: a second set of operations on the same demo gives its own (not replays)."""
     studio, agent = signed_in(demo), demo["agents"][0]["id"]
-    fresh = itertools.count()
+    fresh = itertools.count(first_key)
     post = example_post()
     with captured_output():
         edited, moved = studio.post(agent, **post)["id"], studio.post(agent, **post)["id"]

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.agents.records import AgentRecord
-from core.platform import agent_counts_store as counts
+from core.platform import agent_counts_store as agent_counts
 from core.platform import main_table as keys
-from core.platform import together
 from core.platform.dynamo import get_item, query_all, to_item
 from core.platform.errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
@@ -31,31 +30,35 @@ class AgentStore:
 
     def get(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
         """The agent with its counts: its item and its counters item in one consistent BatchGetItem."""
-        found = counts.get_counted(self._db, self._table, workspace_id, agent_id)
+        found = agent_counts.get_counted(self._db, self._table, workspace_id, agent_id)
         return AgentRecord.model_validate(found) if found else None
 
+    def _range(self, workspace_id: str, prefix: str) -> list[dict[str, Any]]:
+        return query_all(self._db, {
+            "TableName": self._table, "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": prefix}),
+        })  # fmt: skip
+
     def list(self, workspace_id: str) -> list[AgentRecord]:
-        """The workspace's agents with their counts: the ``AGENT#`` range and the ``COUNTS#`` range, two Queries
-        issued together (one round trip). Both are ordered by agent id, so a page of the one is matched by the same
-        page of the other."""
+        """The workspace's agents as their items hold them: read ``counts`` beside it (``counted`` joins them)."""
+        return [AgentRecord.model_validate(r) for r in self._range(workspace_id, "AGENT#")]
 
-        def rows(prefix: str) -> list[dict[str, Any]]:
-            return query_all(self._db, {
-                "TableName": self._table, "ConsistentRead": True,
-                "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
-                "ExpressionAttributeValues": to_item({":pk": keys.workspace(workspace_id)["pk"], ":prefix": prefix}),
-            })  # fmt: skip
+    def counts(self, workspace_id: str) -> dict[str, dict[str, Any]]:
+        """Every agent's counters item, by agent id: the ``COUNTS#`` range, ordered by agent id as ``AGENT#`` is, so
+        a page of the one is matched by the same page of the other."""
+        rows = self._range(workspace_id, keys.AGENT_COUNTS)
+        return {row["sk"].removeprefix(keys.AGENT_COUNTS): row for row in rows}
 
-        agents, counted = together.run(lambda: rows("AGENT#"), lambda: rows(keys.AGENT_COUNTS))
-        by_agent = {row["sk"].removeprefix(keys.AGENT_COUNTS): row for row in counted.result()}
-        return [AgentRecord.model_validate(counts.counted(r, by_agent.get(r["id"]))) for r in agents.result()]
+    def counted(self, agent: AgentRecord, counts: dict[str, Any] | None) -> AgentRecord:
+        return AgentRecord.model_validate(agent_counts.counted(agent.model_dump(mode="json", by_alias=True), counts))
 
     def create(self, agent: AgentRecord, *, new_workflow: WorkflowRecord | None, limit: int, also: Also) -> None:
         """The agent, its slug claim and its counts, at once; ``new_workflow``: made for it in the same write."""
         ws, one = agent.workspace_id, {":one": 1}
         tx = Transaction(self._table)
-        tx.put(keys.agent(ws, agent.id) | counts.without_counts(agent.attributes()), condition=NEW)
-        tx.put(counts.new_counts(ws, agent.id), condition=NEW)  # what its posts, items and answers move
+        tx.put(keys.agent(ws, agent.id) | agent_counts.without_counts(agent.attributes()), condition=NEW)
+        tx.put(agent_counts.new_counts(ws, agent.id), condition=NEW)  # what its posts, items and answers move
         tx.put(keys.agent_slug_claim(ws, agent.slug) | {"agentId": agent.id}, condition=NEW, name="slug")
         tx.update(keys.workspace(ws), "ADD agentCount :one", values=one | {":limit": limit}, name="limit",
                   condition=f"{EXISTS} AND (attribute_not_exists(agentCount) OR agentCount < :limit)")  # fmt: skip

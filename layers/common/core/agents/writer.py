@@ -111,11 +111,13 @@ class AgentService:
     # --- reads (any member)
 
     def list(self, user_id: str, workspace_id: str) -> list[Agent]:
-        access, agents = together.run(
-            lambda: self._access.member(user_id, workspace_id), lambda: self._agents.list(workspace_id)
-        )
+        access, agents, counts = together.run(  # the agents and their counters items (one round trip)
+            lambda: self._access.member(user_id, workspace_id), lambda: self._agents.list(workspace_id),
+            lambda: self._agents.counts(workspace_id),
+        )  # fmt: skip
         access.result()
-        return [agent_view(a) for a in sorted(agents.result(), key=lambda a: (a.created_at, a.id))]
+        counted = [self._agents.counted(a, counts.result().get(a.id)) for a in agents.result()]
+        return [agent_view(a) for a in sorted(counted, key=lambda a: (a.created_at, a.id))]
 
     def get(self, user_id: str, workspace_id: str, agent_id: str) -> Agent:
         return agent_view(stored_agent(self._access.member(user_id, workspace_id, agent_id)))

@@ -128,8 +128,9 @@ CASES: dict[str, Case] = {  # the objects' cases first: later cases add objects 
                             with_calls(ACCESS, {"GetItem:main": 1}, WRITE), (BESIDE,)),
     "workflow-delete": Case("PortalWorkflowDeleteFunction", fresh_workflow,
                             with_calls(ACCESS, {"GetItem:main": 1}, WRITE), (BESIDE,)),
-    "agents-list": Case("PortalAgentsListFunction", nothing, with_calls(ACCESS, {"Query:main": 1}),
-                        ({"BatchGetItem:main": 1, "Query:main": 1},)),
+    # The agents and their counters items (``COUNTS#``): two Queries issued together with the access check.
+    "agents-list": Case("PortalAgentsListFunction", nothing, with_calls(ACCESS, {"Query:main": 2}),
+                        ({"BatchGetItem:main": 1, "Query:main": 2},)),
     "agent-create": Case("PortalAgentCreateFunction", lambda st, w: {"body": {"name": unique("Agent")}},
                          with_calls(ACCESS, WRITE), status=201),
     "agent-create, by an admin": Case("PortalAgentCreateFunction", lambda st, w: {"body": {"name": unique("Agent")}},
@@ -137,7 +138,8 @@ CASES: dict[str, Case] = {  # the objects' cases first: later cases add objects 
     "agent-get": Case("PortalAgentGetFunction", agent_id, ACCESS),
     "agent-update": Case("PortalAgentUpdateFunction", named()(agent_id), with_calls(ACCESS, WRITE)),
     "agent-delete": Case("PortalAgentDeleteFunction", lambda st, w: {"agent_id": st.agent(unique("Doomed"))["id"]},
-                         with_calls(ACCESS, {"GetItem:main": 1}, WRITE, {"SendMessage:": 1}), (BESIDE,)),
+                         with_calls(ACCESS, {"BatchGetItem:main": 1}, WRITE, {"SendMessage:": 1}),
+                         ({"BatchGetItem:main": 2},)),  # the agent read with its counters item, beside the check
     "wrap-put": Case("PortalAgentWrapPutFunction", named("greeting")(agent_id), with_calls(ACCESS, WRITE)),
     "wrap-get": Case("PortalAgentWrapGetFunction", agent_id, ACCESS),
     "site-put": Case("PortalAgentSitePutFunction", lambda st, w: {"agent_id": w["agent"],

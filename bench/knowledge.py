@@ -425,15 +425,38 @@ def memory_probe(mb: float, distinct: int = 5) -> dict[str, Any]:
 
         tags = {item.r2_key: f"etag{n}" for n, item in enumerate(items)}
         store = InMemorySources(agent_record("prj_memory", "Memory"), items, [], objects, tags, keep_written=False)
+        disk = _watch_disk()
         before = _status("VmRSS")
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         done = rebuild(store, plan_chars=10 * int(mb * MB) + MB)  # no plan's limit: the measure is the worker's
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         peak = _status("VmHWM")
     index_key = next(k for k in store.written_bytes if k.endswith(".json.gz"))
     return {"documents": len(items), "text_mb": sum(item.size for item in items) / MB, "passages": done.passages,
             "seconds": seconds, "before_mb": before, "peak_mb": peak, "index_bytes": store.written_bytes[index_key],
-            "failed": sum(s.status == "failed" for s in store.states.values())}  # fmt: skip
+            "failed": sum(s.status == "failed" for s in store.states.values()), "disk_mb": disk[0] / MB,
+            "cpu": cpu}  # fmt: skip
+
+
+def _watch_disk() -> list[int]:
+    """The bytes of the index writer's scratch folder once its object is written (its largest: every run, the
+    passages and the object): ``[bytes]``, 0 for a worker that writes none (before issue 43: all in memory)."""
+    from core.knowledge import index
+
+    found = [0]
+    writer = getattr(index, "IndexWriter", None)
+    if writer is None:
+        return found
+    finish = writer.finish
+
+    def measured(self: Any) -> str:
+        path: str = finish(self)
+        folder = os.path.dirname(path)
+        found[0] = max(found[0], sum(entry.stat().st_size for entry in os.scandir(folder)))
+        return path
+
+    writer.finish = measured
+    return found
 
 
 def write_documents(folder: Path, mb: float, distinct: int) -> list[Any]:
@@ -486,6 +509,73 @@ def function_memory() -> int:
     return int(found.group(1)) if found else 0
 
 
+# --- 5. what a rebuild reads
+
+
+def rebuild_reads(documents: int) -> dict[str, Any]:
+    """On moto: an agent with ``documents`` text documents, indexed once; the S3 GETs (documents, and kept passages)
+    of a rebuild with nothing changed, then of one with one document replaced."""
+    from urllib.parse import unquote
+
+    import boto3
+    from moto import mock_aws
+
+    from core.knowledge.worker import KnowledgeWorker
+    from core.knowledge.write_store import KnowledgeStore
+    from local.aws.emulator import create_resources
+    from tests.conftest import FAKE_AWS
+    from tests.support.lambdas import stack
+    from tests.support.seed import Seeder
+
+    os.environ |= FAKE_AWS | stack().functions()["KnowledgeIndexFunction"].environment
+    with mock_aws():
+        db, s3 = boto3.client("dynamodb"), boto3.client("s3")
+        create_resources(stack(), db, s3, secrets=boto3.client("secretsmanager"), sqs=boto3.client("sqs"))
+        bucket, table = os.environ["CONTENT_BUCKET"], os.environ["MAIN_TABLE"]
+        seed = Seeder(db)
+        workspace = seed.workspace(seed.user("bench@example.com", plan="pro"))
+        agent = seed.agent(workspace)
+        prose = Prose(seed=4)
+
+        def put(number: int) -> str:
+            key = f"projects/{agent.id}/docs/{number:04d}.txt"
+            body = "\n\n".join(prose.paragraphs(2_000)).encode()
+            s3.put_object(Bucket=bucket, Key=f"workspaces/{workspace.id}/{key}", Body=body, ContentType="text/plain")
+            return key
+
+        keys = [put(number) for number in range(documents)]
+        seed.items(
+            agent.id, [{"r2Key": key, "mimeType": "text/plain", "name": f"Note {n}"} for n, key in enumerate(keys)]
+        )
+        worker = KnowledgeWorker(KnowledgeStore(db, table, s3, bucket), plan_chars=lambda _: 100 * MB)
+        paths: list[str] = []
+        s3.meta.events.register(
+            "before-call.s3.GetObject", lambda params, **_: paths.append(unquote(params["url_path"]))
+        )
+
+        def rebuild() -> dict[str, int]:
+            paths.clear()
+            worker.rebuild(workspace.id, agent.id, time_left=lambda: 900.0)
+            return {"documents": sum("/projects/" in p for p in paths), "kept": sum("/knowledge/" in p for p in paths)}
+
+        first = rebuild()
+        unchanged = rebuild()
+        put(0)
+        changed = rebuild()
+    return {"count": documents, "first": first, "unchanged": unchanged, "changed": changed}
+
+
+def reads_section(found: list[dict[str, Any]]) -> list[str]:
+    rows = [[f["count"], f"{f['first']['documents']} + {f['first']['kept']}",
+             f"{f['unchanged']['documents']} + {f['unchanged']['kept']}",
+             f"{f['changed']['documents']} + {f['changed']['kept']}"] for f in found]  # fmt: skip
+    return [
+        "What a rebuild reads (moto; `KnowledgeWorker.rebuild` on the service's store): S3 GETs of documents + of "
+        "kept passages, the first rebuild, a rebuild with nothing changed, one with one document replaced.",
+        table(["documents", "first rebuild GETs", "nothing changed GETs", "one replaced GETs"], rows),
+    ]
+
+
 # --- the section
 
 
@@ -534,14 +624,17 @@ def memory_section(probes: list[dict[str, Any]]) -> list[str]:
     largest = max(plan.knowledge_chars for plan in PLAN_LIMITS.values())
     rows = [[probed["text_mb"], probed["documents"], probed["passages"], probed["seconds"], probed["index_bytes"] / MB,
              probed["before_mb"], probed["peak_mb"], probed["peak_mb"] - probed["before_mb"], limit,
-             f"{probed['peak_mb'] / limit:.2f}{TIMES}" if limit else "?"] for probed in probes]  # fmt: skip
+             f"{probed['peak_mb'] / limit:.2f}{TIMES}" if limit else "?", probed.get("disk_mb", 0), probed["cpu"]]
+            for probed in probes]  # fmt: skip
     headers = ["text MB", "documents", "passages", "rebuild s", "index gzip MB", "RSS before MB", "peak RSS MB",
-               "peak - before MB", "KnowledgeMemorySize MB", "peak / memory"]  # fmt: skip
+               "peak - before MB", "KnowledgeMemorySize MB", "peak / memory", "scratch MB",
+               "rebuild CPU s"]  # fmt: skip
     return [
         "The worker's memory: one `KnowledgeWorker.rebuild` (an in-memory store) over Markdown and text documents of "
         "4 MB of text each, in a fresh interpreter per size; resident set from /proc/self/status (VmRSS before the "
         f"rebuild, VmHWM after). The largest plan indexes {largest / MB:g} MB of text per agent: past it, its limit is "
-        "lifted for the measure.",
+        "lifted for the measure. Scratch MB: the index writer's files in /tmp at their largest (issue 43: the index is "
+        "written in passage batches through /tmp, not held in memory).",
         table(headers, rows),
     ]
 
@@ -554,16 +647,29 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     cli.add_argument("--posts", type=int, default=24, help="the demo's newest posts seeded for the chat turn")
     cli.add_argument("--delay-ms", type=int, default=0, help="the offline model's pause between deltas")
     cli.add_argument("--memory-mb", type=float, nargs="*", default=[20.0, 100.0], help="MB of text per memory probe")
+    cli.add_argument("--reads", type=int, nargs="*", default=[10, 100], help="documents per rebuild-reads shelf")
+    cli.add_argument("--only", choices=["memory", "reads"], help="run only this section")
     cli.add_argument("--memory-probe", type=float, help=argparse.SUPPRESS)  # the probe's own interpreter
     args = cli.parse_args(argv)
     if args.memory_probe is not None:
         print(json.dumps(memory_probe(args.memory_probe)))
         return {}
     spent: dict[str, float] = {}
+    if args.only:
+        probes = timed("memory", spent, lambda: [memory(mb) for mb in args.memory_mb]) if args.only == "memory" else []
+        reads = timed("reads", spent, lambda: [rebuild_reads(n) for n in args.reads]) if args.only == "reads" else []
+        parts = [
+            *(memory_section(probes) if probes else []),
+            *(reads_section(reads) if reads else []),
+            "This run: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in spent.items()) + ".",
+        ]
+        return finish(args, "Knowledge: the worker's memory and what a rebuild reads",
+                      command("knowledge.py", argv or []), "\n\n".join(parts))  # fmt: skip
     extracted = timed("extraction", spent, lambda: extraction(args.mb, args.runs))
     indexes, chat_index = timed("index", spent, lambda: index_rows(args.runs))
     turns = timed("chat", spent, lambda: chat_turns(chat_index, CHAT_PASSAGES, args.turns, args.delay_ms, args.posts))
     probes = timed("memory", spent, lambda: [memory(mb) for mb in args.memory_mb])
+    reads = timed("reads", spent, lambda: [rebuild_reads(n) for n in args.reads])
     parts = [
         f"Extraction of about {args.mb:g} MB of generated text per document (median of {args.runs} reads each, the "
         "types interleaved); the ratio is to plain text's ms per MB, measured in the same run:",
@@ -574,6 +680,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
         table(INDEX_HEADERS, indexes),
         *chat_section(turns, args.turns),
         *(memory_section(probes) if probes else []),
+        *(reads_section(reads) if reads else []),
         "This run: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in spent.items()) + ".",
     ]
     return finish(args, "Knowledge: extraction, index, retrieval in the chat turn, worker memory",

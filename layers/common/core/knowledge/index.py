@@ -6,6 +6,10 @@ builds it with its postings already counted, so a chat container that loads a ne
 passage is tokenised on the read plane. BM25 needs no added service and ranks the same offline and on AWS;
 embeddings may come later behind ``search`` (docs/decisions.md, "Knowledge").
 
+The worker writes it in passage batches (``IndexWriter``: postings spilled to sorted runs in ``/tmp`` and merged),
+so its memory is bounded by a batch and one document, not by the agent's text; the object is the same one body
+either way, and a container loads it whole as before (issue 43).
+
 The owner's answers (``core.answers``) are passages too, each named by its question; the worker stores a question's
 terms beside its source, and an answer whose question is close to the visitor's message ranks before every other
 passage (``close``; docs/decisions.md, "The owner's answers").

@@ -4,9 +4,11 @@ Every change that can alter what an agent knows (an item written, a post publish
 written, a file replaced through a presigned upload: S3's own notification) queues the agent; one rebuild reads its
 items, published posts, answers and site, extracts each document whose object changed (its passages are kept per
 item and object ETag, so an unchanged document is never read twice), and writes a new index only when what it holds
-changed. The new object is written first and the agent's pointer moved after, conditioned on the version it
-replaces: a reader sees the old index or the new one, and of two workers racing the later one builds again from what
-is there by then.
+changed. What an index is built from is its pointer's fingerprint (ETags and item states, no document read): a
+rebuild that finds it unchanged reads nothing from S3 but the folder's listing. The index is written in passage
+batches (``IndexWriter``), so the worker holds one document and one batch, never the agent's whole text. The new
+object is written first and the agent's pointer moved after, conditioned on the version it replaces: a reader sees
+the old index or the new one, and of two workers racing the later one builds again from what is there by then.
 
 Each item ends ``indexed``, ``skipped`` (media, inactive, or nothing readable) or ``failed`` with a reason; a
 failure is kept with the document's ETag, so a poison document is read once, not on every rebuild.

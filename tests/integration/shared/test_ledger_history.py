@@ -23,11 +23,11 @@ from core.platform.dynamo import to_item
 from core.platform.settings import get_settings
 from tests.support.ledger_checks import assert_consistent
 from tests.support.ledger_history import (
+    TYPES,
     assert_numbered_once,
     every_entry,
     number_all,
     old_page,
-    TYPES,
     seed_numbered,
     table_state,
     write_old_ledger,
@@ -103,14 +103,6 @@ def test_the_seed_is_what_the_numberer_writes(aws: Any, numberer: HistoryStore) 
         {k: v for k, v in i.items() if k not in ("pk", "accountId")} for i in seeded]  # fmt: skip
 
 
-def items_read(meter: Meter, read: Any) -> tuple[int, int]:
-    """(DynamoDB items read, calls) of ``read()``, by the bench's meter (Query: items evaluated)."""
-    meter.reset()
-    read()
-    usage = meter.reset()
-    return usage.items_read, sum(usage.calls.values())
-
-
 @pytest.mark.parametrize("ref_type", [None, "refund"])
 def test_a_deep_page_reads_the_same_items_at_two_sizes(aws: Any, ref_type: str | None) -> None:
     """300 entries, then 3,000 (another account), numbered: a page half way down reads as many items at both
@@ -125,9 +117,9 @@ def test_a_deep_page_reads_the_same_items_at_two_sizes(aws: Any, ref_type: str |
         seed_numbered(aws.dynamodb, account, write_old_ledger(aws.dynamodb, account, size))
         total = sum(ref_type in (None, TYPES[i % len(TYPES)]) for i in range(size))
         query = CreditHistoryQuery.model_validate({"limit": 15, "offset": total // 2, "refType": ref_type})
-        answer: list[Any] = []
-        measured.append(items_read(meter, lambda a=account, q=query: answer.append(reader.history(a, q))))
-        assert len(answer[0].entries) == 15 and answer[0].total == total
+        answers: list[Any] = []
+        measured.append(items_read(meter, lambda a=account, q=query, kept=answers: kept.append(reader.history(a, q))))
+        assert len(answers[0].entries) == 15 and answers[0].total == total
     (small, small_calls), (large, large_calls) = measured
     assert small == large == 15 + 2
     # the BatchGetItem, then one Query per row partition the page spans (≤ 2 for a page of ≤ 100: where the block
@@ -142,7 +134,7 @@ def test_concurrent_numberers_number_each_entry_once(aws: Any, reader: CreditRea
     def run() -> None:
         try:
             number_all(HistoryStore(aws.dynamodb, get_settings().ledger_table), ACCOUNT)
-        except BaseException as exc:  # noqa: BLE001 - kept for the assertion below
+        except BaseException as exc:  # kept for the assertion below
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(4)]
@@ -155,9 +147,7 @@ def test_concurrent_numberers_number_each_entry_once(aws: Any, reader: CreditRea
     assert_pages_as_before(aws, reader)
 
 
-def test_a_sharded_accounts_books_make_one_history(
-    aws: Any, reader: CreditReader, numberer: HistoryStore
-) -> None:
+def test_a_sharded_accounts_books_make_one_history(aws: Any, reader: CreditReader, numberer: HistoryStore) -> None:
     """Entries in the main book and two shard books (written straight into ``ACCT#<id>#S<k>``, interleaved in
     time): one history, totals summed over the books' counters."""
     write_old_ledger(aws.dynamodb, ACCOUNT, 90, shards=2, spacing=timedelta(seconds=3))
@@ -211,8 +201,8 @@ def test_an_entry_committed_late_is_numbered_from_the_stream(
     aws.dynamodb.put_item(TableName=table, Item=to_item(late))
     aws.dynamodb.update_item(
         TableName=table, Key=to_item({"pk": history.account_pk(ACCOUNT), "sk": "BALANCE"}),
-        UpdateExpression="ADD available :minus, entries :one, #llm :one", ExpressionAttributeNames={"#llm": "entries:llm"},
-        ExpressionAttributeValues=to_item({":minus": -1, ":one": 1}),
+        UpdateExpression="ADD available :minus, entries :one, #llm :one",
+        ExpressionAttributeNames={"#llm": "entries:llm"}, ExpressionAttributeValues=to_item({":minus": -1, ":one": 1}),
     )  # fmt: skip
     assert numberer.number(ACCOUNT).numbered == 0  # below the window: a sweep does not see it
     assert numberer.number(ACCOUNT, [late]).numbered == 1

@@ -132,7 +132,7 @@ def assign(head: Head, entries: Sequence[Mapping[str, Any]]) -> list[Numbered]:
     done: list[Numbered] = []
     for entry in sorted(entries, key=lambda e: (str(e["sk"]), str(e["pk"]))):
         located = book_of(str(entry["pk"]))
-        assert located is not None, entry["pk"]  # noqa: S101 - callers pass only entries of books
+        assert located is not None, entry["pk"]  # callers pass only entries of books
         n += 1
         ref_type = str(entry["refType"])
         by_type[ref_type] = by_type.get(ref_type, 0) + 1

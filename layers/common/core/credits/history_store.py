@@ -20,6 +20,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from core.credits import history
@@ -79,14 +80,10 @@ class HistoryStore:
             return HistoryPage(total, [])
         plan = history.plan_page(account_id, head, ref_type, skip, take)
         start, stop = plan.tail_slice
-        calls: list[Callable[[], list[dict[str, Any]]]] = [
-            (lambda r=r: self._rows(r)) for r in plan.rows  # type: ignore[misc]
-        ]
+        calls: list[Callable[[], list[dict[str, Any]]]] = [partial(self._rows, r) for r in plan.rows]
         if stop > start:
-            calls += [
-                (lambda b=b: self._tail(account_id, b, head.marks.get(b), ref_type, stop))  # type: ignore[misc]
-                for b in history.books(head.shards)
-            ]
+            marks, books = head.marks, history.books(head.shards)
+            calls += [partial(self._tail, account_id, b, marks.get(b), ref_type, stop) for b in books]
         answers = [f.result() for f in together.run(*calls)] if calls else []
         rows = [row for answer in answers[: len(plan.rows)] for row in answer]
         tail = [entry for answer in answers[len(plan.rows) :] for entry in answer]
@@ -197,10 +194,8 @@ class HistoryStore:
         """Each book's unnumbered entries from its window, oldest first, up to ``SWEEP_READ`` a book; only those
         up to the lowest point a book was read to (so the books' entries are numbered in key order). Complete:
         every book was read to its end."""
-        read = together.run(*[
-            (lambda b=b: self._unnumbered(account_id, b, head.marks.get(b)))  # type: ignore[misc]
-            for b in history.books(head.shards)
-        ])  # fmt: skip
+        books = history.books(head.shards)
+        read = together.run(*[partial(self._unnumbered, account_id, b, head.marks.get(b)) for b in books])
         results = [f.result() for f in read]
         cut = min((entries[-1]["sk"] for entries, ended in results if not ended), default=None)
         found = [e for entries, _ in results for e in entries if cut is None or e["sk"] <= cut]
@@ -295,4 +290,5 @@ class HistoryStore:
         row = history.row_key(account_id, number, ref_type) | history.public(done.entry) | {"n": done.n}
         if ref_type:
             row["m"] = done.m
-        return {"Put": {"TableName": self._table, "Item": to_item(row), "ConditionExpression": "attribute_not_exists(pk)"}}
+        new = "attribute_not_exists(pk)"
+        return {"Put": {"TableName": self._table, "Item": to_item(row), "ConditionExpression": new}}

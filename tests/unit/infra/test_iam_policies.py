@@ -537,10 +537,10 @@ def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
 
 
 def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
-    """The template's seventeen grants on leading keys (the preview's count among them): each allows a partition its
-    patterns name and refuses any other."""
+    """The template's eighteen grants on leading keys (the preview's count and the history numberer's among them):
+    each allows a partition its patterns name and refuses any other."""
     conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
-    assert len(conditioned) == 17, conditioned
+    assert len(conditioned) == 18, conditioned
     for function, statement in conditioned:
         patterns = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
         name = statement.resources[0].rsplit("/", 1)[-1]
@@ -633,3 +633,24 @@ def test_the_webhook_worker_reads_and_writes_webhooks_deliveries_and_audit_entri
     assert not can(worker, "dynamodb", "GetItem", TableName=KEYS, Key={"keyHash": s("h")})
     assert not can(worker, "s3", "GetObject", Bucket=BUCKET, Key="workspaces/w1/projects/p.json")
     assert not can(worker, "sqs", "SendMessage", QueueUrl=QUEUE_URL, MessageBody="{}")  # the purge queue
+
+
+def test_the_history_numberer_reads_and_writes_accounts_partitions_only() -> None:
+    """LedgerHistoryFunction (issue 43): an account's HISTORY item and balance read together, its books Queried, its
+    history rows put and its entries' ``n`` set (one transaction); never a workspace's usage days, another table, a
+    deletion or a Scan."""
+    numberer = "LedgerHistoryFunction"
+    head = [{"pk": s("ACCT#u1"), "sk": s("HISTORY")}, {"pk": s("ACCT#u1"), "sk": s("BALANCE")}]
+    assert can(numberer, "dynamodb", "BatchGetItem", RequestItems={LEDGER: {"Keys": head}})
+    for book in ("ACCT#u1", "ACCT#u1#S3"):
+        assert can(numberer, "dynamodb", "Query", TableName=LEDGER, KeyConditionExpression="pk = :pk",
+                   ExpressionAttributeValues={":pk": s(book)})  # fmt: skip
+        assert can(numberer, "dynamodb", "UpdateItem", TableName=LEDGER, Key={"pk": s(book), "sk": s("ENTRY#t#led1")})
+    for row in ("ACCT#u1#H3", "ACCT#u1#T#llm#15"):
+        assert can(numberer, "dynamodb", "PutItem", TableName=LEDGER, Item={"pk": s(row), "sk": s("N#000000000301")})
+    usage = {"pk": s("USAGE#w1"), "sk": s("2026-01-01")}
+    assert not can(numberer, "dynamodb", "UpdateItem", TableName=LEDGER, Key=usage)
+    assert not can(numberer, "dynamodb", "BatchGetItem", RequestItems={LEDGER: {"Keys": [usage]}})
+    assert not can(numberer, "dynamodb", "DeleteItem", TableName=LEDGER, Key=head[0])
+    assert not can(numberer, "dynamodb", "Scan", TableName=LEDGER)
+    assert not can(numberer, "dynamodb", "GetItem", TableName=MAIN, Key={"pk": s("WS#w1"), "sk": s("WS")})

@@ -64,7 +64,7 @@ def test_an_invitation_is_made_mailed_listed_and_accepted(studio: Studio) -> Non
     token = link_token(studio.portal, "new.person@example.com")
     assert mail["link"] == f"{get_settings().portal_app_url.rstrip('/')}/invitations?token={token}"
     assert token in mail["text"] and "Acme" in mail["text"]
-    assert studio.ok(INVITATIONS) == {"invitations": [invitation]}
+    assert studio.ok(INVITATIONS) == {"invitations": [invitation], "nextCursor": None}
     # Only the hash is stored: neither the invitation nor any item holds the token.
     digest = hashlib.sha256(token.encode()).hexdigest()
     stored = item(studio.portal, main_table.invitation(studio.workspace_id, "new.person@example.com"))
@@ -79,7 +79,7 @@ def test_an_invitation_is_made_mailed_listed_and_accepted(studio: Studio) -> Non
     listed = studio.portal.call("PortalWorkspacesListFunction", token=who.token).json()
     assert listed == [workspace]  # as GET /api/workspaces lists it, to the joiner
     assert member_ids(studio) == {studio.who.user_id: "owner", who.user_id: "member"}
-    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert studio.ok(INVITATIONS) == {"invitations": [], "nextCursor": None}
     assert item(studio.portal, main_table.invitation_token(digest)) is None  # used up
     # The joiner reads what a member reads.
     assert studio.as_(who).ok("PortalWorkspaceGetFunction")["workspace"]["id"] == studio.workspace_id
@@ -109,7 +109,7 @@ def test_inviting_again_renews_the_one_invitation(studio: Studio) -> None:
     new_token = link_token(studio.portal, "twice@example.com")
     assert second["id"] == first["id"] and second["role"] == "admin" and new_token != old_token
     assert second["createdAt"] >= first["createdAt"]
-    assert studio.ok(INVITATIONS) == {"invitations": [second]}
+    assert studio.ok(INVITATIONS) == {"invitations": [second], "nextCursor": None}
     who = studio.portal.sign_in("twice@example.com")
     assert_error(accept(studio.portal, who, old_token), 404, "NOT_FOUND")  # the renewed one's link is dead
     assert accept(studio.portal, who, new_token).json()["workspace"]["role"] == "admin"
@@ -119,7 +119,7 @@ def test_inviting_a_member_or_the_owner_is_a_conflict(studio: Studio) -> None:
     joined(studio, "in@example.com")
     for email in ("in@example.com", "IN@example.com", "owner@example.com"):
         assert_error(studio.call(INVITE, body={"email": email, "role": "member"}), 409, "CONFLICT")
-    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert studio.ok(INVITATIONS) == {"invitations": [], "nextCursor": None}
 
 
 def test_an_admin_invites_members_but_not_admins(studio: Studio) -> None:
@@ -152,14 +152,14 @@ def test_a_member_may_not_invite_list_or_revoke_and_a_stranger_finds_nothing(stu
 ])  # fmt: skip
 def test_a_bad_invitation_is_a_400(studio: Studio, body: Any) -> None:
     assert_error(studio.call(INVITE, body=body), 400, "VALIDATION_ERROR")
-    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert studio.ok(INVITATIONS) == {"invitations": [], "nextCursor": None}
 
 
 def test_revoking_kills_the_link(studio: Studio) -> None:
     invitation = invite(studio, "gone@example.com")
     token = link_token(studio.portal, "gone@example.com")
     assert studio.ok(REVOKE, invitation_id=invitation["id"]) == {}
-    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert studio.ok(INVITATIONS) == {"invitations": [], "nextCursor": None}
     assert_error(studio.call(REVOKE, invitation_id=invitation["id"]), 404, "NOT_FOUND")
     assert_error(studio.call(REVOKE, invitation_id="inv_01AAAAAAAAAAAAAAAAAAAAAAAA"), 404, "NOT_FOUND")
     who = studio.portal.sign_in("gone@example.com")
@@ -174,13 +174,16 @@ def test_an_expired_invitation_is_not_pending_and_its_link_is_dead(studio: Studi
     later = Clock(time.time() + 7 * 86400 + 5)  # the invitations' clock only: sessions still live
     monkeypatch.setattr(invitations, "time", later)
     monkeypatch.setattr(invitation_store, "time", later)
-    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert studio.ok(INVITATIONS) == {"invitations": [], "nextCursor": None}
     assert_error(studio.call(REVOKE, invitation_id=invitation["id"]), 404, "NOT_FOUND")
     who = studio.portal.sign_in("late@example.com")
     assert_error(accept(studio.portal, who, token), 404, "NOT_FOUND")
     # Inviting again renews it, with a new week.
     renewed = invite(studio, "late@example.com")
-    assert renewed["id"] == invitation["id"] and studio.ok(INVITATIONS) == {"invitations": [renewed]}
+    assert renewed["id"] == invitation["id"] and studio.ok(INVITATIONS) == {
+        "invitations": [renewed],
+        "nextCursor": None,
+    }
 
 
 def test_another_address_cannot_accept(studio: Studio) -> None:
@@ -305,7 +308,7 @@ def test_a_keyed_retry_of_an_invitation_revoked_since_mails_nothing(
     assert studio.ok(REVOKE, invitation_id=pending["id"]) == {}
     assert studio.call(INVITE, body=body, key=key).status == 201
     assert studio.portal.mails("gone@example.com") == []
-    assert studio.ok(INVITATIONS) == {"invitations": []}
+    assert studio.ok(INVITATIONS) == {"invitations": [], "nextCursor": None}
 
 
 def test_concurrent_invitations_of_one_address_leave_one_pending_with_one_live_token(
@@ -377,7 +380,10 @@ def test_an_invitation_whose_inviter_lost_the_role_is_no_longer_listed(studio: S
     gone, kept = invite(admin, "gone@example.com"), invite(member, "kept@example.com")
     assert [i["id"] for i in studio.ok(INVITATIONS)["invitations"]] == [gone["id"], kept["id"]]
     studio.ok(REMOVE, user_id=admin.who.user_id)
-    assert studio.ok(INVITATIONS) == {"invitations": [kept]}  # no longer pending: it cannot be accepted
+    assert studio.ok(INVITATIONS) == {
+        "invitations": [kept],
+        "nextCursor": None,
+    }  # no longer pending: it cannot be accepted
 
 
 def test_a_demoted_admins_pending_invitation_cannot_be_accepted_and_a_new_one_can(studio: Studio) -> None:
@@ -522,7 +528,7 @@ def test_the_address_bound_across_workspaces_still_stops_a_flood_from_many(studi
     )
     assert 0 < int(refused.header("Retry-After") or 0) <= 3600 + 60
     assert len(studio.portal.mails("target@example.org")) == 20
-    assert flooders[4].ok(INVITATIONS) == {"invitations": []}  # nothing stored for the refused one
+    assert flooders[4].ok(INVITATIONS) == {"invitations": [], "nextCursor": None}  # nothing stored for the refused one
     assert invite(flooders[4], "someone.else@example.org")["email"] == "someone.else@example.org"  # its own budget
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from core.identity.records import UserRecord
 from core.platform import main_table as keys
+from core.platform import pages
 from core.platform.dynamo import batch_get, get_item, query_all, to_item, written_if
 from core.platform.errors import Conflict, NotFound
 from core.platform.kinds import Role
@@ -77,6 +78,11 @@ class InvitationStore:
             "ExpressionAttributeValues": to_item({":pk": f"WS#{workspace_id}", ":prefix": keys.INVITATION}),
         })  # fmt: skip
         return [InvitationRecord.model_validate(r) for r in rows]
+
+    def page(self, workspace_id: str, limit: int, start: str | None) -> list[InvitationRecord]:
+        """``limit`` invitation items in address order (their sort key), after the sort key ``start``."""
+        request = pages.range_query(self._table, f"WS#{workspace_id}", keys.INVITATION, limit, start)
+        return [InvitationRecord.model_validate(r) for r in query_all(self._db, request, limit)]
 
     def roles(self, workspace_id: str, user_ids: set[str]) -> dict[str, Role]:
         """The role of each of ``user_ids`` who is a member of the workspace: one consistent BatchGetItem (none for

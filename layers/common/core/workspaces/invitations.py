@@ -37,12 +37,13 @@ from urllib.parse import urlencode
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.identity.mail import Mailer, Message
 from core.identity.mail_limits import EMAIL
-from core.platform import together
+from core.platform import pages, together
 from core.platform.dynamo import StorageUnavailable
 from core.platform.envelopes import Empty
 from core.platform.errors import Conflict, Forbidden, NotFound, RateLimited, ValidationFailed
 from core.platform.ids import iso, new_id, now_iso, sha256_hex
 from core.platform.kinds import InvitedRole, Role
+from core.platform.main_table import INVITATION
 from core.platform.transactions import Changed
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.models import WorkspaceSummary
@@ -54,6 +55,7 @@ from core.workspaces.writer_models import (
     InvitationCreate,
     InvitationEnvelope,
     InvitationList,
+    InvitationQuery,
     JoinedWorkspace,
 )
 
@@ -209,19 +211,23 @@ class InvitationService:
         except StorageUnavailable:
             logger.warning("invitation mailed, not marked", extra={"invitationId": invitation.id})
 
-    def pending(self, user_id: str, workspace_id: str) -> InvitationList:
-        """The workspace's pending invitations, oldest first (owners and admins; the Query goes beside the check).
-        One whose inviter no longer holds a role that may make it cannot be accepted, so it is not pending: their
+    def pending(self, user_id: str, workspace_id: str, query: InvitationQuery) -> InvitationList:
+        """The workspace's pending invitations in address order, one page of invitation items and one more (owners
+        and admins; the Query goes beside the check; a bad cursor is refused after it). One expired, or whose inviter
+        no longer holds a role that may make it, cannot be accepted, so it is not pending: left out of its page (a
+        page may show fewer than ``limit``; ``nextCursor`` still says whether items follow). The inviters'
         memberships are read after the Query (one BatchGetItem, none when nothing is pending)."""
-        _, read = together.checked_then_read(
-            lambda: self._access.writer(user_id, workspace_id), lambda: self._store.all(workspace_id)
-        )
+
+        def page() -> list[InvitationRecord]:
+            return self._store.page(workspace_id, query.limit + 1, pages.after(query.cursor, INVITATION))
+
+        _, read = together.checked_then_read(lambda: self._access.writer(user_id, workspace_id), page)
+        shown, cursor = pages.cut(read(), query.limit, lambda r: f"{INVITATION}{r.email}")
         now = time.time()
-        live = [r for r in read() if r.expires_at > now]
+        live = [r for r in shown if r.expires_at > now]
         roles = self._store.roles(workspace_id, {r.invited_by for r in live})
-        standing = sorted((r for r in live if roles.get(r.invited_by) in MAY_INVITE[r.role]),
-                          key=lambda r: (r.created_at, r.id))  # fmt: skip
-        return InvitationList(invitations=[to_invitation(r) for r in standing])
+        standing = [r for r in live if roles.get(r.invited_by) in MAY_INVITE[r.role]]
+        return InvitationList(invitations=[to_invitation(r) for r in standing], next_cursor=cursor)
 
     def revoke(self, author: Author, workspace_id: str, invitation_id: str) -> Empty:
         """Delete a pending invitation and its token (its link answers 404 from then on); unknown or expired: 404."""

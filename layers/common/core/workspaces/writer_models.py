@@ -8,11 +8,13 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from core.platform.fields import EMAIL_DOCUMENTED, EMAIL_PATTERN, text_rules, whole_number_rules
+from core.platform.fields import EMAIL_DOCUMENTED, EMAIL_PATTERN, QueryInt, text_rules, whole_number_rules
 from core.platform.kinds import InvitedRole
 from core.platform.models import ApiModel, RequestModel
+from core.platform.pages import PAGE
 from core.platform.write_fields import (
     JsonObject,
+    ListQuery,
     Name,
     ResourceId,
 )
@@ -75,8 +77,14 @@ class InvitationEnvelope(ApiModel):
     invitation: Invitation
 
 
+class InvitationQuery(ListQuery):
+    limit: QueryInt = Field(PAGE, ge=1, le=PAGE)
+    cursor: str | None = Field(None, min_length=1, max_length=1024)
+
+
 class InvitationList(ApiModel):
     invitations: list[Invitation]
+    next_cursor: str | None = Field(description="The next page's cursor; null on the last page")
 
 
 class MemberEnvelope(ApiModel):

@@ -164,3 +164,41 @@ def test_usage_reads_are_bounded_by_days_not_by_the_data(studio: Studio, meter: 
             assert len(studio.ok(function, 200, query={"days": "7"}, **ids)["days"]) == 7
         read.append((meter.items, Counter(str(c) for c in meter.calls)))
     assert read[0] == read[1], f"{function}: items read and calls at two sizes"
+
+
+# ------------------------------------------------------------------ the pages issue 43 gave: walked, and refused
+
+PAGED = {"keys": "PortalKeysListFunction", "workflows": "PortalWorkflowsListFunction",
+         "invitations": "PortalInvitationsListFunction"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", PAGED)
+def test_the_new_pages_walk_every_record_once(studio: Studio, name: str) -> None:
+    """Pages of 2 through 7 records: each once, nothing else; the default page holds them all and names no next."""
+    listing = LISTINGS[name](studio)
+    listing.grow(7)
+    everything = studio.ok(listing.function, 200, **listing.ids)
+    assert everything["nextCursor"] is None and len(everything[listing.shown]) == 7
+    seen, cursor, pages = [], None, 0
+    while True:
+        query = {"limit": "2"} | ({"cursor": cursor} if cursor else {})
+        page = studio.ok(listing.function, 200, query=query, **listing.ids)
+        seen += [record["id"] for record in page[listing.shown]]
+        pages += 1
+        if (cursor := page["nextCursor"]) is None:
+            break
+    assert (sorted(seen), pages) == (sorted(r["id"] for r in everything[listing.shown]), 4)
+    assert seen == [r["id"] for r in everything[listing.shown]]  # the pages keep the listing's order
+
+
+@pytest.mark.parametrize("name", PAGED)
+def test_a_cursor_the_listing_did_not_make_is_400(studio: Studio, name: str) -> None:
+    from core.platform import cursors
+
+    listing = LISTINGS[name](studio)
+    foreign = cursors.encode("AGENT#agt_01J00000000000000000000000")  # another listing's position
+    for cursor in ("not base64!", foreign, cursors.encode("")):
+        refused = studio.call(listing.function, query={"cursor": cursor}, **listing.ids)
+        assert (refused.status, refused.json()["code"]) == (400, "VALIDATION_ERROR"), (cursor, refused.body)
+    outsider = studio.stranger("outsider@example.com")  # a stranger learns nothing: 404 before the cursor
+    assert outsider.call(listing.function, query={"cursor": "not base64!"}, **listing.ids).status == 404

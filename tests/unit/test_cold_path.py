@@ -251,3 +251,14 @@ def test_the_bench_builds_the_services_a_first_request_builds() -> None:
     assert cold_path.accessors_of((functions / "portal/auth_magic_link/handler.py").read_text()) == (
         "core.identity.providers:sign_in",
     )
+
+
+@pytest.mark.parametrize("function", ["PortalItemsListFunction", "PortalPostsListFunction", "PortalPostDeleteFunction"])
+def test_a_function_whose_policies_allow_no_s3_builds_no_s3_client(function: str) -> None:
+    # The writer's object store is shared with the writes that check objects; a list or a deletion never calls S3, and
+    # its role may not: its first request makes the DynamoDB client only (core.platform.aws.LazyClient).
+    from bench import cold_path  # a script, importable as a module of ``bench`` as the other benches are
+
+    assert "s3" not in cold_path.clients_of(stack(), stack().resources[function])
+    code = _first_request(function) + "from core.platform import aws\nassert aws.client.cache_info().currsize == 1\n"
+    _modules_after(code, function=function)

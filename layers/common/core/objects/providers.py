@@ -38,10 +38,11 @@ def signed_urls() -> MediaUrlService:
 
 
 def write_store() -> ObjectStore:
-    """The writer's S3 store (posts and items check the objects they name through it)."""
+    """The writer's S3 store (posts and items check the objects they name through it). Its client is made at its
+    first call: a posts or items list, a deletion, never calls S3 (core.platform.aws.LazyClient)."""
     from core.objects.write_store import ObjectStore
 
-    return ObjectStore(aws.s3(), get_settings().content_bucket)
+    return ObjectStore(aws.LazyClient("s3"), get_settings().content_bucket)
 
 
 @per_container

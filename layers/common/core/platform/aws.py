@@ -27,6 +27,18 @@ def client(service: str) -> Any:
     return boto3.client(service, config=config)  # type: ignore[call-overload]
 
 
+class LazyClient:
+    """A service's client made at its first call, for a store that some of its function's requests never use (an
+    items list holds the writer's S3 store but never calls S3): the cold path builds no client, loads no service
+    model, for a service the function does not call. Every call goes to ``client(service)``, the cached client."""
+
+    def __init__(self, service: str):
+        self._service = service
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(client(self._service), name)
+
+
 def during_init(*factories: Callable[[], Any]) -> None:
     """Create these clients now if this import is a Lambda init; elsewhere (tests, the local runner) they stay lazy.
 

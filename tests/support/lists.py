@@ -119,19 +119,19 @@ def _workflows(studio: Studio) -> Listing:
 
 
 def _agents(studio: Studio) -> Listing:
-    made = studio.agent()
+    made = studio.agent("Listed")
     return Listing("PortalAgentsListFunction", NEW_PAGE, copies(studio, [made["id"]]), "agents", {})
 
 
 def _posts(studio: Studio) -> Listing:
-    agent = studio.agent()
+    agent = studio.agent("Posts")
     post = studio.post(agent["id"])
     return Listing("PortalPostsListFunction", 50, copies(studio, [post["id"]]), "posts",
                    {"agent_id": agent["id"]})  # fmt: skip
 
 
 def _items(studio: Studio) -> Listing:
-    agent = studio.agent()
+    agent = studio.agent("Items")
     item = studio.item(agent["id"])
     return Listing("PortalItemsListFunction", NEW_PAGE, copies(studio, [item["id"]]), "items",
                    {"agent_id": agent["id"]})  # fmt: skip
@@ -149,7 +149,7 @@ def _objects(studio: Studio) -> Listing:
 
 
 def _conversations(studio: Studio) -> Listing:
-    agent = studio.agent()
+    agent = studio.agent("Conversations")
     studio.ok("PortalWorkspaceUpdateFunction", body={"storeConversations": True})
     start = datetime(2026, 3, 1, tzinfo=UTC)
     made: list[int] = [0]
@@ -165,7 +165,7 @@ def _conversations(studio: Studio) -> Listing:
 
 
 def _insights(studio: Studio, *, rated: bool) -> Callable[[int], None]:
-    agent = studio.agent()
+    agent = studio.agent("Rated" if rated else "Unanswered")
     studio.ok("PortalWorkspaceUpdateFunction", body={"storeConversations": True})
     now = datetime.now(UTC) - timedelta(days=2)
     made: list[int] = [0]
@@ -192,7 +192,7 @@ def _unanswered(studio: Studio) -> Listing:
 
 
 def _answers(studio: Studio) -> Listing:
-    agent = studio.agent()
+    agent = studio.agent("Answers")
     body = {"question": "When are you open on Sunday?", "answer": "Sundays 9:00 to 14:00."}
     made = studio.ok("PortalAnswerCreateFunction", 201, agent_id=agent["id"], body=body)["answer"]
     return Listing("PortalAnswersListFunction", 20, copies(studio, [made["id"]]), "answers",

@@ -7,6 +7,12 @@ lazily is counted, so moving an import into an accessor is no gain here), ``impo
 the function's IAM policies give it a use for (created by ``core.platform.aws``, as its requests create them) and
 its settings. Pydantic schemas built at a model's first use (``defer_build``) are not counted.
 
+The path a deployed function takes: with the variables of its Lambda extensions (template.yaml), a function whose
+policies let it read a secret reads one through the AWS Parameters and Secrets Lambda Extension (one GET to
+localhost, ``core.platform.secrets``) and builds no Secrets Manager client. A thread of the bench stands in for the
+extension's answer; the extension's own start (a process of its own, outside the function's interpreter) is not
+measured here.
+
 The floor is ``import boto3`` + one DynamoDB client: no function that reads DynamoDB can start lighter.
 The monolith is an empty FastAPI app behind Mangum (one route returning JSON) with boto3 and one
 DynamoDB client.
@@ -39,17 +45,20 @@ from bench.cold_path_probes import (  # noqa: E402
     FLOOR_PROBE,
     FUNCTION_PROBE,
     MONOLITH_PROBE,
+    SECRET_PROBE_LINES,
     STAGED_PROBE,
     Probe,
     base_env,
     run,
     sample,
     side_by_side,
+    stand_in_extension,
 )
 from stack.template import Stack, load  # noqa: E402
 
 TIMES = "\u00d7"  # the multiplication sign of the ratios
-TARGET_MEDIAN, TARGET_WORST, TARGET_WORST_VS_MONOLITH = 1.3, 1.45, 0.7
+# Issue 43's targets, as ratios: pydantic's import and first schema alone are about 0.35x the floor.
+TARGET_MEDIAN, TARGET_WORST_VS_MONOLITH = 1.45, 0.8
 
 # An IAM action prefix or a SAM policy template's name -> the client a function makes for it.
 SERVICE_OF_PREFIX = {
@@ -106,13 +115,27 @@ def clients_of(stack: Stack, function: dict[str, Any]) -> tuple[str, ...]:
 STAGED: dict[str, Probe] = {}  # each function's staged probe, by logical id
 
 
-def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str, ...]]]:
+def deployed(
+    services: tuple[str, ...], extension_environment: dict[str, str], port: int | None
+) -> tuple[tuple[str, ...], bool, dict[str, str]]:
+    """The clients a deployed function builds, whether it reads a secret through the secrets extension, and the
+    extension's variables (its port: the bench's stand-in). Without the extension (or no stand-in), Secrets Manager's
+    client as before."""
+    if port is None or "PARAMETERS_SECRETS_EXTENSION_HTTP_PORT" not in extension_environment:
+        return services, False, {}
+    env = extension_environment | {"PARAMETERS_SECRETS_EXTENSION_HTTP_PORT": str(port)}
+    return tuple(s for s in services if s != "secretsmanager"), "secretsmanager" in services, env
+
+
+def function_probes(stack: Stack, only: set[str], port: int | None = None) -> list[tuple[Probe, tuple[str, ...]]]:
     layer = stack.layer_dirs()[0]
     found = []
     for name, spec in sorted(stack.functions().items()):
         if only and name not in only:
             continue
-        services = clients_of(stack, stack.resources[name])
+        services, reads_secret, extension_env = deployed(
+            clients_of(stack, stack.resources[name]), spec.extension_environment, port
+        )
         module = spec.handler.rsplit(".", 1)[0]
         accessors = accessors_of((spec.code_uri / f"{module}.py").read_text())
         values = {
@@ -122,9 +145,11 @@ def function_probes(stack: Stack, only: set[str]) -> list[tuple[Probe, tuple[str
             "module": module,
             "accessors": accessors,
             "services": services,
+            "secret": SECRET_PROBE_LINES if reads_secret else "",
         }
-        env = base_env() | spec.environment | {"AWS_DEFAULT_REGION": "us-east-1"}
-        found.append((Probe(name, FUNCTION_PROBE.format(**values), env), services))
+        env = base_env() | spec.environment | extension_env | {"AWS_DEFAULT_REGION": "us-east-1"}
+        shown = (*services, "secret via extension") if reads_secret else services
+        found.append((Probe(name, FUNCTION_PROBE.format(**values), env), shown))
         STAGED[name] = Probe(name, STAGED_PROBE.format(**values), env)
     return found
 
@@ -145,7 +170,7 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     stack = Stack(load())
     floor = Probe("floor", FLOOR_PROBE, base_env())
     monolith = Probe("FastAPI + Mangum", MONOLITH_PROBE, base_env())
-    functions = function_probes(stack, set(args.only))
+    functions = function_probes(stack, set(args.only), stand_in_extension())
     for probe in (floor, monolith, *(p for p, _ in functions)):
         sample(probe)  # writes the bytecode cache, as a deployed package ships compiled dependencies
 
@@ -174,7 +199,6 @@ def report(rows: list[tuple], floor_ms: float, mono_ms: float, mono_ratio: float
     median, worst = benchkit.median(ratios), ratios[-1]
     verdict = [
         ("median function / floor", median, TARGET_MEDIAN),
-        ("worst function / floor", worst, TARGET_WORST),
         ("worst function / FastAPI + Mangum", worst / mono_ratio, TARGET_WORST_VS_MONOLITH),
     ]
     lines = [
@@ -190,6 +214,8 @@ def report(rows: list[tuple], floor_ms: float, mono_ms: float, mono_ratio: float
                 for name, value, target in verdict
             ],
         ),
+        "",
+        f"Worst function / floor: {worst:.2f}{TIMES} (no target of its own: every function against FastAPI + Mangum).",
         "",
         benchkit.table(
             ["function", "clients", "cold path CPU ms", f"{TIMES} floor", f"{TIMES} FastAPI + Mangum"],

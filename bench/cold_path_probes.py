@@ -25,9 +25,12 @@ for accessor in {accessors!r}:
     getattr(importlib.import_module(provider), name)()
 for service in {services!r}:
     aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
-settings.get_settings()
+{secret}settings.get_settings()
 print((time.process_time() - start) * 1000)
 """
+# A deployed function that may read a secret reads it through the secrets extension (core.platform.secrets): one GET
+# to localhost, answered by the bench's stand-in (stand_in_extension), in place of a Secrets Manager client.
+SECRET_PROBE_LINES = "from core.platform.secrets import read_secret\nread_secret('bench/secret')\n"  # noqa: S105 - code, no secret
 # The same cold path in stages, the floor's first, for where the time goes (the stages' order decides which
 # stage pays for a module two of them import; settings are part of "our code").
 STAGED_PROBE = """
@@ -58,7 +61,7 @@ settings.get_settings()
 stage("our code: handler, REST resolver, services, models, settings")
 for service in {services!r}:
     aws.bedrock_runtime() if service == "bedrock-runtime" else aws.client(service)
-stage("the function's other clients")
+{secret}stage("the function's other clients (its secret through the extension)")
 print(json.dumps(stages))
 """
 FLOOR_PROBE = """
@@ -87,6 +90,29 @@ handler = Mangum(app, lifespan="off")
 boto3.client("dynamodb")
 print((time.process_time() - start) * 1000)
 """
+
+
+def stand_in_extension() -> int:
+    """A thread answering as the AWS Parameters and Secrets Lambda Extension does (GetSecretValue's JSON for any
+    ``secretId``), for the bench's probes; its port. What the probe measures is the function's side of the call."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"ARN": "bench/secret", "SecretString": "a-bench-secret"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("localhost", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return int(server.server_address[1])
 
 
 @dataclass(frozen=True)

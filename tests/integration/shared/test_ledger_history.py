@@ -147,6 +147,44 @@ def test_concurrent_numberers_number_each_entry_once(aws: Any, reader: CreditRea
     assert_pages_as_before(aws, reader)
 
 
+class Overtaken:
+    """A DynamoDB client whose first TransactWriteItems lets ``rival()`` run to the end before it is sent: the
+    numberer it serves read the head and the entries, then lost the race to a numberer that numbered everything."""
+
+    def __init__(self, client: Any, rival: Any):
+        self._client, self._rival = client, rival
+        self.exceptions = client.exceptions
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        rival, self._rival = self._rival, None
+        if rival is not None:
+            rival()
+        return self._client.transact_write_items(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+@pytest.mark.parametrize("backfilled", [False, True])
+def test_a_numberer_that_lost_the_race_numbers_nothing_twice(
+    aws: Any, reader: CreditReader, numberer: HistoryStore, backfilled: bool
+) -> None:
+    """Deterministic interleaving: numberer A reads, B numbers every entry, A commits what it read: A's
+    transaction must change nothing (its ``HISTORY`` count and each entry's ``n`` are conditions), and A, reading
+    again, finds nothing left. With the stream's entries (``backfilled``) as with a sweep."""
+    old = write_old_ledger(aws.dynamodb, ACCOUNT, 50)
+    hinted: list[dict[str, Any]] = []
+    if backfilled:
+        number_all(numberer, ACCOUNT)
+        hinted = write_old_ledger(aws.dynamodb, ACCOUNT, 40, first=50)
+    table = get_settings().ledger_table
+    overtaken = HistoryStore(Overtaken(aws.dynamodb, lambda: numberer.number(ACCOUNT, hinted)), table)
+    assert overtaken.number(ACCOUNT, hinted).numbered == 0
+    assert_numbered_once(aws.dynamodb, ACCOUNT)
+    assert len(every_entry(aws.dynamodb, ACCOUNT)) == len(old) + len(hinted)
+    assert_pages_as_before(aws, reader)
+
+
 def test_a_sharded_accounts_books_make_one_history(aws: Any, reader: CreditReader, numberer: HistoryStore) -> None:
     """Entries in the main book and two shard books (written straight into ``ACCT#<id>#S<k>``, interleaved in
     time): one history, totals summed over the books' counters."""

@@ -15,16 +15,18 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.credits import shards
-from core.credits.history_store import HistoryPage, HistoryStore
 from core.credits.ledger_items import HOLD_SHARDS, LedgerItems, balance_sk, hold_sk, key, marker_sk
 from core.credits.records import BalanceRecord, HoldRecord, LedgerEntryRecord, Outcome
 from core.platform.dynamo import StorageUnavailable, from_item, query_all, to_item, translate_errors
 from core.platform.errors import InsufficientCredits
 from core.platform.ids import new_id, now_iso
 from core.platform.kinds import RefType
+
+if TYPE_CHECKING:
+    from core.credits.history_store import HistoryPage
 
 EXPIRING_HOLDS_INDEX = "expiringHolds"
 CONFLICT_ATTEMPTS = 6
@@ -68,6 +70,8 @@ class LedgerStore:
     def history(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> HistoryPage:
         """A page of the account's history, newest first, and ``total`` (the numbered history: history_store.py).
         Its cost is the page's, whatever the ledger's size, once the history numberer has caught up."""
+        from core.credits.history_store import HistoryStore  # the portal's history only: the chat never loads it
+
         return HistoryStore(self._db, self._table).page(account_id, ref_type=ref_type, skip=skip, take=take)
 
     def entries(self, account_id: str, *, ref_type: RefType | None, skip: int, take: int) -> list[LedgerEntryRecord]:

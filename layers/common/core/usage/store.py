@@ -67,10 +67,13 @@ class UsageStore:
         day_of = {usage_counters.day_item(workspace_id, day): day for day in days}
         subjects = [*owner, *day_of]
         batches = [subjects[i : i + BATCH] for i in range(0, len(subjects), BATCH)]
-        found = together.run(*(lambda batch=batch: self._batch(batch) for batch in batches)) if batches else []
+        if len(batches) == 1:  # the usual case: one call, made here (a pool of one is no round trip saved)
+            found = [self._batch(batches[0])]
+        else:
+            found = [f.result() for f in together.run(*(lambda batch=batch: self._batch(batch) for batch in batches))]
         counted = Counted()
-        for future in found:
-            for item in future.result():
+        for items in found:
+            for item in items:
                 pk = item["pk"]["S"]
                 if pk in day_of:
                     counted.days[day_of[pk]] = {

@@ -167,11 +167,18 @@ def test_stored_conversations(portal: Portal, owner: tuple[Session, str], record
     assert recorder.issued_together() == Counter({"Query:main": 2})
 
 
-def test_usage_of_a_key_and_of_an_agent(portal: Portal, owner: tuple[Session, str], recorder: Recorder) -> None:
-    """A key's usage: the session, then the access check, the workspace's keys, the key's window items (requests and
-    429s) and the workspace's usage items (chat turns and credits) together: one round trip. An agent's: its
-    requests are on every key's items, so the keys are listed beside the check and the usage items, and read after
-    it: two."""
+def test_usage_of_a_key_and_of_an_agent(
+    portal: Portal, owner: tuple[Session, str], recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key's usage: the session, then the access check, the workspace's keys, the key's window items with the
+    workspace's day items (requests and 429s: one BatchGetItem) and the workspace's usage items (chat turns and
+    credits) together: one round trip. An agent's: the same, its requests on the windows of every key the container
+    knew the workspace to have (read beside the listing): one round trip on a warm container (issue 43; two before).
+    A container's first read of the workspace, or one after a key was minted, reads that key's windows after the
+    listing: a second round trip, for the new key only."""
+    from core.usage import providers as usage
+    from tests.support.round_trips import RoundTrips
+
     who, workspace_id = owner
     created = portal.call("PortalAgentCreateFunction", token=who.token, params={"workspaceId": workspace_id},
                           body={"name": "Barista"})  # fmt: skip
@@ -185,10 +192,24 @@ def test_usage_of_a_key_and_of_an_agent(portal: Portal, owner: tuple[Session, st
     assert recorder.issued_together() == Counter(
         {"BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1, "Query:ledger": 1}
     )
+    rounds = RoundTrips(recorder).attach(monkeypatch)
     agent_params = {"workspaceId": workspace_id, "agentId": agent_id}
-    with recorder.record():
-        assert portal.call("PortalAgentUsageFunction", token=who.token, params=agent_params).status == 200
+
+    def agent_usage() -> int:
+        rounds.reset()
+        with recorder.record():
+            assert portal.call("PortalAgentUsageFunction", token=who.token, params=agent_params).status == 200
+        return rounds.count()
+
+    usage.reader.cache_clear()  # a reader of its own: in process, the key's usage above would have warmed it
+    assert agent_usage() == 1 + 2  # the session, then the reads, then the windows of the keys it had not seen
+    assert agent_usage() == 1 + 1  # warm: the session, then every read at once
     assert Counter(str(c) for c in recorder.calls) == Counter(
         {"GetItem:main": 1, "BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1, "Query:ledger": 1}
     )
-    assert recorder.issued_together() == Counter({"BatchGetItem:main": 1, "Query:keys": 1, "Query:ledger": 1})
+    assert recorder.issued_together() == Counter(
+        {"BatchGetItem:main": 1, "Query:keys": 1, "BatchGetItem:rates": 1, "Query:ledger": 1}
+    )
+    portal.mint_key(who, workspace_id)
+    assert agent_usage() == 1 + 2  # a key minted since: its windows after the listing
+    assert agent_usage() == 1 + 1

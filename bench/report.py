@@ -66,6 +66,7 @@ BENCHES = (
     Bench("insights_reads.py", ("--runs", "3"), 600),
     Bench("console.py", ("--loads", "5"), 300),
     Bench("webhooks.py", ("--records", "100", "--webhooks", "2"), 300),
+    Bench("usage_window.py", ("--days", "30"), 900),
     Bench("post_write_cost.py", ("--runs", "1"), 420),
     Bench("cost_vs_size.py", ("--sizes", "300", "3000"), 900),
     Bench("credit_history.py", ("--sizes", "1000", "10000"), 600),

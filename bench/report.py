@@ -54,7 +54,7 @@ BENCHES = (
     Bench("round_trip.py", ("--requests", "10"), 120),
     Bench("cost_inputs.py", ("--runs", "5"), 180),
     Bench("cold_observability.py", ("--runs", "5"), 120),
-    Bench("purge.py", ("--objects", "2000"), 120),
+    Bench("purge.py", ("--sizes", "1000", "2000"), 600),
     Bench("publish_bundle.py", ("--reads", "20"), 420),
     Bench("knowledge.py", ("--runs", "3", "--turns", "30", "--memory-mb", "20", "100"), 300),
     Bench("knowledge_recall.py", (), 60),

@@ -190,7 +190,13 @@ def modelled(runs: list[Measured], size: int) -> list[list[Any]]:
 
 def main(argv: list[str] | None = None) -> dict[str, str]:
     cli = parser(__doc__)
-    cli.add_argument("--sizes", type=int, nargs="+", default=[1_000, 2_000], help="objects and posts, each (multiples of the 1,000-version page)")
+    cli.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[1_000, 2_000],
+        help="objects and posts, each (multiples of the 1,000-version page)",
+    )
     cli.add_argument(
         "--model", type=int, nargs="*", default=[10_000, 100_000], help="sizes modelled from the two largest measured"
     )

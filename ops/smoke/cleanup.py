@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 from core.keys.store import ApiKeyStore
 from core.platform import main_table as keys
 from core.platform.dynamo import batch_delete, batch_get, query_all, to_item
+from core.platform.kinds import RefType
 from core.platform.usage_counters import usage_partition
 from core.purge.store import ObjectVersionStore, PurgeStore
 
@@ -90,7 +91,11 @@ def _partition_keys(db: Any, table: str, pk: str) -> list[dict[str, Any]]:
 
 
 def _ledger_keys(target: Target, user_id: str) -> list[dict[str, Any]]:
-    return _partition_keys(target.dynamodb, target.ledger_table, f"ACCT#{user_id}")
+    """The account's book and its numbered history's rows (issue 43: written by the stream's numberer; a smoke's
+    history is under 100 entries, so its rows are in the first block's partitions: ``#H0`` and ``#T#<type>#0``)."""
+    account = f"ACCT#{user_id}"
+    partitions = [account, f"{account}#H0"] + [f"{account}#T#{ref_type}#0" for ref_type in get_args(RefType)]
+    return [k for pk in partitions for k in _partition_keys(target.dynamodb, target.ledger_table, pk)]
 
 
 def _usage_keys(target: Target, workspace_id: str) -> list[dict[str, Any]]:

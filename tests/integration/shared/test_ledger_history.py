@@ -246,3 +246,14 @@ def test_an_entry_committed_late_is_numbered_from_the_stream(
     assert numberer.number(ACCOUNT, [late]).numbered == 1
     assert_numbered_once(aws.dynamodb, ACCOUNT)
     assert numberer.number(ACCOUNT, [late]).numbered == 0  # handed over again: nothing twice
+
+
+def test_an_account_deleted_before_its_entries_were_numbered_is_left_empty(aws: Any, numberer: HistoryStore) -> None:
+    """The smoke's cleanup deletes its account's partitions while the stream still holds its entries: the numberer,
+    handed them afterwards, writes nothing (no ``HISTORY`` item, no row) rather than leave a stray item behind."""
+    entries = write_old_ledger(aws.dynamodb, ACCOUNT, 3)
+    table = get_settings().ledger_table
+    for key in [{"pk": e["pk"], "sk": e["sk"]} for e in entries] + [{"pk": entries[0]["pk"], "sk": "BALANCE"}]:
+        aws.dynamodb.delete_item(TableName=table, Key=to_item(key))
+    assert numberer.number(ACCOUNT, entries).numbered == 0
+    assert table_state(aws.dynamodb, ACCOUNT) == []

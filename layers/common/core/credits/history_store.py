@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -229,11 +230,14 @@ class HistoryStore:
         return {(str(e["pk"]), str(e["sk"])): e for e in current if "n" not in e}
 
     def _mark_backfilled(self, account_id: str) -> None:
-        with translate_errors("UpdateItem"):
+        """Only on a ``HISTORY`` item the numbering made: an account with no entry (or one deleted meanwhile, the
+        smoke's cleanup) is left without one, and a later sweep from its start costs what its entries are."""
+        with translate_errors("UpdateItem"), suppress(self._db.exceptions.ConditionalCheckFailedException):
             self._db.update_item(
                 TableName=self._table,
                 Key=to_item({"pk": history.account_pk(account_id), "sk": history.HISTORY_SK}),
                 UpdateExpression="SET backfilled = :yes",
+                ConditionExpression="attribute_exists(pk)",
                 ExpressionAttributeValues=to_item({":yes": True}),
             )
 

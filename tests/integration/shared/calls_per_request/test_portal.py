@@ -44,8 +44,9 @@ PORTAL_READS = {  # (function, in a workspace, every call, the calls issued toge
                     {"BatchGetItem:main": 1, "Query:main": 1}),
     "account": ("PortalAccountFunction", False, {"GetItem:main": 3}, {}),
     "balance": ("PortalCreditsBalanceFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1}, {}),
-    "history": ("PortalCreditsHistoryFunction", False, {"GetItem:main": 1, "GetItem:ledger": 1, "Query:ledger": 1},
-                {"GetItem:ledger": 1, "Query:ledger": 1}),
+    # the balance and HISTORY first, then the page's key range (a ledger not numbered: the book, newest first)
+    "history": ("PortalCreditsHistoryFunction", False,
+                {"GetItem:main": 1, "BatchGetItem:ledger": 1, "Query:ledger": 1}, {}),
 }  # fmt: skip
 
 

@@ -124,8 +124,9 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
 
     make_dynamodb_reads_fast()
     with tempfile.TemporaryDirectory() as outbox, demo_stack() as demo:
-        os.environ |= {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": outbox}  # the invitations' mail
         studio = signed_in(demo)
+        os.environ |= {"MAIL_TRANSPORT": "outbox", "OUTBOX_DIR": outbox}  # sign-in's and the invitations' mail
+        studio.portal.outbox = Path(outbox)
         recorder = meter()
         measured = listings(studio, recorder, sizes, only) + history(studio, recorder, sizes, only)
     rows = []

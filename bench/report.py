@@ -68,7 +68,7 @@ BENCHES = (
     Bench("webhooks.py", ("--records", "100", "--webhooks", "2"), 300),
     Bench("usage_window.py", ("--days", "30"), 900),
     Bench("post_write_cost.py", ("--runs", "1"), 420),
-    Bench("cost_vs_size.py", ("--sizes", "300", "3000"), 900),
+    Bench("cost_vs_size.py", ("--sizes", "300", "3000"), 1800),
     Bench("credit_history.py", ("--sizes", "1000", "10000"), 600),
 )
 

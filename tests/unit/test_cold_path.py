@@ -102,7 +102,11 @@ WRITER_PARTS = ("writer", "write_store", "writer_models", "uploads", "upload_sto
 
 
 def writer_modules(loaded: set[str]) -> set[str]:
-    return {m for m in loaded if m.startswith("core.") and m.rsplit(".", 1)[-1] in WRITER_PARTS}
+    # core.platform is what every resource shares, no resource's writer (its ``pages`` reads any listing's page).
+    return {
+        m for m in loaded
+        if m.startswith("core.") and not m.startswith("core.platform.") and m.rsplit(".", 1)[-1] in WRITER_PARTS
+    }  # fmt: skip
 
 
 def resources_of(modules: set[str]) -> set[str]:
@@ -285,3 +289,13 @@ def test_the_bench_takes_a_deployed_functions_path_to_its_secret() -> None:
     assert (services, reads_secret, env["PARAMETERS_SECRETS_EXTENSION_HTTP_PORT"]) == (("dynamodb",), True, "4321")
     assert cold_path.deployed(("dynamodb", "sqs"), extension, 4321)[:2] == (("dynamodb", "sqs"), False)
     assert cold_path.deployed(("dynamodb", "secretsmanager"), {}, 4321) == (("dynamodb", "secretsmanager"), False, {})
+
+
+@pytest.mark.parametrize("function", ["WorkspacePurgeFunction", "KnowledgeIndexFunction"])
+def test_an_sqs_worker_answers_its_batch_without_powertools_batch_utility(function: str) -> None:
+    # Powertools' BatchProcessor brings asyncio, its parser's pydantic models and event classes: about a quarter of
+    # the floor on the worker's cold start (issue 43); core.platform.sqs_batch answers batchItemFailures instead.
+    loaded = _modules_after(_first_request(function), function=function)
+    assert "core.platform.sqs_batch" in loaded
+    heavy = {"asyncio", "aws_lambda_powertools.utilities.batch", "aws_lambda_powertools.utilities.parser"}
+    assert sorted(loaded & heavy) == []

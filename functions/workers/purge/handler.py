@@ -5,32 +5,25 @@ items); and re-stamp a workspace's stored turns after its retention changed (``"
 ``core.chat.restamp``).
 
 A pass that ran out of time queues a fresh message and the next pass resumes where
-it stopped. A pass that failed is reported in ``batchItemFailures`` (Powertools'
-``BatchProcessor``), so SQS redelivers it; after ``maxReceiveCount`` failures it lands
-in the dead-letter queue.
+it stopped. A pass that failed is reported in ``batchItemFailures`` (``core.platform.sqs_batch``), so SQS
+redelivers it; after ``maxReceiveCount`` failures it lands in the dead-letter queue.
 """
 
 import json
 import logging
 
-# Imported here, not in the layer's core: only this worker pays for it (about 40 ms of its cold start,
-# which no caller waits on; docs/decisions.md, "Library utilities").
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-
 from core.chat import providers as chat
 from core.objects import providers as objects
 from core.platform import jobs, observability
+from core.platform.sqs_batch import Record, partial_response
 from core.purge import providers as purge
 
 logger = logging.getLogger("purge")
-# A batch whose every record failed is reported like any other (each message retried on its own), not raised.
-processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
-def purge_one(record: SQSRecord, lambda_context) -> None:
+def purge_one(record: Record, lambda_context) -> None:
     try:
-        message = json.loads(record.body)
+        message = json.loads(record["body"])
         if message.get("source") == "aws.s3":  # an object created or deleted: the storage counter follows it
             objects.notifications().apply(message)
             return
@@ -48,8 +41,8 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
         else:
             result = service.purge(workspace_id, remaining)
     except Exception:
-        logger.exception("purge pass failed", extra={"messageId": record.message_id})
-        raise  # the processor reports the record in batchItemFailures
+        logger.exception("purge pass failed", extra={"messageId": record["messageId"]})
+        raise  # partial_response reports the record in batchItemFailures
     logger.info("purge pass", extra={"workspaceId": workspace_id, **result.__dict__})
     if not result.finished:  # out of time (again now), or everything gone but the settle window (again after it)
         jobs.purge(workspace_id, agent_id, delay_seconds=result.again_in)
@@ -57,6 +50,4 @@ def purge_one(record: SQSRecord, lambda_context) -> None:
 
 @observability.observed("workers", routed=("purge",))
 def lambda_handler(event, context):
-    if not event.get("Records"):  # the processor refuses an empty batch; SQS never sends one
-        return {"batchItemFailures": []}
-    return process_partial_response(event=event, record_handler=purge_one, processor=processor, context=context)
+    return partial_response(event.get("Records") or [], lambda record: purge_one(record, context))

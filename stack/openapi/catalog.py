@@ -30,6 +30,10 @@ HEADERS: dict[str, dict[str, Any]] = {
     },
     "Location": {"description": "A presigned S3 URL of the whole object, valid 300 s.", "schema": {"type": "string"}},
     "Allow": {"description": "The methods the path does support (RFC 9110).", "schema": {"type": "string"}},
+    "Next-Cursor": {
+        "description": "The next page's cursor (pass it as `cursor`); absent on the last page.",
+        "schema": {"type": "string"},
+    },
     "Set-Cookie": {
         "description": "The `session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure), or its removal.",
         "schema": {"type": "string"},

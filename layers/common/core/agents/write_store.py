@@ -7,11 +7,13 @@ the agent, so the limit and the "in use" refusals hold under any concurrency.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from core.agents.records import AgentRecord
 from core.platform import agent_counts_store as agent_counts
 from core.platform import main_table as keys
+from core.platform import pages
 from core.platform.dynamo import get_item, query_all, to_item
 from core.platform.errors import Conflict, NotFound, PlanLimitReached, ValidationFailed
 from core.platform.transactions import EXISTS, NEW, Also, Changed, Transaction
@@ -44,10 +46,24 @@ class AgentStore:
         """The workspace's agents as their items hold them: read ``counts`` beside it (``counted`` joins them)."""
         return [AgentRecord.model_validate(r) for r in self._range(workspace_id, "AGENT#")]
 
-    def counts(self, workspace_id: str) -> dict[str, dict[str, Any]]:
-        """Every agent's counters item, by agent id: the ``COUNTS#`` range, ordered by agent id as ``AGENT#`` is, so
-        a page of the one is matched by the same page of the other."""
-        rows = self._range(workspace_id, keys.AGENT_COUNTS)
+    def page(self, workspace_id: str, limit: int, after_id: str | None) -> builtins.list[AgentRecord]:
+        """``limit`` agents in id order (ULIDs of their creation: oldest first) after the agent ``after_id``, as
+        their items hold them (``page_counts`` reads their counters beside it)."""
+        start = keys.agent(workspace_id, after_id)["sk"] if after_id else None
+        request = pages.range_query(self._table, keys.workspace(workspace_id)["pk"], "AGENT#", limit, start)
+        return [AgentRecord.model_validate(r) for r in query_all(self._db, request, limit)]
+
+    def page_counts(self, workspace_id: str, limit: int, after_id: str | None) -> dict[str, dict[str, Any]]:
+        """The counters items of the agents ``page`` reads with the same ``limit`` and ``after_id``, by agent id.
+
+        ``COUNTS#`` is ordered by agent id as ``AGENT#`` is, and every counters item has its agent (they are made
+        and deleted in one transaction), so the first ``limit`` counters items after the same start hold those of
+        the page's agents, whatever else the workspace holds: the two Queries run together, one round trip. An agent
+        older than counters items has none (it carries its counts itself); a counters item of an agent past the
+        page is read and left unused."""
+        start = keys.agent_counts(workspace_id, after_id)["sk"] if after_id else None
+        pk = keys.workspace(workspace_id)["pk"]
+        rows = query_all(self._db, pages.range_query(self._table, pk, keys.AGENT_COUNTS, limit, start), limit)
         return {row["sk"].removeprefix(keys.AGENT_COUNTS): row for row in rows}
 
     def counted(self, agent: AgentRecord, counts: dict[str, Any] | None) -> AgentRecord:
@@ -59,6 +75,7 @@ class AgentStore:
         tx = Transaction(self._table)
         tx.put(keys.agent(ws, agent.id) | agent_counts.without_counts(agent.attributes()), condition=NEW)
         tx.put(agent_counts.new_counts(ws, agent.id), condition=NEW)  # what its posts, items and answers move
+        tx.put(keys.items_ordered(agent.id), condition=NEW)  # its items' listing reads their places (none yet)
         tx.put(keys.agent_slug_claim(ws, agent.slug) | {"agentId": agent.id}, condition=NEW, name="slug")
         tx.update(keys.workspace(ws), "ADD agentCount :one", values=one | {":limit": limit}, name="limit",
                   condition=f"{EXISTS} AND (attribute_not_exists(agentCount) OR agentCount < :limit)")  # fmt: skip

@@ -21,13 +21,15 @@ from core.agents.writer_models import (
     Agent,
     AgentCreate,
     AgentEnvelope,
+    AgentList,
+    AgentQuery,
     AgentUpdate,
     BehaviourPatch,
     SiteEnvelope,
     WrapEnvelope,
 )
 from core.audit.writes import Author, Write, Writes, until_unchanged
-from core.platform import together
+from core.platform import pages, together
 from core.platform.envelopes import Deleted
 from core.platform.errors import NotFound, PlanLimitReached, ValidationFailed
 from core.platform.ids import new_id, now_iso
@@ -110,14 +112,24 @@ class AgentService:
 
     # --- reads (any member)
 
-    def list(self, user_id: str, workspace_id: str) -> list[Agent]:
-        access, agents, counts = together.run(  # the agents and their counters items (one round trip)
-            lambda: self._access.member(user_id, workspace_id), lambda: self._agents.list(workspace_id),
-            lambda: self._agents.counts(workspace_id),
+    def list(self, user_id: str, workspace_id: str, query: AgentQuery) -> AgentList:
+        """Oldest first (ids are ULIDs of their creation): one page and one agent more, their counters items' page
+        from the same start and the member check, all in one round trip; a bad cursor is refused after the check
+        (a stranger learns nothing)."""
+
+        def after_id() -> str | None:  # raised in the reads, so answered after the member check's 404
+            after = pages.after(query.cursor, "AGENT#")
+            return after.removeprefix("AGENT#") if after else None
+
+        access, agents, counts = together.run(
+            lambda: self._access.member(user_id, workspace_id),
+            lambda: self._agents.page(workspace_id, query.limit + 1, after_id()),
+            lambda: self._agents.page_counts(workspace_id, query.limit + 1, after_id()),
         )  # fmt: skip
         access.result()
-        counted = [self._agents.counted(a, counts.result().get(a.id)) for a in agents.result()]
-        return [agent_view(a) for a in sorted(counted, key=lambda a: (a.created_at, a.id))]
+        shown, cursor = pages.cut(agents.result(), query.limit, lambda a: f"AGENT#{a.id}")
+        counted = [self._agents.counted(a, counts.result().get(a.id)) for a in shown]
+        return AgentList(agents=[agent_view(a) for a in counted], next_cursor=cursor)
 
     def get(self, user_id: str, workspace_id: str, agent_id: str) -> Agent:
         return agent_view(stored_agent(self._access.member(user_id, workspace_id, agent_id)))

@@ -7,8 +7,11 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
+from core.platform.fields import QueryInt
 from core.platform.models import ApiModel, RequestModel
+from core.platform.pages import PAGE
 from core.platform.write_fields import (
+    ListQuery,
     Name,
     ResourceId,
     Slug,
@@ -57,8 +60,14 @@ class AgentEnvelope(ApiModel):
     agent: Agent
 
 
+class AgentQuery(ListQuery):
+    limit: QueryInt = Field(PAGE, ge=1, le=PAGE)
+    cursor: str | None = Field(None, min_length=1, max_length=512)
+
+
 class AgentList(ApiModel):
     agents: list[Agent]
+    next_cursor: str | None = Field(description="The next page's cursor; null on the last page")
 
 
 class WrapEnvelope(ApiModel):

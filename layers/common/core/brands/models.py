@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
+from core.platform.fields import QueryInt
 from core.platform.models import ApiModel
+from core.platform.pages import PAGE
+from core.platform.write_fields import ListQuery
 
 
 class Brand(ApiModel):
@@ -20,3 +25,11 @@ class BrandRef(ApiModel):
     id: str
     slug: str
     name: str
+
+
+class BrandQuery(ListQuery):
+    """A page of the brands' listing; its next page's cursor is the ``Next-Cursor`` header (the body is the bare
+    array service-api.md fixes)."""
+
+    limit: QueryInt = Field(PAGE, ge=1, le=PAGE)
+    cursor: str | None = Field(None, min_length=1, max_length=512)

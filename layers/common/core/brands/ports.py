@@ -5,6 +5,7 @@ them, and a test can hand a service a small fake that mypy checks too."""
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -23,3 +24,5 @@ class BrandList(Protocol):
     """A workspace's brands, for its members (``BrandReadStore``)."""
 
     def list(self, workspace_id: str) -> list[BrandRecord]: ...
+    def page(self, workspace_id: str, limit: int, start: str | None) -> builtins.list[BrandRecord]: ...
+    def get(self, workspace_id: str, brand_id: str) -> BrandRecord | None: ...

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from core.brands.records import BrandRecord
 from core.platform import main_table as keys
-from core.platform.dynamo import query_all, to_item
+from core.platform import pages
+from core.platform.dynamo import get_item, query_all, to_item
 
 
 class BrandReadStore:
@@ -23,3 +25,12 @@ class BrandReadStore:
             "ConsistentRead": True,
         })  # fmt: skip
         return [BrandRecord.model_validate(r) for r in rows]
+
+    def page(self, workspace_id: str, limit: int, start: str | None) -> builtins.list[BrandRecord]:
+        """``limit`` brands in id order (ULIDs of their creation: oldest first), after the sort key ``start``."""
+        request = pages.range_query(self._table, keys.workspace(workspace_id)["pk"], "BRAND#", limit, start)
+        return [BrandRecord.model_validate(r) for r in query_all(self._db, request, limit)]
+
+    def get(self, workspace_id: str, brand_id: str) -> BrandRecord | None:
+        found = get_item(self._db, self._table, keys.brand(workspace_id, brand_id), consistent=True)
+        return BrandRecord.model_validate(found) if found else None

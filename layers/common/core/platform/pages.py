@@ -16,6 +16,9 @@ from core.platform.dynamo import to_item
 from core.platform.errors import ValidationFailed
 
 PAGE = 200  # the page of a listing that had none before issue 43, and its most: what every workspace held in one
+# The next page's cursor of a listing whose body is a bare array (members, brands: service-api.md fixes the array,
+# so the cursor cannot ride in it); absent on the last page.
+NEXT_CURSOR = "Next-Cursor"
 
 
 def after(cursor: str | None, prefix: str) -> str | None:

@@ -7,10 +7,13 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from core.platform.fields import (
+    QueryInt,
     name_rules,
 )
 from core.platform.kinds import Role, WorkspaceOrigin, WorkspaceType
 from core.platform.models import ApiModel, RequestModel
+from core.platform.pages import PAGE
+from core.platform.write_fields import ListQuery
 
 
 class StorageConfig(ApiModel):
@@ -73,6 +76,14 @@ class Member(ApiModel):
     name: str
     image: str
     created_at: str
+
+
+class MemberQuery(ListQuery):
+    """A page of the members' listing; its next page's cursor is the ``Next-Cursor`` header (the body is the bare
+    array service-api.md fixes)."""
+
+    limit: QueryInt = Field(PAGE, ge=1, le=PAGE)
+    cursor: str | None = Field(None, min_length=1, max_length=512)
 
 
 class CreateWorkspaceRequest(RequestModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.identity.records import UserRecord
-from core.platform import agent_counts_store
+from core.platform import agent_counts_store, pages
 from core.platform import main_table as keys
 from core.platform.dynamo import (
     batch_delete,
@@ -103,6 +103,11 @@ class WorkspaceStore:
 
     def members(self, workspace_id: str) -> list[MembershipRecord]:
         return [MembershipRecord.model_validate(r) for r in self._partition(workspace_id, "MEMBER#")]
+
+    def member_page(self, workspace_id: str, limit: int, start: str | None) -> list[MembershipRecord]:
+        """``limit`` memberships in user id order (their sort key), after the sort key ``start``."""
+        request = pages.range_query(self._table, keys.workspace(workspace_id)["pk"], "MEMBER#", limit, start)
+        return [MembershipRecord.model_validate(r) for r in query_all(self._db, request, limit)]
 
     def users(self, user_ids: list[str]) -> dict[str, UserRecord]:
         rows = batch_get(self._db, self._table, [keys.user(i) for i in user_ids])

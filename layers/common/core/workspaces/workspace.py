@@ -9,14 +9,16 @@ from typing import Any, cast
 from core.identity.models import Account
 from core.identity.ports import Users
 from core.identity.records import UserRecord
-from core.platform import together
+from core.platform import pages, together
 from core.platform.errors import Forbidden, NotFound
 from core.platform.ids import now_iso
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
-from core.workspaces.models import Member, StorageConfig, Workspace, WorkspacePlan, WorkspaceSummary
+from core.workspaces.models import Member, MemberQuery, StorageConfig, Workspace, WorkspacePlan, WorkspaceSummary
 from core.workspaces.ports import WorkspaceKeys, Workspaces
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
+
+MEMBERS = "MEMBER#"  # the memberships' range (sort key prefix) in the workspace's partition
 
 
 @dataclass(frozen=True)
@@ -121,16 +123,24 @@ class WorkspaceService:
 
     # --- members, brands, account
 
-    def members(self, user_id: str, workspace_id: str) -> list[Member]:
-        members = self.read_as_member(workspace_id, user_id, lambda: self._workspaces.members(workspace_id))
-        users = self._workspaces.users([m.user_id for m in members])
+    def members(self, user_id: str, workspace_id: str, query: MemberQuery) -> tuple[list[Member], str | None]:
+        """One page of members in user id order (their sort key) and the next page's cursor (None on the last):
+        the page and one member more read beside the member check, then the page's users (one BatchGetItem). A bad
+        cursor is refused after the check (a stranger learns nothing)."""
+
+        def page() -> list[MembershipRecord]:
+            start = pages.after(query.cursor, MEMBERS)
+            return self._workspaces.member_page(workspace_id, query.limit + 1, start)
+
+        members, cursor = pages.cut(self.read_as_member(workspace_id, user_id, page), query.limit,
+                                    lambda m: f"{MEMBERS}{m.user_id}")  # fmt: skip
+        users = self._workspaces.users([m.user_id for m in members]) if members else {}
 
         def person(user_id: str) -> dict[str, str]:  # blank for a user gone since (deleted accounts)
             user = users.get(user_id)
             return {field: getattr(user, field) if user else "" for field in ("email", "name", "image")}
 
-        ordered = sorted(members, key=lambda m: (m.created_at, m.id))
-        return [Member.from_record(m, **person(m.user_id)) for m in ordered]
+        return [Member.from_record(m, **person(m.user_id)) for m in members], cursor
 
     def account(self, user_id: str) -> Account:
         """The caller; a stale active workspace (deleted, or membership gone) is replaced, or null."""

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from core.platform import providers as platform_providers
+from core.platform.pages import NEXT_CURSOR
 from core.platform.settings import get_settings
 from tests.support.authoring import Studio
 from tests.support.core_clients import wrap_core_clients
@@ -28,6 +29,7 @@ from tests.support.insights_seed import ItemsRead
 from tests.support.ledger_checks import ledger_repository
 from tests.support.lists import LISTINGS, Listing, copies
 from tests.support.portal import Portal
+from tests.support.streams import drain_events
 from tests.support.webhooks import create as create_webhook
 
 TEN_TIMES = 10
@@ -54,9 +56,11 @@ def read_page(studio: Studio, meter: ItemsRead, listing: Listing) -> tuple[int, 
     next page's cursor."""
     studio.ok(listing.function, 200, query=listing.query, **listing.ids)  # a warm container
     with meter.record():
-        answer = studio.ok(listing.function, 200, query=listing.query, **listing.ids)
-    if isinstance(answer, list):  # a bare list (brands' listing predates the envelopes)
-        return meter.items, Counter(str(c) for c in meter.calls), len(answer), None
+        result = studio.call(listing.function, query=listing.query, **listing.ids)
+    assert result.status == 200, result.body
+    answer = result.json()
+    if isinstance(answer, list):  # a bare array (members, brands: service-api.md): the cursor is a header
+        return meter.items, Counter(str(c) for c in meter.calls), len(answer), result.header(NEXT_CURSOR)
     return meter.items, Counter(str(c) for c in meter.calls), len(answer[listing.shown]), answer.get("nextCursor")
 
 
@@ -96,14 +100,19 @@ def test_the_webhooks_listing_is_bounded_by_the_cap(studio: Studio, meter: Items
 # ------------------------------------------------------------------ credit history (H1 rebuilds its reader)
 
 HISTORY = "PortalCreditsHistoryFunction"
+NUMBERER = "LedgerHistoryFunction"
 HISTORY_PAGE = 50
+REFUNDS_PAGE = 4  # of the 6 refunds in 60 entries
 
 
 def _grants(studio: Studio, upto: int, made: list[int]) -> None:
+    """Entries granted through the ledger, then the stream handed to the history numberer (as Lambda would): the
+    page read is the numbered path, not the tail every entry is before it runs."""
     ledger = ledger_repository(studio.portal.aws.dynamodb)
     for k in range(made[0], upto):  # a refund one entry in ten: a rare type, filtered or keyed
         ledger.grant(studio.who.user_id, 1, "refund" if k % 10 == 0 else "topup", f"ref_{k:06d}", "Top-up")
     made[0] = upto
+    assert drain_events(NUMBERER).failed == []
 
 
 def _history(studio: Studio, meter: ItemsRead, query: dict[str, str]) -> tuple[int, Counter[str]]:
@@ -116,17 +125,26 @@ def _history(studio: Studio, meter: ItemsRead, query: dict[str, str]) -> tuple[i
 
 @pytest.mark.parametrize("where", ["newest", "oldest", "refunds"])
 def test_a_history_page_reads_the_same_at_n_and_ten_times_n(studio: Studio, meter: ItemsRead, where: str) -> None:
-    """The newest page, the oldest (the deepest offset) and the newest refunds (one entry in ten): items read and
-    calls equal at 60 and 600 entries."""
+    """The newest page, the oldest (the deepest offset) and the newest refunds (one entry in ten), the history
+    numberer caught up: items read and calls equal at 60 and 600 entries (the rows' Queries: one or two)."""
     made = [0]
     read = []
     for size in (HISTORY_PAGE + 10, (HISTORY_PAGE + 10) * TEN_TIMES):
         _grants(studio, size, made)
-        query = {"limit": str(HISTORY_PAGE)}
-        query |= {"offset": str(size - HISTORY_PAGE)} if where == "oldest" else {}
+        # refunds are one entry in ten: their page is smaller, so that the smaller ledger holds more than a page
+        page = REFUNDS_PAGE if where == "refunds" else HISTORY_PAGE
+        query = {"limit": str(page)}
+        query |= {"offset": str(size - page)} if where == "oldest" else {}
         query |= {"refType": "refund"} if where == "refunds" else {}
         read.append(_history(studio, meter, query))
-    assert read[0] == read[1], f"history ({where}): items read and calls at two sizes"
+    (small_items, small_calls), (large_items, large_calls) = read
+    # A page of history rows spans at most two of the row partitions (blocks of 100 numbers over 16 partitions,
+    # docs/ledger.md): one Query or two, as the page falls on a block's edge or not, whatever the ledger's size.
+    rows = [calls.pop("Query:ledger", 0) for calls in (small_calls, large_calls)]
+    assert small_items == large_items, f"history ({where}): items read at two sizes"
+    assert small_calls == large_calls, f"history ({where}): calls other than the rows' Queries at two sizes"
+    assert all(1 <= n <= 2 for n in rows), rows
+    assert large_items <= 2 * HISTORY_PAGE + 3, read  # the numbered path: a page and at most one more, not a scan
 
 
 # ------------------------------------------------------------------ usage: bounded by ``days`` (H3 rebuilds it)
@@ -169,7 +187,24 @@ def test_usage_reads_are_bounded_by_days_not_by_the_data(studio: Studio, meter: 
 # ------------------------------------------------------------------ the pages issue 43 gave: walked, and refused
 
 PAGED = {"keys": "PortalKeysListFunction", "workflows": "PortalWorkflowsListFunction",
-         "invitations": "PortalInvitationsListFunction"}  # fmt: skip
+         "invitations": "PortalInvitationsListFunction", "agents": "PortalAgentsListFunction",
+         "members": "PortalMembersListFunction", "brands": "PortalBrandsListFunction"}  # fmt: skip
+
+
+def page_of(studio: Studio, listing: Listing, query: dict[str, str] | None = None) -> tuple[list[Any], str | None]:
+    """One page's records and the next page's cursor: in the body's ``nextCursor``, or for a bare array (members,
+    brands: service-api.md fixes the array) in the ``Next-Cursor`` header."""
+    result = studio.call(listing.function, query=query, **listing.ids)
+    assert result.status == 200, result.body
+    answer = result.json()
+    if isinstance(answer, list):
+        return answer, result.header(NEXT_CURSOR)
+    assert result.header(NEXT_CURSOR) is None  # one place for a cursor: the body's
+    return answer[listing.shown], answer["nextCursor"]
+
+
+def record_id(record: dict[str, Any]) -> str:
+    return str(record.get("id") or record["userId"])
 
 
 @pytest.mark.parametrize("name", PAGED)
@@ -177,18 +212,34 @@ def test_the_new_pages_walk_every_record_once(studio: Studio, name: str) -> None
     """Pages of 2 through 7 records: each once, nothing else; the default page holds them all and names no next."""
     listing = LISTINGS[name](studio)
     listing.grow(7)
-    everything = studio.ok(listing.function, 200, **listing.ids)
-    assert everything["nextCursor"] is None and len(everything[listing.shown]) == 7
+    everything, last = page_of(studio, listing)
+    assert last is None and len(everything) == 7
     seen, cursor, pages = [], None, 0
     while True:
-        query = {"limit": "2"} | ({"cursor": cursor} if cursor else {})
-        page = studio.ok(listing.function, 200, query=query, **listing.ids)
-        seen += [record["id"] for record in page[listing.shown]]
+        records, cursor = page_of(studio, listing, {"limit": "2"} | ({"cursor": cursor} if cursor else {}))
+        seen += [record_id(r) for r in records]
         pages += 1
-        if (cursor := page["nextCursor"]) is None:
+        if cursor is None:
             break
-    assert (sorted(seen), pages) == (sorted(r["id"] for r in everything[listing.shown]), 4)
-    assert seen == [r["id"] for r in everything[listing.shown]]  # the pages keep the listing's order
+    assert (sorted(seen), pages) == (sorted(record_id(r) for r in everything), 4)
+    assert seen == [record_id(r) for r in everything]  # the pages keep the listing's order
+
+
+def test_the_brands_first_page_opens_with_the_default(studio: Studio) -> None:
+    """The default brand opens the first page wherever its id falls (a brand made later may be made the default),
+    and no later page shows it again; a page of one shows the default alone, then every other brand follows."""
+    listing = LISTINGS["brands"](studio)
+    listing.grow(5)
+    made = studio.brand("Later")
+    studio.ok("PortalBrandUpdateFunction", brand_id=made["id"], body={"isDefault": True})
+    for limit in ("1", "2", "200"):
+        seen, cursor = [], None
+        while True:
+            records, cursor = page_of(studio, listing, {"limit": limit} | ({"cursor": cursor} if cursor else {}))
+            seen += [r["id"] for r in records]
+            if cursor is None:
+                break
+        assert seen[0] == made["id"] and sorted(seen) == sorted(set(seen)) and len(seen) == 6, (limit, seen)
 
 
 @pytest.mark.parametrize("name", PAGED)
@@ -196,7 +247,8 @@ def test_a_cursor_the_listing_did_not_make_is_400(studio: Studio, name: str) -> 
     from core.platform import cursors
 
     listing = LISTINGS[name](studio)
-    foreign = cursors.encode("AGENT#agt_01J00000000000000000000000")  # another listing's position
+    other = "WORKFLOW#wf_01J00000000000000000000000" if name == "agents" else "AGENT#agt_01J00000000000000000000000"
+    foreign = cursors.encode(other)  # another listing's position
     for cursor in ("not base64!", foreign, cursors.encode("")):
         refused = studio.call(listing.function, query={"cursor": cursor}, **listing.ids)
         assert (refused.status, refused.json()["code"]) == (400, "VALIDATION_ERROR"), (cursor, refused.body)

@@ -26,7 +26,7 @@ logger = logging.getLogger("core.http")  # the name these lines have always been
 
 EXPOSED_HEADERS = (
     "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Content-Range, Accept-Ranges, "
-    "Content-Disposition"
+    "Content-Disposition, Next-Cursor"
 )
 Authenticate = Callable[[APIGatewayRestResolver], dict[str, str]]
 Middleware = Callable[[APIGatewayRestResolver, Callable[[APIGatewayRestResolver], Response[Any]]], Response[Any]]

@@ -7,6 +7,7 @@
     make ops ARGS="[--stack NAME] import-turns [--workspace ID]"   # turns older versions stored in S3, into the table
     make ops ARGS="[--stack NAME] reconcile-storage [--workspace ID [--after PATH]]"   # storage counters from S3
     make ops ARGS="[--stack NAME] number-history [--account ID] [--after CURSOR]"   # the credit history numbered
+    make ops ARGS="[--stack NAME] order-items [--agent ID] [--after CURSOR]"   # items' places in their listing
     make ops ARGS="[--stack NAME] shard-ledger --email ava@example.com --shards 16"   # a busy account's balance shards
     make console-upload STACK=workspace-service-prod   # python -m ops --stack NAME console-upload: the console's build
 
@@ -113,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     numbering = commands.add_parser("number-history", help="number every account's credit history (a migration)")
     numbering.add_argument("--account", default=None, help="one account's (a user id; default: every account's)")
     numbering.add_argument("--after", default=None, help="resume after this cursor (the last line's \"after\")")
+    ordering = commands.add_parser("order-items", help="place the items of agents made before issue 43 (a migration)")
+    ordering.add_argument("--agent", default=None, help="one agent's (an agent id; default: every agent's)")
+    ordering.add_argument("--after", default=None, help="resume after this cursor (the last line's \"after\")")
     storage = commands.add_parser("reconcile-storage", help="recompute storage counters from S3's listing, fix drift")
     storage.add_argument("--workspace", default=None, help="one workspace's (default: every workspace's)")
     storage.add_argument("--after", default=None, help="with --workspace: resume after this path (a line's \"after\")")
@@ -142,6 +146,13 @@ def main(argv: list[str] | None = None) -> int:
         return reconcile_storage.main(args.workspace, args.after, client("s3"), client("dynamodb"), names)
     if args.command == "number-history":
         return _number_history(args, client("dynamodb"), names)
+    if args.command == "order-items":
+        from core.items.write_store import ItemStore
+        from ops import order_items
+
+        order_items.run(ItemStore(client("dynamodb"), names["main"]), client("dynamodb"), names["main"],
+                        agent=args.agent, after=args.after)  # fmt: skip
+        return 0
     return _operate(args, client("dynamodb"), names)
 
 

@@ -130,7 +130,12 @@ def leftovers(target: Target, footprint: Footprint) -> list[str]:
         partitions = [keys.workspace(ws)["pk"], keys.audit_partition(ws)]
         if footprint.agent_id:
             agent = footprint.agent_id
-            partitions += [keys.posts_partition(agent), keys.feed_filters_partition(agent), keys.items_partition(agent)]
+            partitions += [
+                keys.posts_partition(agent),
+                keys.feed_filters_partition(agent),
+                keys.items_partition(agent),
+                keys.item_order_partition(agent),
+            ]
         left += [f"{main}: partition {pk}" for pk in partitions if _partition_keys(db, main, pk)]
         if _usage_keys(target, ws):
             left.append(f"chat usage {usage_partition(ws)}")

@@ -1,6 +1,8 @@
-"""GET /api/workspaces/{workspaceId}/agents/{agentId}/items?active=: {items} (each with ``active``); members only.
+"""GET /api/workspaces/{workspaceId}/agents/{agentId}/items?active=&limit=&cursor=: {items, nextCursor} (each with
+``active``); members only.
 
-Ordered by folder, then order; ``active=true`` or ``false`` picks one kind.
+Ordered by folder, then order; ``active=true`` or ``false`` picks one kind. ``limit`` 1-200 (default 200);
+``nextCursor`` (null on the last page) fetches the next page.
 """
 
 from core.http import as_member, json_response, parse_query, portal_api, portal_caller
@@ -21,8 +23,7 @@ app = portal_api()
 )
 def list_items(workspaceId: str, agentId: str):
     query = parse_query(app, ItemQuery, first=as_member(app, workspaceId))
-    found = items.writer().list(portal_caller(app).user_id, workspaceId, agentId, query)
-    return json_response({"items": [i.wire() for i in found]})
+    return json_response(items.writer().list(portal_caller(app).user_id, workspaceId, agentId, query))
 
 
 def lambda_handler(event, context):

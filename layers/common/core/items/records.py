@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from core.platform.kinds import ItemKind, ItemOrigin
@@ -36,3 +37,12 @@ class ItemRecord(Record):
     version: int = 0
     updated_at: str
     index: IndexState | None = None  # None: written before knowledge existed (shown as pending)
+
+
+@dataclass(frozen=True)
+class ItemPage:
+    """A page of the listing: its items, and the place of the last one read when more follow (None: the last page).
+    A place whose item moved or went between the two reads is left out (it shows where it stands now)."""
+
+    items: list[ItemRecord]
+    last: str | None

@@ -6,6 +6,7 @@ read from the stored object whenever the key is set, never taken from the caller
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -13,10 +14,18 @@ from datetime import datetime
 from core.audit.writes import Author, Write, Writes, until_unchanged
 from core.items.ports import StoredItems
 from core.items.records import IndexState, ItemRecord
-from core.items.writer_models import AgentItem, ItemCreate, ItemEnvelope, ItemIndex, ItemQuery, ItemUpdate
+from core.items.writer_models import (
+    AgentItem,
+    ItemCreate,
+    ItemEnvelope,
+    ItemIndex,
+    ItemList,
+    ItemQuery,
+    ItemUpdate,
+)
 from core.objects.ports import BucketObjects
 from core.objects.write_store import ObjectHead
-from core.platform import together
+from core.platform import cursors, together
 from core.platform.envelopes import Empty
 from core.platform.errors import ValidationFailed
 from core.platform.ids import new_id, now_iso
@@ -27,6 +36,19 @@ from core.workspaces.access import AuthoringAccess, found
 # rebuild that kept failing until the dead-letter queue took it): shown as failed, so its author saves it again.
 STALE_PENDING_SECONDS = 15 * 60
 STALE = "Indexing did not finish: save the item again to retry"
+
+
+PLACE = re.compile(r"(?:[0-9a-f]{2})*#[0-9]{10}#[0-9A-Za-z_]+")  # ``keys.item_place``: hex folder, order, id
+
+
+def place_after(cursor: str | None) -> str | None:
+    """The place a cursor names (the last item of the page before); 400 for one this listing did not make."""
+    if cursor is None:
+        return None
+    position = cursors.decode(cursor)
+    if not PLACE.fullmatch(position):
+        raise ValidationFailed(cursors.BAD_CURSOR)
+    return position
 
 
 def index_view(record: ItemRecord, now: float) -> ItemIndex:
@@ -65,14 +87,18 @@ class ItemService:
         self._writes = writes
         self._notify = notify  # the knowledge worker reads the agent again (core.platform.jobs.reread_agent)
 
-    def list(self, user_id: str, workspace_id: str, agent_id: str, query: ItemQuery) -> list[AgentItem]:
+    def list(self, user_id: str, workspace_id: str, agent_id: str, query: ItemQuery) -> ItemList:
+        """By folder, then order, then id: one page of places and their items, read beside the member check; a bad
+        cursor is refused after the check (a stranger learns nothing)."""
         active = None if query.active is None else query.active == "true"
         access, found = together.run(
             lambda: self._access.member(user_id, workspace_id, agent_id),
-            lambda: self._items.list(agent_id, active=active),  # used only once the agent is found this workspace's
+            lambda: self._items.page(agent_id, active=active, limit=query.limit, after=place_after(query.cursor)),
         )
         access.result()
-        return [item_view(i) for i in sorted(found.result(), key=lambda i: (i.folder, i.order, i.id))]
+        page = found.result()
+        return ItemList(items=[item_view(i) for i in page.items],
+                        next_cursor=cursors.encode(page.last) if page.last else None)  # fmt: skip
 
     def create(self, author: Author, workspace_id: str, agent_id: str, request: ItemCreate) -> ItemEnvelope:
         access, head = together.run(  # the object beside the access check, used only once it passed

@@ -10,9 +10,10 @@ from pydantic import Field
 from core.items.models import Item
 from core.items.records import IndexStatus
 from core.objects.fields import ObjectKey
-from core.platform.fields import name_rules, whole_number_rules
+from core.platform.fields import QueryInt, name_rules, whole_number_rules
 from core.platform.kinds import ItemKind, ItemOrigin
 from core.platform.models import ApiModel, RequestModel
+from core.platform.pages import PAGE
 from core.platform.write_fields import (
     ListQuery,
     free_text_rules,
@@ -45,6 +46,7 @@ class ItemEnvelope(ApiModel):
 
 class ItemList(ApiModel):
     items: list[AgentItem]
+    next_cursor: str | None = Field(description="The next page's cursor; null on the last page")
 
 
 class ItemFields(RequestModel):
@@ -69,3 +71,6 @@ class ItemUpdate(ItemFields):
 
 class ItemQuery(ListQuery):
     active: Literal["true", "false"] | None = None
+    limit: QueryInt = Field(PAGE, ge=1, le=PAGE)
+    # a place names the folder (hex of up to 100 characters' UTF-8), the order and the id
+    cursor: str | None = Field(None, min_length=1, max_length=1200)

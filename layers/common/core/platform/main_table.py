@@ -158,6 +158,32 @@ def item(agent_id: str, item_id: str, *, active: bool = True) -> dict[str, str]:
     return {"pk": items_partition(agent_id), "sk": f"{ACTIVE_ITEM if active else INACTIVE_ITEM}{item_id}"}
 
 
+# An item's place in its listing (issue 43): the items are listed by folder, order and id, which their keys do not
+# hold, so each has a copy of its key in a partition of its own, keyed by that place (folder as the hex of its UTF-8:
+# every hex digit sorts after ``#``, so a folder sorts before any folder it begins, as Python's ``<`` puts it; order
+# zero-padded). The copy is written in the transaction of each write of its item. ``ITEMS_ORDERED`` says every item
+# of the agent has its copy (made with the agent; ``python -m ops order-items`` for agents made before).
+ACTIVE_PLACE = "A#"
+INACTIVE_PLACE = "I#"
+ITEMS_ORDERED = "ORDERED"
+
+
+def item_order_partition(agent_id: str) -> str:
+    return f"AGENT#{agent_id}#ITEMORDER"
+
+
+def item_place(folder: str, order: int, item_id: str) -> str:
+    return f"{folder.encode().hex()}#{order:010d}#{item_id}"
+
+
+def item_order(agent_id: str, place: str, *, active: bool) -> dict[str, str]:
+    return {"pk": item_order_partition(agent_id), "sk": f"{ACTIVE_PLACE if active else INACTIVE_PLACE}{place}"}
+
+
+def items_ordered(agent_id: str) -> dict[str, str]:
+    return {"pk": item_order_partition(agent_id), "sk": ITEMS_ORDERED}
+
+
 # Uniqueness claims and short-lived items. Items carrying a numeric ``expiresAt``
 # are removed by the table's TTL; readers still check expiry (TTL deletes late).
 

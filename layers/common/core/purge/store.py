@@ -41,13 +41,13 @@ class PurgeStore:
         return deleted
 
     def delete_agent_records(self, agent_id: str, keep_going: Callable[[], bool]) -> int:
-        """An agent's posts (canonical items, rows and filter copies), items, stored conversations, and what its
-        visitors said back (turn receipts, insights' day counters, questions, unanswered turns, feedback), and its
-        owner's answers."""
+        """An agent's posts (canonical items, rows and filter copies), items (and their places), stored
+        conversations, and what its visitors said back (turn receipts, insights' day counters, questions, unanswered
+        turns, feedback), and its owner's answers."""
         partitions = (keys.posts_partition, keys.feed_filters_partition, keys.items_partition,
-                      keys.conversations_partition, keys.turns_partition, keys.insights_partition,
-                      keys.questions_partition, keys.unanswered_partition, keys.feedback_partition,
-                      keys.answers_partition)  # fmt: skip
+                      keys.item_order_partition, keys.conversations_partition, keys.turns_partition,
+                      keys.insights_partition, keys.questions_partition, keys.unanswered_partition,
+                      keys.feedback_partition, keys.answers_partition)  # fmt: skip
         return sum(self._drain(partition(agent_id), keep_going) for partition in partitions)
 
     def agent_tombstone(self, workspace_id: str, agent_id: str) -> PurgeRecord | None:

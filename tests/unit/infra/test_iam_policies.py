@@ -495,7 +495,10 @@ def test_the_purge_worker_deletes_a_workspaces_records_and_versions_and_nothing_
     assert not can(purge, "dynamodb", "UpdateItem", TableName=MAIN, Key={"pk": s("USER#u1"), "sk": s("USER")})
     assert not can(purge, "dynamodb", "DeleteItem", TableName=LEDGER, Key={"pk": s("USAGE#w1")})
     assert not can(purge, "s3", "DeleteObjects", Bucket=BUCKET, Delete={"Objects": [{"Key": "elsewhere/a"}]})
-    assert not can(purge, "s3", "GetObject", Bucket=BUCKET, Key=prefix + "projects/a")
+    # A "Permanently Deleted" notification says nothing of what the key holds now: the worker asks S3 (HeadObject,
+    # which IAM grants as GetObject), under the workspaces' prefix only (decisions.md, "Storage is a kept counter").
+    assert can(purge, "s3", "GetObject", Bucket=BUCKET, Key=prefix + "projects/a")
+    assert not can(purge, "s3", "GetObject", Bucket=BUCKET, Key="elsewhere/a")
 
 
 def test_the_invite_function_reads_and_counts_its_mail_limits_and_no_other_partition() -> None:
@@ -536,18 +539,31 @@ def _touching(operation: str, name: str, partition: str) -> dict[str, Any]:
     return {"TableName": name, "Item" if operation == "PutItem" else "Key": key}
 
 
+def _call(operation: str) -> str:
+    """The API call that needs ``operation``: a condition check exists only inside a transaction."""
+    return "TransactWriteItems" if operation == "ConditionCheckItem" else operation
+
+
+def _args(operation: str, name: str, partition: str) -> dict[str, Any]:
+    if operation != "ConditionCheckItem":
+        return _touching(operation, name, partition)
+    check = {"TableName": name, "Key": {"pk": s(partition)}, "ConditionExpression": "attribute_exists(pk)"}
+    return {"TransactItems": [{"ConditionCheck": check}]}
+
+
 def test_every_leading_keys_grant_of_the_template_allows_its_partitions_and_refuses_others() -> None:
-    """The template's eighteen grants on leading keys (the preview's count and the history numberer's among them):
+    """The template's twenty grants on leading keys (the preview's count, the history numberer's and the storage
+    counter's among them):
     each allows a partition its patterns name and refuses any other."""
     conditioned = [(f, st) for f, sts in real_policies().items() for st in sts if "LeadingKeys" in st.condition]
-    assert len(conditioned) == 18, conditioned
+    assert len(conditioned) == 20, conditioned
     for function, statement in conditioned:
         patterns = json.loads(statement.condition)["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
         name = statement.resources[0].rsplit("/", 1)[-1]
         for action, pattern in ((a, p) for a in statement.actions for p in patterns):  # a grant may name several
             operation = action.split(":")[1]
-            assert can(function, "dynamodb", operation, **_touching(operation, name, pattern.replace("*", "x1")))
-            assert not can(function, "dynamodb", operation, **_touching(operation, name, "NOT#" + pattern)), action
+            assert can(function, "dynamodb", _call(operation), **_args(operation, name, pattern.replace("*", "x1")))
+            assert not can(function, "dynamodb", _call(operation), **_args(operation, name, "NOT#" + pattern)), action
 
 
 def test_chat_may_invoke_only_its_parameters_model() -> None:

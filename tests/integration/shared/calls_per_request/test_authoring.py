@@ -44,6 +44,7 @@ class Case:
     batches: tuple[dict[str, int], ...] = ()  # the reads issued together, batch by batch
     status: int = 200
     admin: bool = False  # called by an admin, not the owner
+    trips: int | None = None  # the round trips, where batches nest (a store's reads together inside a batch)
 
 
 def with_calls(*parts: dict[str, int]) -> dict[str, int]:
@@ -169,8 +170,11 @@ CASES: dict[str, Case] = {  # the objects' cases first: later cases add objects 
                            WRITE, {"SendMessage:": 1}), ({"BatchGetItem:main": 1, "GetItem:main": 1},)),
     "post-delete": Case("PortalPostDeleteFunction", fresh_post(True), with_calls(ACCESS, {"GetItem:main": 1}, WRITE,
                         {"SendMessage:": 1}), (BESIDE,)),
-    "items-list": Case("PortalItemsListFunction", agent_id, with_calls(ACCESS, {"Query:main": 1}),
-                       ({"BatchGetItem:main": 1, "Query:main": 1},)),
+    # issue 43: the places of a page (each range asked) and the agent's ordered mark beside the access check, then
+    # the page's items; the store's reads issued together inside the batch beside the check (3 round trips)
+    "items-list": Case("PortalItemsListFunction", agent_id,
+                       with_calls(ACCESS, {"BatchGetItem:main": 2, "Query:main": 2}),
+                       ({"BatchGetItem:main": 1, "Query:main": 2}, {"BatchGetItem:main": 3, "Query:main": 2}), trips=3),
     "item-create": Case("PortalItemCreateFunction", new_item, with_calls(ACCESS, HEAD, WRITE, {"SendMessage:": 1}),
                         ({"BatchGetItem:main": 1, "HeadObject:s3": 1},), status=201),
     "item-update": Case("PortalItemUpdateFunction", named()(fresh_item), with_calls(ACCESS, {"BatchGetItem:main": 1},
@@ -221,6 +225,6 @@ def test_authoring_calls(portal: Portal, recorder: Recorder, monkeypatch: pytest
     expected = {}
     for case, spec in CASES.items():
         calls = dict(Counter(SESSION) + Counter(spec.calls))
-        round_trips = sum(calls.values()) - sum(sum(batch.values()) - 1 for batch in spec.batches)
+        round_trips = spec.trips or sum(calls.values()) - sum(sum(batch.values()) - 1 for batch in spec.batches)
         expected[case] = (calls, [dict(b) for b in spec.batches], round_trips)
     assert found == expected

@@ -15,12 +15,12 @@ until that lands.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from core.platform import providers as platform_providers
+from core.platform.dynamo import to_item
 from core.platform.pages import NEXT_CURSOR
 from core.platform.settings import get_settings
 from tests.support.authoring import Studio
@@ -147,41 +147,106 @@ def test_a_history_page_reads_the_same_at_n_and_ten_times_n(studio: Studio, mete
     assert large_items <= 2 * HISTORY_PAGE + 3, read  # the numbered path: a page and at most one more, not a scan
 
 
-# ------------------------------------------------------------------ usage: bounded by ``days`` (H3 rebuilds it)
+# ------------------------------------------------------------------ usage: bounded by ``days``, not by the history
+
+USAGE = ("PortalKeyUsageFunction", "PortalAgentUsageFunction")
 
 
-def _usage_days(studio: Studio, agent_id: str, key_id: str, days: int) -> None:
-    """The workspace's usage items of ``days`` days ending today, as the settlement counts a chat turn."""
+def _history(studio: Studio, agent_id: str, key_ids: list[str], days: int, since: int = 0) -> None:
+    """``days`` days of usage ending today (those from ``since`` days back: the rest are there), as production leaves
+    them: each day's chat turn on the workspace's usage
+    item (ledger table, as a turn's settlement counts it) and, for each closed day, the keys' and the agent's
+    requests on the workspace's day item (rate-limits table, as the limiter's hand-on moves them there)."""
     from core.credits.ledger_items import LedgerItems
     from core.credits.records import HoldUsage
+    from core.platform import rate_limit, usage_counters
 
-    ledger, db = LedgerItems(get_settings().ledger_table), studio.portal.aws.dynamodb
-    today = datetime.now(UTC)
-    for back in range(days):
-        day = (today - timedelta(days=back)).strftime("%Y-%m-%d")
-        update = ledger.count_usage(HoldUsage(workspace_id=studio.workspace_id, key_id=key_id, agent_id=agent_id,
-                                              day=day), 1)  # fmt: skip
+    settings, db = get_settings(), studio.portal.aws.dynamodb
+    ledger, today = LedgerItems(settings.ledger_table), usage_counters.day_of(rate_limit.now())
+    for back in range(since, days):
+        day = today - back
+        usage = HoldUsage(workspace_id=studio.workspace_id, key_id=key_ids[0], agent_id=agent_id,
+                          day=usage_counters.date_of(day))  # fmt: skip
+        update = ledger.count_usage(usage, 1)
         assert update is not None
         db.update_item(**update["Update"])
+        if back:  # a closed day: handed on
+            counters = {usage_counters.key_name("u", k): 3 for k in key_ids}
+            counters[usage_counters.agent_name("u", agent_id)] = 3
+            db.put_item(TableName=settings.rate_limits_table,
+                        Item=to_item({"pk": usage_counters.day_item(studio.workspace_id, day)} | counters))  # fmt: skip
 
 
-@pytest.mark.parametrize("function", ["PortalKeyUsageFunction", "PortalAgentUsageFunction"])
-def test_usage_reads_are_bounded_by_days_not_by_the_data(studio: Studio, meter: ItemsRead, function: str) -> None:
-    """Seven days of usage read with 2 keys and 9 days of usage behind them, then with 20 keys and 90 days: the same
-    items read and calls; the days' items read are at most the days asked for."""
+def _open_windows(studio: Studio, agent_id: str, key_ids: list[str]) -> None:
+    """Each key's window item with today's requests for the agent on it (as the limiter counts an agent route)."""
+    from core.platform import rate_limit, usage_counters
+
+    today = usage_counters.day_of(rate_limit.now())
+    tag = usage_counters.tag_of(agent_id)
+    for key_id in key_ids:
+        counters = {usage_counters.name("u", today): 2, usage_counters.name("u", today, tag): 2}
+        studio.portal.aws.dynamodb.put_item(TableName=get_settings().rate_limits_table,
+                                            Item=to_item({"pk": f"key#{key_id}"} | counters))  # fmt: skip
+
+
+def _keys(studio: Studio, upto: int) -> list[str]:
+    while len(listed := studio.ok("PortalKeysListFunction")["keys"]) < upto:
+        studio.portal.mint_key(studio.who, studio.workspace_id)
+    return sorted(k["id"] for k in listed)
+
+
+def _usage(studio: Studio, meter: ItemsRead, function: str, ids: dict[str, str], days: int) -> tuple[Any, ...]:
+    """One warm read of ``days`` days: the items read, the calls, and the days as answered."""
+    studio.ok(function, 200, query={"days": str(days)}, **ids)
+    with meter.record():
+        answer = studio.ok(function, 200, query={"days": str(days)}, **ids)["days"]
+    return meter.items, Counter(str(c) for c in meter.calls), answer
+
+
+@pytest.mark.parametrize("function", USAGE)
+def test_usage_reads_are_bounded_by_days_not_by_the_history(studio: Studio, meter: ItemsRead, function: str) -> None:
+    """At a fixed count of keys (2), seven days read with 9 days of usage behind them, then with 90: the same items
+    read and calls, and the seeded history is what is counted. Asking for 30 days instead of 7 reads 23 more day
+    items and 23 more usage items, nothing else: the cost is bounded by the days asked for, not by the history."""
     agent = studio.agent()
-    key = studio.portal.mint_key(studio.who, studio.workspace_id)
-    ids = {"agent_id": agent["id"]} if function == "PortalAgentUsageFunction" else {"key_id": key["id"]}
-    read = []
-    for keys_made, days in ((2, 9), (20, 90)):
-        while len(studio.ok("PortalKeysListFunction")["keys"]) < keys_made:
-            studio.portal.mint_key(studio.who, studio.workspace_id)
-        _usage_days(studio, agent["id"], key["id"], days)
-        studio.ok(function, 200, query={"days": "7"}, **ids)
-        with meter.record():
-            assert len(studio.ok(function, 200, query={"days": "7"}, **ids)["days"]) == 7
-        read.append((meter.items, Counter(str(c) for c in meter.calls)))
-    assert read[0] == read[1], f"{function}: items read and calls at two sizes"
+    key_ids = _keys(studio, 2)
+    ids = {"agent_id": agent["id"]} if function == "PortalAgentUsageFunction" else {"key_id": key_ids[0]}
+    _open_windows(studio, agent["id"], key_ids)
+    read, made = [], 0
+    for days in (9, 90):
+        _history(studio, agent["id"], key_ids, days, since=made)
+        made = days
+        items, calls, answer = _usage(studio, meter, function, ids, 7)
+        assert len(answer) == 7 and all(day["chatTurns"] == 1 for day in answer), answer
+        # closed days from the day items (3 a day), today from the open windows (2 a key, the agent's on each)
+        today = 2 * len(key_ids) if function == "PortalAgentUsageFunction" else 2
+        assert [day["requests"] for day in answer] == [3] * 6 + [today], answer
+        read.append((items, calls))
+    assert read[0] == read[1], f"{function}: items read and calls with 9 and 90 days of history"
+    thirty = _usage(studio, meter, function, ids, 30)
+    assert (thirty[0] - read[1][0], thirty[1]) == (2 * 23, read[1][1]), "30 days: 23 day items and 23 usage items more"
+
+
+@pytest.mark.parametrize("function", USAGE)
+def test_usage_reads_grow_with_the_workspaces_keys(studio: Studio, meter: ItemsRead, function: str) -> None:
+    """Documented, not hidden (docs/decisions.md, "An agent's usage in one round trip"): a usage read lists the
+    workspace's keys (key usage: is this key one of them; agent usage: which keys' windows count), and an agent's
+    requests are on every key's window item, so the items read grow by one a key (the listing's) for key usage and
+    two a key (the listing's and the key's window) for agent usage: linear in keys, in the same calls. At a fixed
+    count of keys they are bounded by the days asked for (the test above)."""
+    agent = studio.agent()
+    read = {}
+    for keys in (2, 20):
+        key_ids = _keys(studio, keys)
+        ids = {"agent_id": agent["id"]} if function == "PortalAgentUsageFunction" else {"key_id": key_ids[0]}
+        _open_windows(studio, agent["id"], key_ids)
+        _history(studio, agent["id"], key_ids, 9)
+        items, calls, answer = _usage(studio, meter, function, ids, 7)
+        assert answer[-1]["requests"] == (2 * keys if function == "PortalAgentUsageFunction" else 2), answer
+        read[keys] = (items, calls)
+    per_key = 2 if function == "PortalAgentUsageFunction" else 1
+    assert read[20][0] - read[2][0] == per_key * 18, read  # linear in keys
+    assert read[20][1] == read[2][1], read  # in the same calls: one BatchGetItem holds 4 shards x 20 keys + 7 days
 
 
 # ------------------------------------------------------------------ the pages issue 43 gave: walked, and refused

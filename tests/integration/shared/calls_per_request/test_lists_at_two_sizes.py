@@ -152,7 +152,7 @@ def test_a_history_page_reads_the_same_at_n_and_ten_times_n(studio: Studio, mete
 USAGE = ("PortalKeyUsageFunction", "PortalAgentUsageFunction")
 
 
-def _history(studio: Studio, agent_id: str, key_ids: list[str], days: int, since: int = 0) -> None:
+def _usage_history(studio: Studio, agent_id: str, key_ids: list[str], days: int, since: int = 0) -> None:
     """``days`` days of usage ending today (those from ``since`` days back: the rest are there), as production leaves
     them: each day's chat turn on the workspace's usage
     item (ledger table, as a turn's settlement counts it) and, for each closed day, the keys' and the agent's
@@ -214,7 +214,7 @@ def test_usage_reads_are_bounded_by_days_not_by_the_history(studio: Studio, mete
     _open_windows(studio, agent["id"], key_ids)
     read, made = [], 0
     for days in (9, 90):
-        _history(studio, agent["id"], key_ids, days, since=made)
+        _usage_history(studio, agent["id"], key_ids, days, since=made)
         made = days
         items, calls, answer = _usage(studio, meter, function, ids, 7)
         assert len(answer) == 7 and all(day["chatTurns"] == 1 for day in answer), answer
@@ -240,7 +240,7 @@ def test_usage_reads_grow_with_the_workspaces_keys(studio: Studio, meter: ItemsR
         key_ids = _keys(studio, keys)
         ids = {"agent_id": agent["id"]} if function == "PortalAgentUsageFunction" else {"key_id": key_ids[0]}
         _open_windows(studio, agent["id"], key_ids)
-        _history(studio, agent["id"], key_ids, 9)
+        _usage_history(studio, agent["id"], key_ids, 9)
         items, calls, answer = _usage(studio, meter, function, ids, 7)
         assert answer[-1]["requests"] == (2 * keys if function == "PortalAgentUsageFunction" else 2), answer
         read[keys] = (items, calls)

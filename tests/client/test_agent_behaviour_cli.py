@@ -225,7 +225,7 @@ def test_agents_try_prints_each_part_of_the_reply_before_the_rest_is_sent(monkey
             agent = {"id": "prj_1", "slug": "voiced", "name": "Voiced", "brandId": "b", "activeWorkflowId": "w",
                      "postCount": 0, "itemCount": 1, "behaviour": BEHAVIOUR | {"maxReplyTokens": 512,
                      "knowledgeOnly": True}, "createdAt": "x", "updatedAt": "x"}  # fmt: skip
-            return httpx.Response(200, json={"agents": [agent]})
+            return httpx.Response(200, json={"agents": [agent], "nextCursor": None})
         assert request.url.path == "/api/workspaces/ws_1/agents/prj_1/preview"
         assert json.loads(request.content) == {"prompt": "Oat milk?", "behaviour": {"model": "offline"}}
         return httpx.Response(200, stream=Stream(), headers={"content-type": "application/x-ndjson"})

@@ -63,6 +63,7 @@ class AgentItem(ApiModel):
 
 class AgentList(ApiModel):
     agents: list[Agent] = Field(alias="agents")
+    next_cursor: str | None = Field(alias="nextCursor")
 
 
 class AgentUpdate(ApiModel):
@@ -458,6 +459,7 @@ class InvitationEnvelope(ApiModel):
 
 class InvitationList(ApiModel):
     invitations: list[Invitation] = Field(alias="invitations")
+    next_cursor: str | None = Field(alias="nextCursor")
 
 
 class ItemCreate(ApiModel):
@@ -486,6 +488,7 @@ class ItemIndex(ApiModel):
 
 class ItemList(ApiModel):
     items: list[AgentItem] = Field(alias="items")
+    next_cursor: str | None = Field(alias="nextCursor")
 
 
 class ItemUpdate(ApiModel):
@@ -506,6 +509,7 @@ class JoinedWorkspace(ApiModel):
 
 class KeyList(ApiModel):
     keys: list[ApiKey] = Field(alias="keys")
+    next_cursor: str | None = Field(alias="nextCursor")
 
 
 class KnowledgeSearchRequest(ApiModel):
@@ -920,6 +924,7 @@ class WorkflowEnvelope(ApiModel):
 
 class WorkflowList(ApiModel):
     workflows: list[Workflow] = Field(alias="workflows")
+    next_cursor: str | None = Field(alias="nextCursor")
 
 
 class WorkflowUpdate(ApiModel):

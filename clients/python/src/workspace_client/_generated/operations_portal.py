@@ -705,7 +705,7 @@ class PortalOperations:
             )
         )
 
-    def list_agents(self, workspace_id: str) -> AgentList:
+    def list_agents(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> AgentList:
         """GET /api/workspaces/{workspaceId}/agents: A workspace's agents."""
         return self._call(
             Operation(
@@ -715,6 +715,7 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -748,7 +749,7 @@ class PortalOperations:
             )
         )
 
-    def list_brands(self, workspace_id: str) -> list[Brand]:
+    def list_brands(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> list[Brand]:
         """GET /api/workspaces/{workspaceId}/brands: A workspace's brands, default first."""
         return self._call(
             Operation(
@@ -758,6 +759,7 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -831,7 +833,9 @@ class PortalOperations:
             )
         )
 
-    def list_invitations(self, workspace_id: str) -> InvitationList:
+    def list_invitations(
+        self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> InvitationList:
         """GET /api/workspaces/{workspaceId}/invitations: A workspace's pending invitations."""
         return self._call(
             Operation(
@@ -841,11 +845,18 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
     def list_items(
-        self, workspace_id: str, agent_id: str, *, active: Literal["true", "false"] | None = None
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        active: Literal["true", "false"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> ItemList:
         """GET /api/workspaces/{workspaceId}/agents/{agentId}/items: An agent's items."""
         return self._call(
@@ -856,11 +867,11 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
-                query={"active": active},
+                query={"active": active, "limit": limit, "cursor": cursor},
             )
         )
 
-    def list_keys(self, workspace_id: str) -> KeyList:
+    def list_keys(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> KeyList:
         """GET /api/workspaces/{workspaceId}/keys: A workspace's key metadata, newest first."""
         return self._call(
             Operation(
@@ -870,10 +881,11 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
-    def list_members(self, workspace_id: str) -> list[Member]:
+    def list_members(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> list[Member]:
         """GET /api/workspaces/{workspaceId}/members: A workspace's members."""
         return self._call(
             Operation(
@@ -883,6 +895,7 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -959,7 +972,7 @@ class PortalOperations:
             )
         )
 
-    def list_workflows(self, workspace_id: str) -> WorkflowList:
+    def list_workflows(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> WorkflowList:
         """GET /api/workspaces/{workspaceId}/workflows: A workspace's workflows."""
         return self._call(
             Operation(
@@ -969,6 +982,7 @@ class PortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -2142,7 +2156,7 @@ class AsyncPortalOperations:
             )
         )
 
-    async def list_agents(self, workspace_id: str) -> AgentList:
+    async def list_agents(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> AgentList:
         """GET /api/workspaces/{workspaceId}/agents: A workspace's agents."""
         return await self._call(
             Operation(
@@ -2152,6 +2166,7 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -2185,7 +2200,9 @@ class AsyncPortalOperations:
             )
         )
 
-    async def list_brands(self, workspace_id: str) -> list[Brand]:
+    async def list_brands(
+        self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> list[Brand]:
         """GET /api/workspaces/{workspaceId}/brands: A workspace's brands, default first."""
         return await self._call(
             Operation(
@@ -2195,6 +2212,7 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -2268,7 +2286,9 @@ class AsyncPortalOperations:
             )
         )
 
-    async def list_invitations(self, workspace_id: str) -> InvitationList:
+    async def list_invitations(
+        self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> InvitationList:
         """GET /api/workspaces/{workspaceId}/invitations: A workspace's pending invitations."""
         return await self._call(
             Operation(
@@ -2278,11 +2298,18 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
     async def list_items(
-        self, workspace_id: str, agent_id: str, *, active: Literal["true", "false"] | None = None
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        active: Literal["true", "false"] | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
     ) -> ItemList:
         """GET /api/workspaces/{workspaceId}/agents/{agentId}/items: An agent's items."""
         return await self._call(
@@ -2293,11 +2320,11 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id, "agentId": agent_id},
-                query={"active": active},
+                query={"active": active, "limit": limit, "cursor": cursor},
             )
         )
 
-    async def list_keys(self, workspace_id: str) -> KeyList:
+    async def list_keys(self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None) -> KeyList:
         """GET /api/workspaces/{workspaceId}/keys: A workspace's key metadata, newest first."""
         return await self._call(
             Operation(
@@ -2307,10 +2334,13 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
-    async def list_members(self, workspace_id: str) -> list[Member]:
+    async def list_members(
+        self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> list[Member]:
         """GET /api/workspaces/{workspaceId}/members: A workspace's members."""
         return await self._call(
             Operation(
@@ -2320,6 +2350,7 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 
@@ -2396,7 +2427,9 @@ class AsyncPortalOperations:
             )
         )
 
-    async def list_workflows(self, workspace_id: str) -> WorkflowList:
+    async def list_workflows(
+        self, workspace_id: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> WorkflowList:
         """GET /api/workspaces/{workspaceId}/workflows: A workspace's workflows."""
         return await self._call(
             Operation(
@@ -2406,6 +2439,7 @@ class AsyncPortalOperations:
                 ok=(200,),
                 auth="bearer",
                 path={"workspaceId": workspace_id},
+                query={"limit": limit, "cursor": cursor},
             )
         )
 

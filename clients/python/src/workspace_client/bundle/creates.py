@@ -19,7 +19,7 @@ from ..errors import ConflictError, NotFoundError
 from ..portal import Portal
 from .format import AnswerSpec, BrandSpec, ItemSpec, PostSpec
 from .plan import post_fields
-from .state import all_answers, all_posts, folder
+from .state import all_answers, all_items, all_posts, folder
 
 ROUNDS = 3  # creates replayed from a deleted one, in a row, before giving up (each one a deletion by hand)
 
@@ -118,7 +118,7 @@ class Creates:
             if posts:
                 listed = {post.id for post in all_posts(self.portal, self.ws, self.agent_id)}
             else:
-                listed = {item.id for item in self.portal.list_items(self.ws, self.agent_id).items}
+                listed = {item.id for item in all_items(self.portal, self.ws, self.agent_id)}
             for id_, (_, spec, key) in made.items():
                 if id_ not in listed:
                     (self.post if posts else self.item)(spec, again(key, id_))

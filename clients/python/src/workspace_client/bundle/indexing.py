@@ -30,7 +30,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs of its own
 from .._generated.models_portal import AgentItem
 from ..portal import Portal
 from .changes import CreateItem, Plan, ReplaceItem, UpdateItem, Upload
-from .state import all_objects, folder
+from .state import all_items, all_objects, folder
 
 MEDIA_KINDS = frozenset({"image", "video", "audio"})
 FIRST_DELAY, GROWTH, MAX_DELAY = 0.5, 1.5, 5.0
@@ -220,7 +220,7 @@ def wait_for_index(
     prefix, deadline, delay = folder(agent_id), started + timeout, FIRST_DELAY
     with tqdm(total=len(watch), desc="index", unit="doc", disable=None if progress else True, leave=True) as bar:
         while True:
-            items = portal.list_items(plan.workspace_id, agent_id).items
+            items = all_items(portal, plan.workspace_id, agent_id)
             states = [settle(entry, items, prefix + entry.path, uploaded.get(entry.path)) for entry in watch]
             done = sum(finished for _, finished in states)
             bar.update(done - bar.n)

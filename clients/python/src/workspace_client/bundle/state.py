@@ -56,7 +56,7 @@ def read_state(portal: Portal, workspace_id: str, slug: str) -> AgentState:
             "suggestions": lambda: _suggestions(portal, workspace_id, agent.active_workflow_id),
             "objects": lambda: all_objects(portal, workspace_id, agent.id),
             "posts": lambda: all_posts(portal, workspace_id, agent.id),
-            "items": lambda: portal.list_items(workspace_id, agent.id).items,
+            "items": lambda: all_items(portal, workspace_id, agent.id),
             "answers": lambda: all_answers(portal, workspace_id, agent.id),
         }
         for name, future in [(name, pool.submit(read)) for name, read in reads.items()]:
@@ -78,6 +78,12 @@ def all_objects(portal: Portal, workspace_id: str, agent_id: str) -> dict[str, S
 def all_posts(portal: Portal, workspace_id: str, agent_id: str) -> list[Post]:
     pages = _pages(lambda cursor: portal.list_posts(workspace_id, agent_id, limit=PAGE, cursor=cursor))
     return [post for page in pages for post in page.posts]
+
+
+def all_items(portal: Portal, workspace_id: str, agent_id: str) -> list[AgentItem]:
+    """Every item, active or not, in the listing's order (folder, order, id): pages since issue 43."""
+    pages = _pages(lambda cursor: portal.list_items(workspace_id, agent_id, limit=PAGE, cursor=cursor))
+    return [item for page in pages for item in page.items]
 
 
 def all_answers(portal: Portal, workspace_id: str, agent_id: str) -> list[Answer]:

@@ -299,3 +299,16 @@ def test_an_sqs_worker_answers_its_batch_without_powertools_batch_utility(functi
     assert "core.platform.sqs_batch" in loaded
     heavy = {"asyncio", "aws_lambda_powertools.utilities.batch", "aws_lambda_powertools.utilities.parser"}
     assert sorted(loaded & heavy) == []
+
+
+@pytest.mark.parametrize(
+    "function",
+    ["PortalPostDeleteFunction", "PortalPostsListFunction", "PortalItemCreateFunction", "PortalItemsListFunction"],
+)
+def test_a_writers_access_check_loads_no_workspace_service_or_its_wire_models(function: str) -> None:
+    # The writers check membership through core.workspaces.membership: the workspace's, its members' and the
+    # account's wire models (core.workspaces.workspace's) stay out of their cold start (issue 43).
+    loaded = _modules_after(_first_request(function), function=function)
+    assert "core.workspaces.membership" in loaded
+    service = {"core.workspaces.workspace", "core.workspaces.models", "core.identity.models"}
+    assert sorted(loaded & service) == []

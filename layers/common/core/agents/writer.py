@@ -38,9 +38,9 @@ from core.platform.write_fields import changes, document_size_problem
 from core.workflows.records import WorkflowRecord
 from core.workspaces.access import AuthoringAccess
 from core.workspaces.create import slugify
+from core.workspaces.membership import WorkspaceAccess
 from core.workspaces.ports import WorkspaceRecords
 from core.workspaces.records import PurgeRecord
-from core.workspaces.workspace import WorkspaceAccess
 
 DOCUMENTS = {"wrap": "wrapJson", "site": "siteJson"}
 

@@ -28,7 +28,7 @@ from core.chat.ports import ThreadReads
 from core.platform import cursors, together
 from core.platform.errors import NotFound, ValidationFailed
 from core.platform.retention import DAY_COUNT, DAY_FIRST, day_of, first_kept_day
-from core.workspaces.workspace import WorkspaceAccess
+from core.workspaces.membership import WorkspaceAccess
 
 POSITION = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[A-Za-z0-9_-]{16,128}#[A-Za-z0-9_.:-]{1,128}$")
 _THREAD_KEY: TypeAdapter[str] = TypeAdapter(ThreadKey)

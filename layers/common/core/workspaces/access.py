@@ -12,13 +12,13 @@ from collections.abc import Callable
 from core.platform.errors import NotFound
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
-from core.workspaces.workspace import WorkspaceAccess, WorkspaceService
+from core.workspaces.membership import MembershipCheck, WorkspaceAccess
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")
 
 
 class AuthoringAccess:
-    def __init__(self, workspaces: WorkspaceService, plan_of: Callable[[str], PlanLimits]):
+    def __init__(self, workspaces: MembershipCheck, plan_of: Callable[[str], PlanLimits]):
         self._workspaces = workspaces
         self._plan_of = plan_of
 

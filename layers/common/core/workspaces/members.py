@@ -19,10 +19,11 @@ from core.platform.errors import Conflict, Forbidden, NotFound, PlanLimitReached
 from core.platform.ids import now_iso
 from core.platform.kinds import Role
 from core.platform.settings import PlanLimits, plan_limit_message
+from core.workspaces.membership import WorkspaceAccess
 from core.workspaces.models import Member, WorkspaceEnvelope
 from core.workspaces.ports import Memberships
 from core.workspaces.records import MembershipRecord, MemberTarget
-from core.workspaces.workspace import WorkspaceAccess, WorkspaceService
+from core.workspaces.workspace import WorkspaceService
 from core.workspaces.writer_models import MemberEnvelope, MemberUpdate, WorkspaceTransfer
 
 MANAGERS: tuple[Role, ...] = ("owner", "admin")

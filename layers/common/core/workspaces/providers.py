@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # each provider imports what it builds: a function loads the 
     from core.workspaces.access import AuthoringAccess
     from core.workspaces.invitations import InvitationService
     from core.workspaces.members import MemberService
+    from core.workspaces.membership import MembershipCheck
     from core.workspaces.store import WorkspaceStore
     from core.workspaces.workspace import WorkspaceService
     from core.workspaces.writer import WorkspaceSettingsService
@@ -32,6 +33,16 @@ def service() -> WorkspaceService:
 
 
 @per_container
+def membership() -> MembershipCheck:
+    """A caller's membership, the workspace and its owner's plan: the writers' access check, without the service's
+    wire models (core.workspaces.membership)."""
+    from core.identity import providers as identity
+    from core.workspaces.membership import MembershipCheck
+
+    return MembershipCheck(store(), identity.users())
+
+
+@per_container
 def store() -> WorkspaceStore:
     """Workspaces and memberships in the main table; creating and deleting a workspace write through it too
     (``brands.providers.workspace_creation``, ``purge.providers.deletion``: they give the default brand's builder
@@ -46,7 +57,7 @@ def access() -> AuthoringAccess:
     """Who may read and write a workspace's content (every writer's first check)."""
     from core.workspaces.access import AuthoringAccess
 
-    return AuthoringAccess(service(), plan_of)
+    return AuthoringAccess(membership(), plan_of)
 
 
 @per_container

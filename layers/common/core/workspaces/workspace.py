@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, cast
 
 from core.identity.models import Account
 from core.identity.ports import Users
-from core.identity.records import UserRecord
-from core.platform import pages, together
-from core.platform.errors import Forbidden, NotFound
+from core.platform import pages
+from core.platform.errors import NotFound
 from core.platform.ids import now_iso
-from core.platform.kinds import Role
 from core.platform.settings import PlanLimits
+from core.workspaces.membership import MembershipCheck
 from core.workspaces.models import Member, MemberQuery, StorageConfig, Workspace, WorkspacePlan, WorkspaceSummary
 from core.workspaces.ports import WorkspaceKeys, Workspaces
 from core.workspaces.records import MembershipRecord, WorkspaceRecord
@@ -21,19 +18,7 @@ from core.workspaces.records import MembershipRecord, WorkspaceRecord
 MEMBERS = "MEMBER#"  # the memberships' range (sort key prefix) in the workspace's partition
 
 
-@dataclass(frozen=True)
-class WorkspaceAccess:
-    """A caller's checked access: a member of an existing workspace, in a role the route allows."""
-
-    member: MembershipRecord
-    workspace: WorkspaceRecord
-    user: UserRecord | None  # the caller's user, when asked for
-    # The route's agent as stored, when asked for (None: no such agent in this workspace). Finding it is the tenant
-    # check; what it says is the agents package's to read (``core.agents.writer.stored_agent``).
-    agent: dict[str, Any] | None
-
-
-class WorkspaceService:
+class WorkspaceService(MembershipCheck):
     def __init__(
         self,
         workspaces: Workspaces,
@@ -42,53 +27,9 @@ class WorkspaceService:
         plan_of: Callable[[str], PlanLimits],
         bucket: str,
     ):
-        self._workspaces = workspaces
-        self._users = users
+        super().__init__(workspaces, users)  # access, the caller's user, the owner's plan (core.workspaces.membership)
         self._plan_of = plan_of
         self._bucket = bucket
-
-    # --- access
-
-    def membership(self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = ()) -> WorkspaceRecord:
-        """The workspace if the user is a member (404 otherwise: existence is never leaked), in one of ``roles``."""
-        return self.membership_and_caller(workspace_id, user_id, roles=roles, with_caller=False)[0]
-
-    def membership_and_caller(
-        self, workspace_id: str, user_id: str, *, roles: tuple[Role, ...] = (), with_caller: bool = True
-    ) -> tuple[WorkspaceRecord, UserRecord | None]:
-        """``membership`` and (``with_caller``) the caller's user record, all in one read."""
-        access = self.access(workspace_id, user_id, roles=roles, with_user=with_caller)
-        return access.workspace, access.user
-
-    def access(
-        self,
-        workspace_id: str,
-        user_id: str,
-        *,
-        roles: tuple[Role, ...] = (),
-        with_user: bool = False,
-        agent_id: str | None = None,
-    ) -> WorkspaceAccess:
-        """The caller's access (404 for a non-member: existence is never leaked; 403 outside ``roles``), with the
-        caller's user and the route's agent when asked for (``agent`` None: no such agent in this workspace)."""
-        found = self._workspaces.access(workspace_id, user_id, with_user=with_user, agent_id=agent_id)
-        if found.member is None or found.workspace is None:
-            raise NotFound("Workspace not found")
-        if roles and found.member.role not in roles:
-            raise Forbidden(f"Only a workspace {' or '.join(roles)} may do this")
-        return WorkspaceAccess(found.member, found.workspace, found.user, found.agent)
-
-    def read_as_member[T](self, workspace_id: str, user_id: str, read: Callable[[], T]) -> T:
-        """``read()``'s answer once the user's membership is checked (404 as ``membership``), read together."""
-        access, found = together.run(lambda: self.membership(workspace_id, user_id), read)
-        access.result()
-        return cast(T, found.result())  # together's futures hold any call's answer: this one is read()'s
-
-    def user(self, user_id: str) -> UserRecord:
-        user = self._users.get(user_id)
-        if user is None:
-            raise NotFound("User not found")
-        return user
 
     # --- workspaces
 
@@ -103,13 +44,6 @@ class WorkspaceService:
         # case) that is the plan, at no extra round trip; another member's plan costs one more read (owner_plan).
         access = self.access(workspace_id, user_id, with_user=True)
         return self.to_workspace(access.workspace, self.owner_plan(access))
-
-    def owner_plan(self, access: WorkspaceAccess) -> str:
-        """The name of the workspace owner's plan (``free``, ...): from the access read when the caller is the owner
-        and it read the caller's user, else one more read."""
-        owner_id = access.workspace.owner_id
-        owner = access.user if access.user is not None and access.user.id == owner_id else None
-        return (owner or self.user(owner_id)).plan
 
     def to_workspace(self, ws: WorkspaceRecord, plan: str) -> Workspace:
         """The wire workspace, with the limits of ``plan`` (its owner's plan's name)."""

@@ -5,7 +5,8 @@ listing of ``tests/support/lists.py`` (the listings' two-size tests build theirs
 the API, then copied with fresh ids) is grown to each of ``--sizes`` records and its first page read warm, on core's
 own clients (``tests.support.insights_seed.ItemsRead``: the DynamoDB items each Query evaluated and each
 BatchGetItem returned, and every AWS call). The credit history is read at its newest page, its oldest (the deepest
-offset) and its newest refunds (one entry in ten), its entries granted through the ledger.
+offset) and its newest refunds (one entry in ten), its entries granted through the ledger and numbered by the
+history numberer (the LedgerTable's stream handed to ``LedgerHistoryFunction``, ``tests.support.streams``).
 
 Beyond the measured sizes the rows are modelled: the items read are a line through the two measured points (a page
 that reads the same at both stays the same; one that reads every record grows with them). moto takes minutes per
@@ -84,6 +85,7 @@ def listings(studio: Any, recorder: Any, sizes: list[int], only: set[str]) -> li
 
 def history(studio: Any, recorder: Any, sizes: list[int], only: set[str]) -> list[list[Any]]:
     from tests.support.ledger_checks import ledger_repository
+    from tests.support.streams import drain_events
 
     cases: dict[str, Callable[[int], dict[str, str]]] = {
         "credit history, newest page": lambda size: {"limit": str(HISTORY_PAGE)},
@@ -101,6 +103,9 @@ def history(studio: Any, recorder: Any, sizes: list[int], only: set[str]) -> lis
         for k in range(made, size):  # a refund one entry in ten
             ledger.grant(studio.who.user_id, 1, "refund" if k % 10 == 0 else "topup", f"ref_{k:07d}", "Top-up")
         made = size
+        # the stream handed to the history numberer, as Lambda would: the pages read are the numbered path
+        with captured_output():
+            assert drain_events("LedgerHistoryFunction").failed == []
         for case, query in cases.items():
             measured[case].append(read(studio, recorder, "PortalCreditsHistoryFunction", query(size), {}))
     return [[case, HISTORY_PAGE, *found] for case, found in measured.items()]

@@ -316,7 +316,7 @@ def test_carrying_out_sets_the_agent_on_the_brand_the_run_created(tmp_path: Path
             self.brands.append(brand_of({"slug": body["slug"], "name": body["name"]}, "brd_new"))
             return type("Answer", (), {"brand": self.brands[-1]})
 
-        def list_brands(self, ws: str) -> list[Brand]:
+        def every_brand(self, ws: str) -> list[Brand]:
             return self.brands
 
         def update_agent(self, ws: str, agent_id: str, **fields: Any) -> None:

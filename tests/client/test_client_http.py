@@ -77,8 +77,15 @@ def test_sign_in_workspace_and_key_lifecycle(service: LocalService, shop: dict[s
     assert portal.get_account().workspace_id == shop["id"]
     assert shop["id"] in [summary.id for summary in portal.list_workspaces()]
     assert portal.get_workspace(shop["id"]).workspace.name == shop["name"]
-    assert next(member.role for member in portal.list_members(shop["id"])) == "owner"
-    assert portal.list_brands(shop["id"])[0].is_default
+    members = portal.every_member(shop["id"])
+    assert {member.email: member.role for member in members}[shop["ownerEmail"]] == "owner"
+    # page after page of one (the owner and the demo member: a Next-Cursor header followed over HTTP), the same
+    # members in the same order
+    assert len(members) >= 2
+    assert [m.user_id for m in portal.every_member(shop["id"], page=1)] == [m.user_id for m in members]
+    brands = portal.every_brand(shop["id"])
+    assert brands[0].is_default and [b.id for b in portal.every_brand(shop["id"], page=1)] == [b.id for b in brands]
+    assert [b.id for b in portal.list_brands(shop["id"])] == [b.id for b in brands]  # the first page: all of them
     balance = portal.get_balance()
     assert balance.unit == "credits" and balance.balance.total == balance.balance.available + balance.balance.held
     history = portal.get_history(limit=5, ref_type="topup")

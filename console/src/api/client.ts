@@ -64,3 +64,21 @@ export async function ok<T>(call: () => Promise<Answer<T>>): Promise<T> {
   if (answer.response.status === 401) forget();
   throw new ApiError(answer.response.status, body.code ?? "HTTP_" + answer.response.status, body.error ?? answer.response.statusText);
 }
+
+/** Every page of a listing whose body is a bare array (members, brands: service-api.md fixes the array), following
+ * the `Next-Cursor` header until a page has none, so a long list is never cut at its first page. */
+export async function everyPage<T>(call: (cursor: string | undefined) => Promise<Answer<T[]>>): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    let next: string | null = null;
+    const page = await ok(async () => {
+      const answer = await call(cursor);
+      next = answer.response.headers.get("Next-Cursor");
+      return answer;
+    });
+    all.push(...page);
+    cursor = next ?? undefined;
+  } while (cursor);
+  return all;
+}

@@ -229,7 +229,7 @@ def _revoke(portal: Portal, args: argparse.Namespace) -> object:
 
 
 def _agents(portal: Portal, args: argparse.Namespace) -> object:
-    return portal.list_agents(args.workspace).agents
+    return portal.every_agent(args.workspace)  # every page: the listing answers 200 at a time
 
 
 def _audit(portal: Portal, args: argparse.Namespace) -> object:
@@ -243,7 +243,7 @@ def _audit(portal: Portal, args: argparse.Namespace) -> object:
     if args.json:
         return entries
     # Who did it, by address: the members list, read once (not per entry); a former member keeps their id.
-    people = {member.user_id: member.email for member in portal.list_members(args.workspace)}
+    people = {member.user_id: member.email for member in portal.every_member(args.workspace)}
     return Table(AUDIT_COLUMNS, [{"time": e.created_at, "action": e.action, "by": people.get(e.actor_id, e.actor_id),
                                   "target": e.target + ("" if e.count is None else f" ({e.count})"),
                                   "request": e.request_id} for e in entries])  # fmt: skip
@@ -254,7 +254,7 @@ USAGE_COLUMNS = ("date", "requests", "chatTurns", "credits", "rateLimited")
 
 
 def _members(portal: Portal, args: argparse.Namespace) -> object:
-    return portal.list_members(args.workspace)
+    return portal.every_member(args.workspace)  # every page: the listing answers 200 at a time
 
 
 def _role(portal: Portal, args: argparse.Namespace) -> object:

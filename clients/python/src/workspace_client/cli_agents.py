@@ -103,7 +103,7 @@ def _field(value: str) -> str:
 
 def resolve(portal: Portal, workspace_id: str, agent: str) -> Agent:
     """The workspace's agent of that id or slug."""
-    agents = portal.list_agents(workspace_id).agents
+    agents = portal.every_agent(workspace_id)
     found = next((a for a in agents if agent in (a.id, a.slug)), None)
     if found is None:
         known = ", ".join(a.slug for a in agents) or "none"

@@ -21,7 +21,17 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ._generated.models_portal import Account, BehaviourPatch, Empty, HistoryEntry, PreviewRequest, TokenResponse
+from ._generated.models_portal import (
+    Account,
+    Agent,
+    BehaviourPatch,
+    Brand,
+    Empty,
+    HistoryEntry,
+    Member,
+    PreviewRequest,
+    TokenResponse,
+)
 from ._generated.operations_portal import AsyncPortalOperations, PortalOperations
 from ._operation import Operation, present
 from ._session import SESSION_COOKIE, TokenHolder, magic_link_token, renews_itself
@@ -47,6 +57,19 @@ def preview_operation(
     body = PreviewRequest(**present(prompt=prompt, history=entries, section=section, behaviour=behaviour))
     path = {"workspaceId": workspace_id, "agentId": agent_id}
     return Operation("POST", "/api/workspaces/{workspaceId}/agents/{agentId}/preview", path=path, body=body)
+
+
+NEXT_CURSOR = "Next-Cursor"  # a bare-array listing's next page (members, brands); absent on the last
+
+
+def bare_page(path: str, model: Any, workspace_id: str, cursor: str | None, limit: int | None = None) -> Operation:
+    """One page of a listing whose body is a bare array (service-api.md fixes members' and brands' as arrays): its
+    next page's cursor comes in the ``Next-Cursor`` header, which the generated methods do not return."""
+    return Operation("GET", path, response=list[model], ok=(200,), auth="bearer", path={"workspaceId": workspace_id},
+                     query={"limit": limit, "cursor": cursor})  # fmt: skip
+
+
+MEMBERS, BRANDS = "/api/workspaces/{workspaceId}/members", "/api/workspaces/{workspaceId}/brands"
 
 
 class _PortalSession:
@@ -134,6 +157,46 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
         self._learn(operation, result)
         return result
 
+    def every_agent(self, workspace_id: str) -> list[Agent]:
+        """Every agent of the workspace, oldest first, following ``nextCursor`` (200 a page)."""
+        agents: list[Agent] = []
+        cursor: str | None = None
+        while True:
+            page = self.list_agents(workspace_id, cursor=cursor)
+            agents += page.agents
+            if (cursor := page.next_cursor) is None:
+                return agents
+
+    def every_member(self, workspace_id: str, *, page: int | None = None) -> list[Member]:
+        """Every member of the workspace, page after page of ``page`` (default 200; ``list_members`` answers the
+        first page only)."""
+        return self._every(MEMBERS, Member, workspace_id, page)
+
+    def every_brand(self, workspace_id: str, *, page: int | None = None) -> list[Brand]:
+        """Every brand of the workspace, the default first, page after page (``list_brands``: the first page)."""
+        return self._every(BRANDS, Brand, workspace_id, page)
+
+    def _every(self, path: str, model: Any, workspace_id: str, page: int | None) -> list[Any]:
+        found: list[Any] = []
+        cursor: str | None = None
+        while True:
+            operation = bare_page(path, model, workspace_id, cursor, page)
+            try:
+                response = self._send(operation)
+            except TokenExpiredError:
+                if not self.session_cookie:
+                    raise
+                with self._lock:
+                    self._tokens.expire()
+                response = self._send(operation)
+            try:
+                found += operation.parse(response.read())
+                cursor = response.headers.get(NEXT_CURSOR)
+            finally:
+                response.close()
+            if not cursor:
+                return found
+
     def preview(self, workspace_id: str, agent_id: str, prompt: str, **fields: Any) -> Iterator[ChatEvent]:
         """Try the agent: its reply event by event as it streams (a billed turn, never stored), the ``retrieval``
         event's passages on ``event.passages`` from it on. ``fields``: history, section, behaviour (an override)."""
@@ -197,6 +260,46 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
             result = await super()._call(operation)
         self._learn(operation, result)
         return result
+
+    async def every_agent(self, workspace_id: str) -> list[Agent]:
+        """Every agent of the workspace, oldest first, following ``nextCursor`` (200 a page)."""
+        agents: list[Agent] = []
+        cursor: str | None = None
+        while True:
+            page = await self.list_agents(workspace_id, cursor=cursor)
+            agents += page.agents
+            if (cursor := page.next_cursor) is None:
+                return agents
+
+    async def every_member(self, workspace_id: str, *, page: int | None = None) -> list[Member]:
+        """Every member of the workspace, page after page of ``page`` (default 200; ``list_members`` answers the
+        first page only)."""
+        return await self._every(MEMBERS, Member, workspace_id, page)
+
+    async def every_brand(self, workspace_id: str, *, page: int | None = None) -> list[Brand]:
+        """Every brand of the workspace, the default first, page after page (``list_brands``: the first page)."""
+        return await self._every(BRANDS, Brand, workspace_id, page)
+
+    async def _every(self, path: str, model: Any, workspace_id: str, page: int | None) -> list[Any]:
+        found: list[Any] = []
+        cursor: str | None = None
+        while True:
+            operation = bare_page(path, model, workspace_id, cursor, page)
+            try:
+                response = await self._send(operation)
+            except TokenExpiredError:
+                if not self.session_cookie:
+                    raise
+                async with self._lock:
+                    self._tokens.expire()
+                response = await self._send(operation)
+            try:
+                found += operation.parse(await response.aread())
+                cursor = response.headers.get(NEXT_CURSOR)
+            finally:
+                await response.aclose()
+            if not cursor:
+                return found
 
     async def preview(self, workspace_id: str, agent_id: str, prompt: str, **fields: Any) -> AsyncIterator[ChatEvent]:
         operation = preview_operation(workspace_id, agent_id, prompt, **fields)

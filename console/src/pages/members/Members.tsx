@@ -11,7 +11,7 @@ import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
 import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
 import { useWorkspace } from "../../ui/workspace";
-import { personName, when, type Member } from "./people";
+import { listMembers, personName, when, type Member } from "./people";
 
 type Role = Member["role"];
 type Invitation = Schemas["Invitation"];
@@ -34,10 +34,7 @@ export function Members() {
   const workspaceId = workspace.id;
   const location = useLocation();
   const me = useLoad(() => ok(() => api.GET("/api/user/account")), []);
-  const members = useLoad(
-    () => ok(() => api.GET("/api/workspaces/{workspaceId}/members", { params: { path: { workspaceId } } })),
-    [workspaceId],
-  );
+  const members = useLoad(() => listMembers(workspaceId), [workspaceId]);
   const invitations = useLoad(
     () =>
       canWrite

@@ -1,12 +1,19 @@
 // People as a person reads them: the API names them by user id (an audit entry's actor, an invitation's inviter, a
 // key's minter); the console shows their name and address instead, from the workspace's members list, read once.
-import { api, ok, type Schemas } from "../../api/client";
+import { api, everyPage, type Schemas } from "../../api/client";
 
 export type Member = Schemas["Member"];
 export type People = Map<string, Member>;
 
+/** Every member of the workspace, page after page (the listing answers 200 at a time). */
+export function listMembers(workspaceId: string): Promise<Member[]> {
+  return everyPage((cursor) =>
+    api.GET("/api/workspaces/{workspaceId}/members", { params: { path: { workspaceId }, query: { cursor } } }),
+  );
+}
+
 export async function loadPeople(workspaceId: string): Promise<People> {
-  const members = await ok(() => api.GET("/api/workspaces/{workspaceId}/members", { params: { path: { workspaceId } } }));
+  const members = await listMembers(workspaceId);
   return new Map(members.map((m) => [m.userId, m]));
 }
 

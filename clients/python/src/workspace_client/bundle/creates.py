@@ -52,11 +52,11 @@ class Creates:
             try:
                 brand = self.portal.create_brand(self.ws, **body, idempotency_key=key).brand
             except ConflictError:
-                made = next((b for b in self.portal.list_brands(self.ws) if b.slug == spec.slug), None)
+                made = next((b for b in self.portal.every_brand(self.ws) if b.slug == spec.slug), None)
                 if made is None:
                     raise
                 brand = made
-            if any(listed.id == brand.id for listed in self.portal.list_brands(self.ws)):
+            if any(listed.id == brand.id for listed in self.portal.every_brand(self.ws)):
                 self.brand_id = brand.id
                 return
             if round_ == ROUNDS - 1:  # a replayed answer naming a brand deleted since, each time

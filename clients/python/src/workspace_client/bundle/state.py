@@ -44,9 +44,9 @@ class AgentState:
 
 def read_state(portal: Portal, workspace_id: str, slug: str) -> AgentState:
     with ThreadPoolExecutor(max_workers=6) as pool:
-        agents = pool.submit(portal.list_agents, workspace_id)
-        brands = pool.submit(portal.list_brands, workspace_id)
-        agent = next((agent for agent in agents.result().agents if agent.slug == slug), None)
+        agents = pool.submit(portal.every_agent, workspace_id)
+        brands = pool.submit(portal.every_brand, workspace_id)
+        agent = next((agent for agent in agents.result() if agent.slug == slug), None)
         state = AgentState(agent, brands.result())
         if agent is None:
             return state

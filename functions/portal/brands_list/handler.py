@@ -7,7 +7,7 @@ from core.brands.models import Brand, BrandQuery
 from core.http import as_member, json_response, parse_query, portal_api, portal_caller
 from core.platform.contract import contract
 from core.platform.errors import NotFound, ValidationFailed
-from core.platform.pages import NEXT_CURSOR
+from core.platform.pages import NEXT_CURSOR, cursor_header
 
 app = portal_api()
 
@@ -23,7 +23,7 @@ app = portal_api()
 def list_brands(workspaceId: str):
     query = parse_query(app, BrandQuery, first=as_member(app, workspaceId))
     shown, cursor = brands.reader().list(portal_caller(app).user_id, workspaceId, query)
-    return json_response(shown, headers={NEXT_CURSOR: cursor} if cursor else None)
+    return json_response(shown, headers=cursor_header(cursor))
 
 
 def lambda_handler(event, context):

@@ -5,7 +5,7 @@ the next page (absent on the last)."""
 from core.http import as_member, json_response, parse_query, portal_api, portal_caller
 from core.platform.contract import contract
 from core.platform.errors import NotFound, ValidationFailed
-from core.platform.pages import NEXT_CURSOR
+from core.platform.pages import NEXT_CURSOR, cursor_header
 from core.workspaces import providers as workspaces
 from core.workspaces.models import Member, MemberQuery
 
@@ -23,7 +23,7 @@ app = portal_api()
 def list_members(workspaceId: str):
     query = parse_query(app, MemberQuery, first=as_member(app, workspaceId))
     members, cursor = workspaces.service().members(portal_caller(app).user_id, workspaceId, query)
-    return json_response(members, headers={NEXT_CURSOR: cursor} if cursor else None)
+    return json_response(members, headers=cursor_header(cursor))
 
 
 def lambda_handler(event, context):

@@ -21,6 +21,11 @@ PAGE = 200  # the page of a listing that had none before issue 43, and its most:
 NEXT_CURSOR = "Next-Cursor"
 
 
+def cursor_header(cursor: str | None) -> dict[str, str]:
+    """The response headers of a bare-array listing's page: ``Next-Cursor`` when more follow, none on the last."""
+    return {NEXT_CURSOR: cursor} if cursor else {}
+
+
 def after(cursor: str | None, prefix: str) -> str | None:
     """The sort key a cursor names, which must be in the listing's range (``prefix``); None without a cursor."""
     if cursor is None:

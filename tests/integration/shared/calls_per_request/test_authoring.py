@@ -103,7 +103,8 @@ CASES: dict[str, Case] = {  # the objects' cases first: later cases add objects 
     "object-get": Case("PortalObjectGetFunction", lambda st, w: {"path": "assets/logo.png"},
                        with_calls(ACCESS, HEAD), ({"BatchGetItem:main": 1, "HeadObject:s3": 1},)),
     "object-delete": Case("PortalObjectDeleteFunction", fresh_object,
-                          with_calls(ACCESS, HEAD, {"DeleteObject:s3": 1}, WRITE),
+                          # + the storage counter letting go of the key: its record read, then one transaction
+                          with_calls(ACCESS, HEAD, {"DeleteObject:s3": 1}, WRITE, {"GetItem:main": 1}, WRITE),
                           ({"BatchGetItem:main": 1, "HeadObject:s3": 1},)),
     "workspace-update": Case("PortalWorkspaceUpdateFunction", named()(nothing), with_calls(ACCESS, WRITE)),
     "brand-create": Case("PortalBrandCreateFunction", lambda st, w: {"body": {"name": unique("Brand")}},
@@ -173,8 +174,8 @@ CASES: dict[str, Case] = {  # the objects' cases first: later cases add objects 
     # issue 43: the places of a page (each range asked) and the agent's ordered mark beside the access check, then
     # the page's items; the store's reads issued together inside the batch beside the check (3 round trips)
     "items-list": Case("PortalItemsListFunction", agent_id,
-                       with_calls(ACCESS, {"BatchGetItem:main": 2, "Query:main": 2}),
-                       ({"BatchGetItem:main": 1, "Query:main": 2}, {"BatchGetItem:main": 3, "Query:main": 2}), trips=3),
+                       # the access check beside the places' Queries, then the page's items: nested batches
+                       with_calls(ACCESS, {"BatchGetItem:main": 2, "Query:main": 2}), trips=3),
     "item-create": Case("PortalItemCreateFunction", new_item, with_calls(ACCESS, HEAD, WRITE, {"SendMessage:": 1}),
                         ({"BatchGetItem:main": 1, "HeadObject:s3": 1},), status=201),
     "item-update": Case("PortalItemUpdateFunction", named()(fresh_item), with_calls(ACCESS, {"BatchGetItem:main": 1},
@@ -183,8 +184,9 @@ CASES: dict[str, Case] = {  # the objects' cases first: later cases add objects 
                         {"SendMessage:": 1}), ({"BatchGetItem:main": 2},)),
     "upload-create": Case("PortalUploadCreateFunction", lambda st, w: {"body": {
         "path": f"assets/{next(UNIQUE)}.png", "contentType": "image/png", "size": 10}},
-        with_calls(ACCESS, {"ListObjectsV2:s3": 1, "Query:main": 1}, WRITE),
-        ({"ListObjectsV2:s3": 1, "Query:main": 1},), status=201),
+        # The storage counter and the outstanding tickets (one Query), then the kept records of the paths they and
+        # this upload name (one BatchGetItem): no listing of the bucket, whatever it holds (issue 43)
+        with_calls(ACCESS, {"Query:main": 1, "BatchGetItem:main": 1}, WRITE), status=201),
 }  # fmt: skip
 
 
@@ -219,12 +221,14 @@ def test_authoring_calls(portal: Portal, recorder: Recorder, monkeypatch: pytest
             result = caller.call(spec.function, **request)
         assert result.status == spec.status, (case, result.body)
         calls = dict(Counter(str(c) for c in recorder.calls))
-        found[case] = (calls, [dict(b) for b in rounds.batches()], rounds.count())
+        # Where batches nest, which calls fall in the inner batch depends on the threads' timing: only the count holds.
+        batches = [] if spec.trips else [dict(b) for b in rounds.batches()]
+        found[case] = (calls, batches, rounds.count())
     if os.environ.get("MEASURE"):
         print("\n".join(f"MEASURED {case}: {measured}" for case, measured in found.items()))
     expected = {}
     for case, spec in CASES.items():
         calls = dict(Counter(SESSION) + Counter(spec.calls))
         round_trips = spec.trips or sum(calls.values()) - sum(sum(batch.values()) - 1 for batch in spec.batches)
-        expected[case] = (calls, [dict(b) for b in spec.batches], round_trips)
+        expected[case] = (calls, [] if spec.trips else [dict(b) for b in spec.batches], round_trips)
     assert found == expected

@@ -85,9 +85,10 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     markdown = "\n\n".join(
         [
             table(headers, sorted(measured, key=lambda r: (r[0], r[1] != "before"))),
-            "before: the ledger not numbered (the reader's path before issue 43, plus one item in its first round trip); "
-            "now: numbered. Modelled beyond: before, a page at `offset` reads `offset + 50 + 1` items (with `refType`: "
-            "every entry down to the page, 1 MB a Query); now, 50 + 2 (+ one Query per row partition the page spans, ≤ 2), "
+            "before: the ledger not numbered (the reader's path before issue 43, plus one item in its first "
+            "round trip); now: numbered. Modelled beyond: before, a page at `offset` reads `offset + 50 + 1` items "
+            "(with `refType`: every entry down to the page, 1 MB a Query); now, 50 + 2 (+ one Query per row "
+            "partition the page spans, ≤ 2), "
             "and when the numberer lags, the tail's entries from the books.",
         ]
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from core.platform.settings import get_settings
 from core.usage.store import UsageStore
 from tests.faults import test_chat_faults as suite
 from tests.support.fault_harness import World, run_case, run_clean
@@ -24,7 +25,7 @@ SHARDS = 4
 
 def usage_is_the_ledgers(world: World, state: suite.Turn) -> None:
     """The suite's check, over every usage item of the day (the main book's and each shard's)."""
-    settings = suite.get_settings()
+    settings = get_settings()
     charged = -sum(e["amountCredits"] for e in entries(world.aws.dynamodb, state.owner_id, "llm"))
     usage = UsageStore(world.aws.dynamodb, settings.rate_limits_table, settings.ledger_table)
     for subject, name in (("key", state.key_id), ("agent", state.agent_id)):
@@ -58,7 +59,7 @@ class ShardedSweep(suite.SweepScenario):
         ledger = ledger_repository(world.aws.dynamodb)
         ledger.grant(workspace.owner_id, suite.CREDITS, "topup", new_id("top"), "Top-up")
         state = sharded(suite.Turn("", new_id("agt"), workspace.owner_id, workspace.id, new_id("key")), world)
-        billing = Billing(ledger, hold_seconds=suite.get_settings().hold_seconds)
+        billing = Billing(ledger, hold_seconds=get_settings().hold_seconds)
         usage = HoldUsage(workspace_id=workspace.id, key_id=state.key_id, agent_id=state.agent_id, day=suite.DAY)
         hold = billing.hold(workspace.owner_id, "llm", new_id("turn"), 2, "Chat with Helper", usage=usage)
         assert hold.book and billing.mark_delivered(hold)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pytest
 
@@ -13,6 +13,7 @@ from core.objects.signed_urls import request_base_url, signed_url
 from core.platform import origins
 from core.platform.errors import SignedUrlExpired, SignedUrlInvalid
 from core.platform.rate_limit_store import Added, Buckets
+from core.platform.usage_counters import HandOn
 
 SECRET = b"s" * 64
 NOW = 1_800_000_000
@@ -210,6 +211,10 @@ class _Recorder:
 
     def tally(self, subject: str, usage: Iterable[str], *, expires_at: int) -> None:
         self.calls.append("dynamodb:UpdateItem")
+
+    def hand_on(self, subject: str, closed: Mapping[int, Mapping[str, int]], to: HandOn) -> bool:
+        self.calls.append("dynamodb:TransactWriteItems")
+        return True
 
 
 def _authenticator(recorder: _Recorder) -> KeyAuthenticator:

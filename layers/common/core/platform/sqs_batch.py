@@ -9,13 +9,13 @@ cold start (docs/decisions.md, "Secrets through the Lambda extension; the cold p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 Record = Mapping[str, Any]  # one of the event's ``Records`` as SQS sends it (``messageId``, ``body``, ...)
 
 
-def partial_response(records: list[Record], handle: Callable[[Record], None]) -> dict[str, list[dict[str, str]]]:
+def partial_response(records: Sequence[Record], handle: Callable[[Record], None]) -> dict[str, list[dict[str, str]]]:
     """``handle`` each record in order; every record whose handling raised is reported by its ``messageId`` (the
     handler logs its own failure), the others succeed. A batch whose every record failed is reported like any
     other (each message retried on its own), not raised."""

@@ -12,6 +12,7 @@ from core.credits.history_store import HistoryStore
 from core.platform.dynamo import batch_put, from_item, query_all, to_item
 from core.platform.ids import iso
 from core.platform.settings import get_settings
+from ops.number_history import number_account
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 TYPES = ("topup", "llm", "llm", "refund", "llm", "adjustment", "llm", "render")  # refunds are an eighth
@@ -53,12 +54,8 @@ def write_old_ledger(
 
 
 def number_all(numberer: HistoryStore, account: str) -> int:
-    done = 0
-    while True:
-        step = numberer.number(account)
-        done += step.numbered
-        if step.caught_up:
-            return done
+    """Number the account's history until caught up, as the operator's command does (its own loop)."""
+    return number_account(numberer, account)
 
 
 def every_entry(dynamodb: Any, account: str, shards: int = 0) -> list[dict[str, Any]]:

@@ -198,7 +198,7 @@ def _invoker(function: str) -> Callable[[dict[str, Any]], Any]:
 
 def drain_deliveries(sqs: Any) -> list[dict[str, Any]]:
     """The delivery worker on every message of its queue (delayed ones too: the test's clock stands for the wait), in
-    SQS's batches of 10, through H4's harness (``tests/support/deliveries.py``): each batch's answer. Messages the
+    SQS's batches of 10, through its harness (``tests/support/deliveries.py``): each batch's answer. Messages the
     worker sends meanwhile (a retry's) wait for the next call."""
     from tests.support.deliveries import run_worker, take_deliveries
 

@@ -1,4 +1,4 @@
-"""Issue 43 (H3): a key's rate-limit window item holds only the open day; its closed days are handed on once.
+"""Issue 43: a key's rate-limit window item holds only the open day; its closed days are handed on once.
 
 The read plane's key check (``KeyAuthenticator``, as every ``/v1`` function runs it) counts each request on the
 key's window item, with the key's and the agent's usage counters. Before issue 43 the item kept 90 days of them: a

@@ -7,7 +7,7 @@ sizes: a listing that reads everything, or filters after the read, reads ten tim
 of operations, never a wall-clock time.
 
 The records are made once through the API, then copied with fresh ids (``tests.support.lists``). Usage is bounded
-by ``days``, not by the data (its reader is H3's of issue 43); the webhooks' listing by the workspace's cap
+by ``days``, not by the data (its reader: issue 43's day items); the webhooks' listing by the workspace's cap
 (``WEBHOOKS_MAX``). The credit history's reader is being rebuilt (H1 of issue 43): its two-size cases here fail
 until that lands.
 """

@@ -65,6 +65,22 @@ export async function ok<T>(call: () => Promise<Answer<T>>): Promise<T> {
   throw new ApiError(answer.response.status, body.code ?? "HTTP_" + answer.response.status, body.error ?? answer.response.statusText);
 }
 
+/** Every page of a listing whose body carries `nextCursor` (keys, items, agents), following it until a page has
+ * none: a listing reads one page a request (issue 43), and the console's whole-list views must not stop at the first. */
+export async function everyListed<P extends { nextCursor?: string | null }, T>(
+  call: (cursor: string | undefined) => Promise<Answer<P>>,
+  items: (page: P) => T[],
+): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ok(() => call(cursor));
+    all.push(...items(page));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
 /** Every page of a listing whose body is a bare array (members, brands: service-api.md fixes the array), following
  * the `Next-Cursor` header until a page has none, so a long list is never cut at its first page. */
 export async function everyPage<T>(call: (cursor: string | undefined) => Promise<Answer<T[]>>): Promise<T[]> {

@@ -2,7 +2,7 @@
 // A member reads the list and opens an agent; the create, rename and delete controls are the owner's and admins'.
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { api, ok } from "../../api/client";
+import { api, everyListed, ok } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
 import { useAction } from "../../ui/useAction";
@@ -15,7 +15,7 @@ export function Agents() {
   const location = useLocation();
   const workspaceId = workspace.id;
   const agents = useLoad(
-    () => ok(() => api.GET("/api/workspaces/{workspaceId}/agents", { params: { path: { workspaceId } } })).then((a) => a.agents),
+    () => everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/agents", { params: { path: { workspaceId }, query: { cursor } } }), (a) => a.agents),
     [workspaceId],
   );
   const [name, setName] = useState("");

@@ -2,7 +2,7 @@
 // "Load more". The API names people and things by id; the page reads the members, keys and agents once and shows
 // names and addresses instead, and says each action in words. The owner's and admins' only (a member gets 403).
 import { useState } from "preact/hooks";
-import { api, ok, type Schemas } from "../../api/client";
+import { api, everyListed, ok, type Schemas } from "../../api/client";
 import { Empty, ErrorBox, Loading } from "../../ui/Status";
 import { useAction } from "../../ui/useAction";
 import { useLoad } from "../../ui/useLoad";
@@ -113,8 +113,8 @@ function AuditLog({ workspaceId }: { workspaceId: string }) {
   const names = useLoad(async (): Promise<Names> => {
     const [people, keys, agents] = await Promise.all([
       loadPeople(workspaceId).catch(() => undefined),
-      ok(() => api.GET("/api/workspaces/{workspaceId}/keys", { params: { path: { workspaceId } } })).then((k) => k.keys, () => []),
-      ok(() => api.GET("/api/workspaces/{workspaceId}/agents", { params: { path: { workspaceId } } })).then((a) => a.agents, () => []),
+      everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/keys", { params: { path: { workspaceId }, query: { cursor } } }), (k) => k.keys).catch(() => []),
+      everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/agents", { params: { path: { workspaceId }, query: { cursor } } }), (a) => a.agents).catch(() => []),
     ]);
     return {
       people,

@@ -2,7 +2,7 @@
 // its raw key shown once, each key's usage per day as a chart, and revoking. A member reads the list; minting,
 // revoking and usage are the owner's and admins' (the API refuses them anyway: 403).
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, ok, type Schemas } from "../../api/client";
+import { api, everyListed, ok, type Schemas } from "../../api/client";
 import { ConfirmButton, CopyButton } from "../../ui/Buttons";
 import { Chart } from "../../ui/Chart";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
@@ -27,7 +27,7 @@ export function Keys() {
   const { workspace, canWrite, canReadPrivate } = useWorkspace();
   const workspaceId = workspace.id;
   const keys = useLoad(
-    () => ok(() => api.GET("/api/workspaces/{workspaceId}/keys", { params: { path: { workspaceId } } })).then((k) => k.keys),
+    () => everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/keys", { params: { path: { workspaceId }, query: { cursor } } }), (k) => k.keys),
     [workspaceId],
   );
   // Who minted each key, by name (the API gives a user id); a failure here only leaves the names out.

@@ -2,7 +2,7 @@
 // read), uploads by drag and drop or a file picker with progress, replace, deactivate, delete; and a search box that
 // shows what a chat turn would retrieve (authoring.md, "Items", "Knowledge", "Trying an agent").
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, ok, type Schemas } from "../../api/client";
+import { api, everyListed, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice, Progress } from "../../ui/Status";
 import { useAction } from "../../ui/useAction";
@@ -41,7 +41,7 @@ export function Knowledge() {
   const { agent } = useAgent();
   const params = { path: { workspaceId: workspace.id, agentId: agent.id } };
   const items = useLoad(
-    () => ok(() => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/items", { params })).then((r) => r.items),
+    () => everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/items", { params: { ...params, query: { cursor } } }), (r) => r.items),
     [workspace.id, agent.id],
   );
   // An item just created is shown at once as the API answered it (pending), until the list read after it has it.
@@ -120,8 +120,8 @@ export function Knowledge() {
    * names it (a post's media and a bundle's files elsewhere are never touched). */
   async function dropFile(r2Key: string, exceptItem: string) {
     if (!r2Key.startsWith(documentsFolder(agent.id))) return;
-    const fresh = await ok(() => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/items", { params }));
-    if (fresh.items.some((i) => i.id !== exceptItem && i.r2Key === r2Key)) return;
+    const fresh = await everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/items", { params: { ...params, query: { cursor } } }), (r) => r.items);
+    if (fresh.some((i) => i.id !== exceptItem && i.r2Key === r2Key)) return;
     await deleteObject(workspace.id, r2Key);
   }
 

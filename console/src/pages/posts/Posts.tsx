@@ -3,7 +3,7 @@
 // A post names an object uploaded under the agent (its `key`), which must exist when it is published: the form
 // offers the agent's uploaded files. A member reads the list; the write controls are the owner's and admins'.
 import { useEffect, useState } from "preact/hooks";
-import { api, ok, type Schemas } from "../../api/client";
+import { api, everyListed, ok, type Schemas } from "../../api/client";
 import { ConfirmButton } from "../../ui/Buttons";
 import { Empty, ErrorBox, Loading, Notice } from "../../ui/Status";
 import { useAction } from "../../ui/useAction";
@@ -184,7 +184,7 @@ function PostRow({ post, canWrite, path, onChanged, onDeleted }: {
 /** A simple post: a title, a caption, hashtags and the uploaded file it shows (an agent-relative key). */
 function NewPost({ path, onCreated }: { path: AgentPath; onCreated: (post: Post) => void }) {
   const items = useLoad(
-    () => ok(() => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/items", { params: { path } })).then((l) => l.items),
+    () => everyListed((cursor) => api.GET("/api/workspaces/{workspaceId}/agents/{agentId}/items", { params: { path, query: { cursor } } }), (l) => l.items),
     [path.workspaceId, path.agentId],
   );
   const prefix = `projects/${path.agentId}/`;

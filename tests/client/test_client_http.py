@@ -98,6 +98,10 @@ def test_sign_in_workspace_and_key_lifecycle(service: LocalService, shop: dict[s
     log_scan.register_secret(minted.key)
     assert minted.key.startswith("sk_ws_") and minted.rate_limit == 120
     assert [key.id for key in portal.list_keys(created.id).keys] == [minted.id]
+    second = portal.mint_key(created.id, name="client test 2", rate_limit=60).key
+    log_scan.register_secret(second.key)
+    assert [key.id for key in portal.every_key(created.id, page=1)] == [second.id, minted.id]  # a key a page
+    portal.revoke_key(created.id, second.id)
     with Brain(service.brain, key=minted.key) as brain:
         assert brain.whoami().workspace_id == created.id
         portal.revoke_key(created.id, minted.id)

@@ -213,7 +213,7 @@ def _create_workspace(portal: Portal, args: argparse.Namespace) -> object:
 
 
 def _keys(portal: Portal, args: argparse.Namespace) -> object:
-    return portal.list_keys(args.workspace).keys
+    return portal.every_key(args.workspace)
 
 
 def _mint(portal: Portal, args: argparse.Namespace) -> object:

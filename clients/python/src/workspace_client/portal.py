@@ -24,6 +24,7 @@ import httpx
 from ._generated.models_portal import (
     Account,
     Agent,
+    ApiKey,
     BehaviourPatch,
     Brand,
     Empty,
@@ -167,6 +168,16 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
             if (cursor := page.next_cursor) is None:
                 return agents
 
+    def every_key(self, workspace_id: str, *, page: int | None = None) -> list[ApiKey]:
+        """Every key of the workspace, newest first, following ``nextCursor`` (``page`` a page, default 200)."""
+        keys: list[ApiKey] = []
+        cursor: str | None = None
+        while True:
+            listed = self.list_keys(workspace_id, limit=page, cursor=cursor)
+            keys += listed.keys
+            if (cursor := listed.next_cursor) is None:
+                return keys
+
     def every_member(self, workspace_id: str, *, page: int | None = None) -> list[Member]:
         """Every member of the workspace, page after page of ``page`` (default 200; ``list_members`` answers the
         first page only)."""
@@ -270,6 +281,16 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
             agents += page.agents
             if (cursor := page.next_cursor) is None:
                 return agents
+
+    async def every_key(self, workspace_id: str, *, page: int | None = None) -> list[ApiKey]:
+        """Every key of the workspace, newest first, following ``nextCursor`` (``page`` a page, default 200)."""
+        keys: list[ApiKey] = []
+        cursor: str | None = None
+        while True:
+            listed = await self.list_keys(workspace_id, limit=page, cursor=cursor)
+            keys += listed.keys
+            if (cursor := listed.next_cursor) is None:
+                return keys
 
     async def every_member(self, workspace_id: str, *, page: int | None = None) -> list[Member]:
         """Every member of the workspace, page after page of ``page`` (default 200; ``list_members`` answers the

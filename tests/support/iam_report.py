@@ -42,6 +42,14 @@ JUSTIFIED: dict[tuple[str, str, str], str] = {
     "(AWSLambdaDynamoDBExecutionRole); the function is handed the records and never calls Streams itself",
     ("EventsFunction", "dynamodb:GetShardIterator", "*"): "Lambda's DynamoDB Streams event source reads the tables' "
     "streams (AWSLambdaDynamoDBExecutionRole); the function is handed the records and never calls Streams itself",
+    ("LedgerHistoryFunction", "dynamodb:*Stream*", "*"): "Lambda's DynamoDB Streams event source reads the ledger's "
+    "stream (AWSLambdaDynamoDBExecutionRole); the numberer is handed the records and never calls Streams itself",
+    ("LedgerHistoryFunction", "dynamodb:GetRecords", "*"): "Lambda's DynamoDB Streams event source reads the ledger's "
+    "stream (AWSLambdaDynamoDBExecutionRole); the numberer is handed the records and never calls Streams itself",
+    ("LedgerHistoryFunction", "dynamodb:GetShardIterator", "*"): "Lambda's DynamoDB Streams event source reads the "
+    "ledger's stream (AWSLambdaDynamoDBExecutionRole); the numberer never calls Streams itself",
+    ("PortalMagicLinkVerifyFunction", "dynamodb:BatchGetItem", "MainTable"): "used by the runner's tests in earlier "
+    "whole runs (tests/attack/test_header_injection.py); a runner shared by tests attributes calls by run",
     ("Portal*", "secretsmanager:GetSecretValue", "PortalJwtSecret-*"): "every portal function verifies the portal "
     "JWT; a test process caches the secret across functions, so only the first function of a process fetches it",
     ("CreditHoldSweeperFunction", "dynamodb:ConditionCheckItem", "LedgerTable"): "LedgerBillingPolicy, shared with "

@@ -51,7 +51,7 @@ class Service:
             self.threshold = body.get("lowCreditsThreshold", self.threshold)
             return httpx.Response(200, json={"workspace": self.workspace()})
         if (method, path) == ("GET", f"/api/workspaces/{WS}/agents"):
-            return httpx.Response(200, json={"agents": []})
+            return httpx.Response(200, json={"agents": [], "nextCursor": None})
         if (method, path) == ("GET", f"/api/workspaces/{WS}/brands"):
             brand = {"id": "brd_1", "slug": "shop", "name": "Shop", "isDefault": True, "palette": [],
                      "fontFamily": "", "createdAt": NOW, "updatedAt": NOW}  # fmt: skip

@@ -85,7 +85,7 @@ class FakePortal:
         self.requests.append(request)
         if request.url.path == ITEMS_PATH:
             polls = self.count(ITEMS_PATH)
-            return httpx.Response(200, json={"items": self.polls[min(polls, len(self.polls)) - 1]})
+            return httpx.Response(200, json={"items": self.polls[min(polls, len(self.polls)) - 1], "nextCursor": None})
         if request.url.path == OBJECTS_PATH:
             assert request.url.params["prefix"] == f"projects/{AGENT}/"
             stored = {"path": f"projects/{AGENT}/notes/faq.md", "size": 10, "contentType": "text/markdown",

@@ -154,7 +154,7 @@ class Service:
             day = {"date": "2026-03-01", "requests": 4, "chatTurns": 3, "credits": 3, "rateLimited": 0}
             return httpx.Response(200, json={"days": [day]})
         if (method, path) == ("GET", f"/api/workspaces/{WS}/agents"):
-            return httpx.Response(200, json={"agents": [AGENT_DOC]})
+            return httpx.Response(200, json={"agents": [AGENT_DOC], "nextCursor": None})
         if (method, path) == ("POST", f"{agent}/preview"):  # a preview is billed to the owner, as a turn is
             return httpx.Response(402, json={"error": "Insufficient credits", "code": "INSUFFICIENT_CREDITS"})
         return httpx.Response(404, json={"error": f"no route {method} {path}", "code": "NOT_FOUND"})

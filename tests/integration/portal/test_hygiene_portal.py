@@ -57,7 +57,7 @@ def test_key_names_with_control_characters_are_400_and_no_key_exists(portal: Por
         assert_error(result, 400, "VALIDATION_ERROR")
         assert result.json()["error"].startswith("name:")
     listed = portal.call("PortalKeysListFunction", token=owner.token, params=params)
-    assert listed.json() == {"keys": []}
+    assert listed.json() == {"keys": [], "nextCursor": None}
 
 
 def test_null_rate_limit_mints_with_the_default(portal: Portal, owner: Session) -> None:

@@ -84,7 +84,8 @@ class HistoryStore:
         calls: list[Callable[[], list[dict[str, Any]]]] = [partial(self._rows, r) for r in plan.rows]
         if stop > start:
             marks, books = head.marks, history.books(head.shards)
-            calls += [partial(self._tail, account_id, b, marks.get(b), ref_type, stop) for b in books]
+            seen = head.numbered
+            calls += [partial(self._tail, account_id, b, marks.get(b), ref_type, stop, seen=seen) for b in books]
         answers = [f.result() for f in together.run(*calls)] if calls else []
         rows = [row for answer in answers[: len(plan.rows)] for row in answer]
         tail = [entry for answer in answers[len(plan.rows) :] for entry in answer]
@@ -105,13 +106,19 @@ class HistoryStore:
         }  # fmt: skip
         return self._query(request, None)
 
-    def _tail(self, account_id: str, book: str, mark: str | None, ref_type: str | None, need: int) -> list[Any]:
-        """A book's newest entries not yet numbered (up to ``need``), from its numbered mark (less the margin)."""
-        values = {":pk": history.book_pk(account_id, book), ":low": history.window_start(mark), ":high": END}
+    def _tail(
+        self, account_id: str, book: str, mark: str | None, ref_type: str | None, need: int, *, seen: int
+    ) -> list[Any]:
+        """A book's newest entries not numbered when the head was read (``seen`` numbered then; up to ``need``), from
+        its numbered mark (less the margin). An entry the numberer numbers between the two reads is in no row range
+        the head gave, so it is still read here (``n > seen``): a page never loses it."""
+        values = {
+            ":pk": history.book_pk(account_id, book), ":low": history.window_start(mark), ":high": END, ":seen": seen,
+        }  # fmt: skip
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :low AND :high",
-            "FilterExpression": "attribute_not_exists(n)",
+            "FilterExpression": "(attribute_not_exists(n) OR n > :seen)",
             "ScanIndexForward": False,
             "ConsistentRead": True,
         }

@@ -382,8 +382,9 @@ def test_insights_read_the_same_items_at_100_and_10000_turns(
     # Each request's session (GetItem) and check (BatchGetItem); the 7 days' shards (one BatchGetItem) and their
     # 7 gsi2 Queries; a Query for each page.
     assert small_calls == Counter({"GetItem:main": 3, "BatchGetItem:main": 4, "Query:main": 9})
-    # The 4 days' 16 shards and 4 x 20 questions; each page and one more; the checks' 3 items each.
-    assert small_items == 16 + 4 * 20 + 11 + 11 + 3 * 3
+    # The 4 days' 16 shards and 4 x 20 questions; each page and one more; the checks' 4 items each (member,
+    # workspace, agent and its counters item).
+    assert small_items == 16 + 4 * 20 + 11 + 11 + 3 * 4
 
 
 # --- through the chat and the feedback route themselves

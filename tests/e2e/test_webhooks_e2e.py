@@ -346,8 +346,10 @@ def test_a_rotated_secret_and_the_previous_one_each_verify_the_same_request(
     assert new != old and new.startswith("whsec_")
     owner.call("POST", f"/webhooks/{webhook}/test", status=202)
     receiver.wait_types("webhook.test")
-    delivered = receiver.delivered()
-    assert [hit.type for hit in delivered] == ["webhook.test"]
+    # The owner's own joining may come too: it was committed in the webhook's second, and a change in that second is
+    # delivered rather than lost (core.webhooks.fanout._before). The test event is the one this test is about.
+    delivered = [hit for hit in receiver.delivered() if hit.type == "webhook.test"]
+    assert {hit.type for hit in receiver.delivered()} <= {"webhook.test", "member.joined"}
     (hit,) = delivered
     assert len(hit.headers["webhook-signature"].split(" ")) == 2
     assert verified(hit, old) == verified(hit, new)

@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import random
 import tracemalloc
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from core.agents.records import AgentRecord, KnowledgePointer
-from core.answers.records import AnswerRecord
-from core.items.records import IndexState, ItemRecord
+from bench.knowledge_recall import InMemorySources
+from core.agents.records import AgentRecord
+from core.items.records import ItemRecord
 from core.knowledge import index as knowledge_index
 from core.knowledge.index import Source
 from core.knowledge.text import terms
 from core.knowledge.worker import KnowledgeWorker
-from core.posts.records import PostRecord
 
 NOW = "2026-01-01T00:00:00.000Z"
 DOCUMENT_CHARS = 30_000
@@ -45,57 +42,7 @@ def text(seed: int, chars: int) -> str:
     return "\n\n".join(paragraphs)[:chars]
 
 
-@dataclass
-class Shelf:
-    """The worker's store (``core.knowledge.ports.KnowledgeSources``) in memory; what it writes kept as sizes only
-    (keeping it would count the store's memory as the worker's)."""
-
-    agent_record: AgentRecord
-    item_records: list[ItemRecord]
-    bodies: dict[str, bytes]
-    written: dict[str, int] = field(default_factory=dict)
-    states: dict[str, IndexState] = field(default_factory=dict)
-
-    def agent(self, workspace_id: str, agent_id: str) -> AgentRecord | None:
-        return self.agent_record
-
-    def items(self, agent_id: str) -> list[ItemRecord]:
-        return list(self.item_records)
-
-    def published_posts(self, agent_id: str) -> list[PostRecord]:
-        return []
-
-    def answers(self, agent_id: str) -> list[AnswerRecord]:
-        return []
-
-    def set_state(self, workspace_id: str, item: ItemRecord, state: IndexState) -> bool:
-        self.states[item.id] = state
-        return True
-
-    def move_pointer(self, workspace_id: str, agent_id: str, seen: int | None, pointer: KnowledgePointer) -> bool:
-        self.agent_record = self.agent_record.model_copy(update={"knowledge": pointer})
-        return True
-
-    def object_tags(self, workspace_id: str, agent_id: str) -> dict[str, str]:
-        return {key: f"tag-{key}" for key in self.bodies}
-
-    def document(self, workspace_id: str, r2_key: str, max_bytes: int) -> tuple[bytes | None, str] | None:
-        return self.bodies[r2_key], "text/plain"
-
-    def read_json(self, key: str) -> dict[str, Any] | None:
-        return None
-
-    def write(self, key: str, body: bytes, content_type: str) -> None:
-        self.written[key] = len(body)
-
-    def write_file(self, key: str, path: str, content_type: str) -> None:
-        self.written[key] = os.path.getsize(path)
-
-    def remove(self, key: str) -> None:
-        pass
-
-
-def shelf(documents: int) -> Shelf:
+def shelf(documents: int) -> InMemorySources:
     agent = AgentRecord(id="prj_memory", workspace_id="ws_memory", slug="memory", name="Memory", brand_id="brand_m",
                         active_workflow_id="wf_m", created_at=NOW, updated_at=NOW)  # fmt: skip
     bodies, items = {}, []
@@ -104,7 +51,9 @@ def shelf(documents: int) -> Shelf:
         bodies[key] = text(number, DOCUMENT_CHARS).encode()
         items.append(ItemRecord(id=f"item_{number:03d}", agent_id="prj_memory", name=f"Note {number}", kind="document",
                                 r2_key=key, mime_type="text/plain", size=len(bodies[key]), updated_at=NOW))  # fmt: skip
-    return Shelf(agent, items, bodies)
+    # What it writes kept as sizes only (keeping it would count the store's memory as the worker's).
+    return InMemorySources(agent, items, [], lambda key: (bodies[key], "text/plain") if key in bodies else None,
+                           {key: f"tag-{key}" for key in bodies}, keep_written=False)  # fmt: skip
 
 
 def peak_of_rebuild(documents: int) -> tuple[int, int]:

@@ -191,6 +191,13 @@ def main(argv: list[str] | None = None) -> dict[str, str]:
     markdown += "stages import counts in the first):\n\n" + benchkit.table(
         ["stage", "CPU ms", f"{TIMES} floor"], [(name, ms, f"{ms / floor_ms:.2f}{TIMES}") for name, ms in staged]
     )
+    bound = sum(ms for _, ms in staged[:3]) / floor_ms
+    markdown += (
+        f"\n\nThe least any function can take while it builds a pydantic model and Powertools' Logger (the first "
+        f"three stages): {bound:.2f}{TIMES} the floor, which leaves {TARGET_MEDIAN - bound:.2f}{TIMES} "
+        f"({(TARGET_MEDIAN - bound) * floor_ms:.0f} ms) of the median target for a function's handler, resolver, "
+        "services, models and settings."
+    )
     return benchkit.finish(args, "Cold path", benchkit.command("cold_path.py", argv), markdown)
 
 

@@ -43,7 +43,6 @@ PRELOAD = (
     "jwt",
     "aws_lambda_powertools.logging",
     "aws_lambda_powertools.metrics",
-    "aws_lambda_powertools.event_handler.api_gateway",
 )
 # The clients the functions make (core.platform.aws): made once here, so their models are parsed and cached.
 SERVICES = ("dynamodb", "s3", "sqs", "secretsmanager", "ses", "bedrock-runtime")

@@ -1,8 +1,8 @@
 """Each handler's own routes against template.yaml's: two sources written by hand, compared (issue 38, weakness 8).
 
 API Gateway sends a request to a function by the template's ``Events`` (``Path``, ``Method``); the function's
-resolver (``core.http``'s factories: Powertools' ``APIGatewayRestResolver``) then routes it again by what the handler
-declares, ``@app.get("/v1/agent/<agentId>/feed")``. A handler whose path differs from its event's (``/item`` for
+resolver (``core.http``'s factories: ``core.platform.rest.router.RestResolver``) then routes it again by what the
+handler declares, ``@app.get("/v1/agent/<agentId>/feed")``. A handler whose path differs from its event's (``/item`` for
 ``/items``, ``<agent_id>`` for ``{agentId}``) answers every real request 404, or reads its parameters under other
 names than the ones the boundary reads (``pathParameters["agentId"]``): nothing built from the template alone sees
 it. Here the template side is read from the template's own events, the handler side from the resolver the handler

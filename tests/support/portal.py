@@ -56,16 +56,12 @@ def event_for(
 def invoke_isolated(function: str, event: dict[str, Any]) -> HttpResult:
     """``invoke`` in a fresh import of the handler, a container of its own, safe from several threads at once.
 
-    A fresh import alone is not enough: Powertools keeps the current event on its ``BaseRouter`` class, shared by
-    every resolver of the process, so two threads would read each other's event (body, path, headers). The
-    container's own resolver is given the event as an instance attribute, which shadows the class's. (A Lambda
-    container, and each of the runner's, serves one request at a time: only threads in one process meet this.)
+    The resolver (core.platform.rest.router) holds the current event on itself, so a fresh import of the module is
+    a fresh resolver and two threads never read each other's event. (A Lambda container, and each of the runner's,
+    serves one request at a time: only threads in one process through one module would meet it.)
     """
     module = load_handler_module(function, f"handler_{function}_{new_id('c')}")
-    app, context = module.app, LambdaContext(function_name=function)
-    app.__dict__["current_event"] = app._to_proxy_event(event)
-    app.__dict__["lambda_context"] = context
-    raw = module.lambda_handler(event, context)
+    raw = module.lambda_handler(event, LambdaContext(function_name=function))
     headers = dict(raw.get("headers") or {}) | {
         k: ", ".join(v) for k, v in (raw.get("multiValueHeaders") or {}).items()
     }

@@ -18,15 +18,8 @@ from tests.support.lambdas import stack
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYER = ROOT / "layers" / "common"
-POWERTOOLS_ELSEWHERE = (
-    "asyncio",
-    "aws_lambda_powertools.event_handler.appsync",
-    "aws_lambda_powertools.event_handler.events_appsync",
-    "aws_lambda_powertools.event_handler.bedrock_agent_function",
-    "aws_lambda_powertools.event_handler.vpc_lattice",
-    "aws_lambda_powertools.utilities.data_classes.sqs_event",
-    "aws_lambda_powertools.utilities.data_classes.kafka_event",
-)
+# Powertools' resolvers and event classes: our own REST resolver (core.platform.rest.router) stands for them.
+POWERTOOLS_RESOLVERS = ("aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.data_classes")
 
 
 def _modules_after(
@@ -49,33 +42,21 @@ def _modules_after(
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
-def test_the_http_factory_imports_the_rest_resolver_without_powertools_other_resolvers() -> None:
+def test_the_http_factory_imports_no_powertools_resolver() -> None:
     loaded = _modules_after("import core.http")
-    assert "aws_lambda_powertools.event_handler.api_gateway" in loaded
-    assert loaded.isdisjoint(POWERTOOLS_ELSEWHERE), sorted(loaded & set(POWERTOOLS_ELSEWHERE))
+    assert "core.platform.rest.router" in loaded
+    assert sorted(m for m in loaded if m.startswith(POWERTOOLS_RESOLVERS) or m == "asyncio") == []
 
 
-def test_the_lazy_packages_still_give_every_name_they_export() -> None:
-    code = """
-import core.http
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, AppSyncResolver, content_types
-from aws_lambda_powertools.event_handler.api_gateway import APIGatewayRestResolver as direct
-from aws_lambda_powertools.utilities.data_classes import SQSEvent, event_source
-import aws_lambda_powertools.event_handler as package
-assert APIGatewayRestResolver is direct is core.http.APIGatewayRestResolver
-assert AppSyncResolver.__module__ == "aws_lambda_powertools.event_handler.appsync"
-assert content_types.APPLICATION_JSON == "application/json"
-assert SQSEvent.__name__ == "SQSEvent" and callable(event_source)
-assert "AppSyncResolver" in package.__all__
-for missing in ("NoSuchResolver", "__wrapped__"):
-    try:
-        getattr(package, missing)
-    except AttributeError:
-        pass
-    else:
-        raise AssertionError(missing)
-"""
-    assert "aws_lambda_powertools.event_handler.appsync" in _modules_after(code)
+@pytest.mark.parametrize(
+    "function", ["PortalWorkspaceGetFunction", "PortalKeysMintFunction", "BrainFeedFunction", "BrainChatFunction",
+                 "BrainR2Function", "PortalFallbackFunction"],
+)  # fmt: skip
+def test_an_api_functions_first_request_loads_no_powertools_resolver_or_event_class(function: str) -> None:
+    # The handler, its plane's credential check and the services its first request builds (_first_request).
+    loaded = _modules_after(_first_request(function), function=function)
+    assert "core.platform.rest.router" in loaded
+    assert sorted(m for m in loaded if m.startswith(POWERTOOLS_RESOLVERS)) == []
 
 
 def test_importing_the_providers_builds_and_imports_no_service() -> None:

@@ -1,6 +1,6 @@
 """The one HTTP factory every handler uses: routing, CORS, auth, error mapping.
 
-``brain_api()`` and ``portal_api()`` return a Powertools ``APIGatewayRestResolver`` behind one global
+``brain_api()`` and ``portal_api()`` return our REST resolver (``core.platform.rest.router``) behind one global
 middleware (``core.platform.rest.boundary``: body size and media type, one credential, the plane's caller check,
 ``DomainError`` to ``{error, code}``, CORS and ``RateLimit-*`` headers), reading settings at request time
 so importing a handler reads no environment.
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, cast
 
 from core.platform import aws, observability
 from core.platform.rest.boundary import EXPOSED_HEADERS
-from core.platform.rest.powertools import APIGatewayRestResolver, Response
 from core.platform.rest.requests import header, json_document, parse_body, parse_query, query_param, validation_failed
 from core.platform.rest.resolver import make_resolver
 from core.platform.rest.responses import JSON, error_response, json_response, stream_response
+from core.platform.rest.router import Response, RestResolver
 from core.platform.settings import get_settings
 
 # Each plane's credential check, and the writer's access check, are imported by the function that uses them, so a
@@ -30,14 +30,14 @@ if TYPE_CHECKING:
     from core.keys.check import WorkspaceCaller
 
 __all__ = [
-    "EXPOSED_HEADERS", "JSON", "APIGatewayRestResolver", "Response", "as_member", "as_owner", "as_writer", "author",
+    "EXPOSED_HEADERS", "JSON", "Response", "RestResolver", "as_member", "as_owner", "as_writer", "author",
     "brain_api", "error_response",
     "fallback_api", "header", "json_document", "json_response", "parse_body", "parse_query", "portal_api",
     "portal_caller", "query_param", "stream_response", "validation_failed", "workspace_caller",
 ]  # fmt: skip
 
 
-def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bool = False) -> dict[str, str]:
+def _authenticate_workspace_key(app: RestResolver, *, signed_media: bool = False) -> dict[str, str]:
     """The key's caller; with ``signed_media`` (``/v1/r2``), a request with no ``Authorization`` but a
     signature's parameters is the signing key's (an ``Authorization`` header always wins)."""
     from core.keys import providers as keys_providers
@@ -61,7 +61,7 @@ def _authenticate_workspace_key(app: APIGatewayRestResolver, *, signed_media: bo
     return caller.rate.headers()
 
 
-def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
+def brain_api(*, signed_media: bool = False) -> RestResolver:
     """Read plane: every route requires a workspace API key (and counts against its rate limit);
     ``signed_media``: a URL signed for the route's path (``POST /v1/media-urls``) stands for the key."""
     from core.keys.check import VAGUE_MESSAGE
@@ -75,7 +75,7 @@ def brain_api(*, signed_media: bool = False) -> APIGatewayRestResolver:
     )
 
 
-def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
+def _authenticate_portal_jwt(app: RestResolver) -> dict[str, str]:
     from core.identity import providers as identity_providers
     from core.platform.rest.bearer import bearer_token
 
@@ -85,7 +85,7 @@ def _authenticate_portal_jwt(app: APIGatewayRestResolver) -> dict[str, str]:
     return {}
 
 
-def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
+def portal_api(*, authenticated: bool = True) -> RestResolver:
     """Management plane: a portal JWT with a live session, unless the route signs in (``authenticated=False``)."""
     # Every portal route reads DynamoDB; a session's check verifies the JWT with the Secrets Manager key, which a
     # deployed function reads through the secrets extension (no client: core.platform.secrets).
@@ -101,7 +101,7 @@ def portal_api(*, authenticated: bool = True) -> APIGatewayRestResolver:
     )
 
 
-def fallback_api(allowed_methods: Callable[[str], Sequence[str]] | None = None) -> APIGatewayRestResolver:
+def fallback_api(allowed_methods: Callable[[str], Sequence[str]] | None = None) -> RestResolver:
     """No routes and no credential: answers 404/405 for whatever API Gateway did not route; a 405 carries
     ``Allow`` with ``allowed_methods(resource)`` (RFC 9110)."""
     return make_resolver(
@@ -119,15 +119,15 @@ def _plane_origin(plane: str) -> str:
 
 
 # The boundary put the caller there before any route ran: a route of that plane always finds its caller's type.
-def workspace_caller(app: APIGatewayRestResolver) -> WorkspaceCaller:
+def workspace_caller(app: RestResolver) -> WorkspaceCaller:
     return cast("WorkspaceCaller", app.context["caller"])
 
 
-def portal_caller(app: APIGatewayRestResolver) -> PortalCaller:
+def portal_caller(app: RestResolver) -> PortalCaller:
     return cast("PortalCaller", app.context["caller"])
 
 
-def as_writer(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
+def as_writer(app: RestResolver, workspace_id: str) -> Callable[[], object]:
     """The caller's check as a writer of the workspace (404, 403), for ``parse_body(..., first=)``."""
     from core.workspaces import providers as workspaces_providers
 
@@ -135,7 +135,7 @@ def as_writer(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], ob
     return lambda: workspaces_providers.access().writer(user_id, workspace_id)
 
 
-def as_owner(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
+def as_owner(app: RestResolver, workspace_id: str) -> Callable[[], object]:
     """The caller's check as the workspace's owner (404, 403), for ``parse_body(..., first=)``."""
     from core.workspaces import providers as workspaces_providers
 
@@ -143,7 +143,7 @@ def as_owner(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], obj
     return lambda: workspaces_providers.access().owner(user_id, workspace_id)
 
 
-def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], object]:
+def as_member(app: RestResolver, workspace_id: str) -> Callable[[], object]:
     """The caller's check as a member of the workspace (404), for ``parse_query(..., first=)``."""
     from core.workspaces import providers as workspaces_providers
 
@@ -151,7 +151,7 @@ def as_member(app: APIGatewayRestResolver, workspace_id: str) -> Callable[[], ob
     return lambda: workspaces_providers.access().member(user_id, workspace_id)
 
 
-def author(app: APIGatewayRestResolver, *, status: int = 200) -> Author:
+def author(app: RestResolver, *, status: int = 200) -> Author:
     """The writer of a portal request: the caller, API Gateway's request id (its audit entry names it), the
     request's ``Idempotency-Key``, if any, and ``status``, the one the route answers a success with (its
     ``@contract``'s, and its ``json_response``'s): what the write's idempotency record keeps for a retry."""

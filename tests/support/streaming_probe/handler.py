@@ -1,4 +1,4 @@
-"""A streaming function for the tests, written as the real ones will be: Powertools routes, a ``StreamBody``.
+"""A streaming function for the tests, written as the real ones are: our REST resolver's routes, a ``StreamBody``.
 
 - ``GET /ticks?count=&delay=&failAt=&marker=&wait=&gate=``: NDJSON lines ``{"n", "t": unix time produced, "pid"}``,
   ``delay`` s apart, after ``wait`` s before answering at all; it raises before line ``failAt``, and its
@@ -18,12 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
-
 from core.platform.response_stream import StreamBody
-from core.platform.rest.responses import SetCookie
+from core.platform.rest.router import Response, RestResolver
 
-app = APIGatewayRestResolver()
+app = RestResolver()
 
 
 GATE_POLL_SECONDS = 0.01
@@ -57,7 +55,7 @@ def ticks() -> Response:
         content_type="application/x-ndjson",
         body=StreamBody(_ticks(count, delay, fail_at, query.get("marker"), query.get("gate"))),
         headers={"X-Probe": ["one", "two"]},
-        cookies=[SetCookie("a=1; Path=/"), SetCookie("b=2; Path=/")],  # written as given, as the plane's are
+        cookies=["a=1; Path=/", "b=2; Path=/"],  # written as given, as the plane's are
     )
 
 

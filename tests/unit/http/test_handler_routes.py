@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from core.platform.rest.powertools import APIGatewayRestResolver
+from core.platform.rest.router import RestResolver
 from stack.openapi.contracts import handler_module
 from stack.template import load
 from tests.support.handler_routes import Declared, declared_routes, disagreements, sample_path, template_routes
@@ -40,7 +40,7 @@ def caught(template: dict[str, Any], declared: dict[str, list[Declared]] | None 
 
 def one_route(method: str, path: str) -> list[Declared]:
     """What a handler declaring just this route holds (the same resolver the factory builds on)."""
-    app = APIGatewayRestResolver()
+    app = RestResolver()
     app.route(path, method)(lambda **_: None)
     return declared_routes(SimpleNamespace(app=app))
 

@@ -1,6 +1,6 @@
 """Streamed HTTP responses for API Gateway REST APIs with ``ResponseTransferMode: RESPONSE_STREAM``.
 
-A streaming function returns the usual proxy result (what ``APIGatewayRestResolver``
+A streaming function returns the usual proxy result (what ``core.platform.rest.router``
 builds) whose ``body`` may be a ``StreamBody``; ``core.platform.lambda_runtime.loop`` sends it to API
 Gateway as a JSON metadata prelude, eight NUL bytes, then the body chunk by chunk.
 Stdlib only: handlers import this on their cold path.

@@ -181,7 +181,7 @@ def test_concurrent_turns_of_one_visitor_count_one_visitor_and_one_thread(cafe: 
     event = chat_event({"prompt": QUESTION, "client": CLIENT, "threadKey": "thr_rush"}, agent_id=cafe.agent_id,
                        key=cafe.key)  # fmt: skip
     # One container each, as Lambda runs them: a handler module serves one request at a time (its resolver
-    # holds the current event), so eight threads through one module would race in Powertools, not in our code.
+    # holds the current event), so eight threads through one module would race in its resolver, not in the turn's code.
     containers = [Container(CHAT) for _ in range(8)]
     keys_providers.checker()
     chat_providers.service()  # warm, as every container would be: boto3 clients are not built safely by racing threads

@@ -17,9 +17,9 @@ from typing import Any
 from core.platform import json_body, observability, origins
 from core.platform.errors import DomainError, PayloadTooLarge, Unauthorized, UnsupportedMediaType
 from core.platform.rest.bearer import authorization_count
-from core.platform.rest.powertools import APIGatewayRestResolver, Response
 from core.platform.rest.requests import header
 from core.platform.rest.responses import error_response
+from core.platform.rest.router import Middleware, Next, Response, RestResolver
 from core.platform.settings import get_settings
 
 logger = logging.getLogger("core.http")  # the name these lines have always been logged under
@@ -28,11 +28,10 @@ EXPOSED_HEADERS = (
     "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Content-Range, Accept-Ranges, "
     "Content-Disposition, Next-Cursor"
 )
-Authenticate = Callable[[APIGatewayRestResolver], dict[str, str]]
-Middleware = Callable[[APIGatewayRestResolver, Callable[[APIGatewayRestResolver], Response[Any]]], Response[Any]]
+Authenticate = Callable[[RestResolver], dict[str, str]]
 
 
-def _body_size(app: APIGatewayRestResolver) -> int:
+def _body_size(app: RestResolver) -> int:
     body = app.current_event.body or ""
     if app.current_event.is_base64_encoded:
         return len(base64.b64decode(body))
@@ -71,7 +70,7 @@ def merge_tokens(*values: str) -> str:
     return ", ".join(seen.values())
 
 
-def _refuse_unreadable_request(app: APIGatewayRestResolver, unauthorized: str) -> None:
+def _refuse_unreadable_request(app: RestResolver, unauthorized: str) -> None:
     """415 for a body not declared JSON (a missing type too: a browser's "simple" ``text/plain`` POST skips
     the CORS preflight, which the cookie-authenticated sign-in routes rely on), then 401 for a doubled credential."""
     event = app.current_event
@@ -85,9 +84,7 @@ def _refuse_unreadable_request(app: APIGatewayRestResolver, unauthorized: str) -
 def boundary_for(
     authenticate: Authenticate | None, allow_origin: Callable[[], str], unauthorized: str | None
 ) -> Middleware:
-    def _boundary(
-        app: APIGatewayRestResolver, next_middleware: Callable[[APIGatewayRestResolver], Response[Any]]
-    ) -> Response[Any]:
+    def _boundary(app: RestResolver, next_middleware: Next) -> Response[Any]:
         extra_headers: dict[str, str] = {}
         try:
             if _body_size(app) > get_settings().max_body_bytes:

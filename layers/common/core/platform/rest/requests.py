@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from core.platform import json_body
 from core.platform.errors import DomainError, ValidationFailed
-from core.platform.rest.powertools import APIGatewayRestResolver
+from core.platform.rest.router import RestResolver
 
 First = Callable[[], object] | None
 
@@ -38,7 +38,7 @@ def _refused_after[T](first: First, read: Callable[[], T]) -> T:
         raise
 
 
-def json_document(app: APIGatewayRestResolver, first: First = None) -> dict[str, Any]:
+def json_document(app: RestResolver, first: First = None) -> dict[str, Any]:
     """The body as a JSON object, whatever its fields (a published document); 400 when it is not one."""
 
     def read() -> dict[str, Any]:
@@ -55,7 +55,7 @@ def json_document(app: APIGatewayRestResolver, first: First = None) -> dict[str,
     return _refused_after(first, read)
 
 
-def parse_body[M: BaseModel](app: APIGatewayRestResolver, model: type[M], first: First = None) -> M:
+def parse_body[M: BaseModel](app: RestResolver, model: type[M], first: First = None) -> M:
     """The JSON body as ``model``; 400 VALIDATION_ERROR naming the field when it is not."""
 
     def read() -> M:
@@ -68,7 +68,7 @@ def parse_body[M: BaseModel](app: APIGatewayRestResolver, model: type[M], first:
     return _refused_after(first, read)
 
 
-def parse_query[M: BaseModel](app: APIGatewayRestResolver, model: type[M], first: First = None) -> M:
+def parse_query[M: BaseModel](app: RestResolver, model: type[M], first: First = None) -> M:
     """The query string as ``model``; 400 VALIDATION_ERROR naming the parameter when it is not."""
 
     def read() -> M:
@@ -80,9 +80,9 @@ def parse_query[M: BaseModel](app: APIGatewayRestResolver, model: type[M], first
     return _refused_after(first, read)
 
 
-def header(app: APIGatewayRestResolver, name: str) -> str | None:
+def header(app: RestResolver, name: str) -> str | None:
     return next((v for k, v in (app.current_event.headers or {}).items() if k.lower() == name.lower()), None)
 
 
-def query_param(app: APIGatewayRestResolver, name: str) -> str | None:
+def query_param(app: RestResolver, name: str) -> str | None:
     return (app.current_event.query_string_parameters or {}).get(name)

@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.platform import observability
 from core.platform.errors import MethodNotAllowed, NotFound
 from core.platform.rest.boundary import Authenticate, boundary_for
-from core.platform.rest.powertools import APIGatewayRestResolver, NotFoundError, Response
 from core.platform.rest.responses import error_response, serialize
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools.utilities.typing import LambdaContext
+from core.platform.rest.router import NotFoundError, Response, RestResolver
 
 
-class ObservedResolver(APIGatewayRestResolver):
+class ObservedResolver(RestResolver):
     """Each ``resolve`` is one observed invocation: correlation id, cold start, the caller's ids, one
     ``request done`` line with status and latency, and the invocation's metrics (core.platform.observability)."""
 
-    def __init__(self, plane: Callable[[], str], **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, plane: Callable[[], str], serializer: Callable[[Any], Any] | None = None):
+        super().__init__(serializer)
         self._plane = plane
 
-    def resolve(self, event: Mapping[str, Any], context: LambdaContext) -> dict[str, Any]:
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         response: dict[str, Any] = observability.invocation(self._plane(), super().resolve, event, context)
         return response
 
@@ -36,7 +33,7 @@ def make_resolver(
     unauthorized: str = "Unauthorized",
     fallback: bool = False,
     allowed_methods: Callable[[str], Sequence[str]] | None = None,
-) -> APIGatewayRestResolver:
+) -> RestResolver:
     app = ObservedResolver(plane, serializer=serialize)
     app.use(middlewares=[boundary_for(authenticate, allow_origin, None if fallback else unauthorized)])
 

@@ -6,28 +6,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from aws_lambda_powertools.shared.cookies import Cookie
 from pydantic import BaseModel
 
 from core.platform import observability
 from core.platform.errors import DomainError
 from core.platform.response_stream import StreamBody
-from core.platform.rest.powertools import Response
+from core.platform.rest.router import Response
 
 JSON = "application/json; charset=utf-8"
-
-
-class SetCookie(Cookie):
-    """A ``Set-Cookie`` value ``core.platform.cookies`` has already formatted: Powertools writes ``str(cookie)``, so the
-    header is exactly that string (its own ``Cookie`` would re-format it, and default to ``Secure``)."""
-
-    def __init__(self, header: str):
-        name, _, value = header.partition("=")
-        super().__init__(name=name, value=value.split(";", 1)[0])
-        self._header = header
-
-    def __str__(self) -> str:
-        return self._header
 
 
 def serialize(value: Any) -> Any:
@@ -54,8 +40,8 @@ def json_response(
     elif isinstance(value, list):
         value = [v.model_dump(mode="json", by_alias=True) if isinstance(v, BaseModel) else v for v in value]
     body = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    set_cookies: list[Cookie] | None = [SetCookie(c) for c in cookies] if cookies is not None else None
-    return Response(status_code=status, content_type=JSON, body=body, headers=headers or {}, cookies=set_cookies)
+    # ``cookies``: ``Set-Cookie`` values core.platform.cookies has formatted, written as they are
+    return Response(status_code=status, content_type=JSON, body=body, headers=headers or {}, cookies=cookies)
 
 
 def error_response(error: DomainError) -> Response[str]:

@@ -279,6 +279,23 @@ def test_signings_that_all_fit_are_all_granted_however_many_race(studio: Studio)
     assert at_once(32, attempt) == [(201, "")] * 32
 
 
+@pytest.mark.usefixtures("small_plan")
+def test_a_signing_that_never_gets_its_turn_gives_up_by_its_time_bound(studio: Studio) -> None:
+    """A signing whose every turn is lost (another signing always wrote the counter first) is refused once its time
+    bound is over, however many turns that was, and reserves nothing: the plan's 250 bytes still take four of 60."""
+    from core.objects import upload_store, uploads
+
+    tries: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(uploads, "SIGNING_SECONDS", 0.3)
+        patch.setattr(upload_store.UploadStore, "reserve", lambda self, *args, **kwargs: tries.append(1) and False)
+        assert_error(sign(studio, "assets/lost.png", 60), 409, "CONFLICT")
+    assert len(tries) >= 2  # it took turns until the bound, not once
+    for n in range(4):
+        signed(studio, f"assets/{n}.png", 60)
+    assert_error(sign(studio, "assets/over.png", 60), 402, "STORAGE_LIMIT_REACHED")
+
+
 def test_the_plan_is_the_owners(portal: Portal, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(PLAN_LIMITS, "free", PlanLimits.model_validate(PLAN_LIMITS["free"].model_dump() | {
         "object_bytes": 10}))  # fmt: skip

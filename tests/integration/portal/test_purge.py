@@ -12,11 +12,21 @@ import pytest
 from core.platform import main_table, usage_counters
 from core.platform.rate_shards import shard_subject
 from core.platform.settings import get_settings
+from core.purge import store as purge_store
 from tests.support.lambdas import handler_module
 from tests.support.portal import Portal, Session, WorkerContext, sqs_event, take_purge_messages
 from tests.support.seed import Seeder
 
-OBJECTS = 2_500
+# The purge deletes a page of versions a request (DeleteObjects' limit, 1,000); here a page is made 100 so that the
+# same shapes (two and a half pages, a pass short of time after one page) take a tenth of the objects: putting 2,500
+# objects one by one through moto took about 20 s of each of three tests.
+BATCH = 100
+OBJECTS = 2 * BATCH + BATCH // 2
+
+
+@pytest.fixture(autouse=True)
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(purge_store, "DELETE_BATCH", BATCH)
 
 
 def put_objects(portal: Portal, workspace_id: str, count: int) -> None:
@@ -155,8 +165,8 @@ def test_a_pass_short_of_time_requeues_and_a_later_pass_finishes(
     with caplog.at_level(logging.INFO, logger="purge"):
         assert run_worker(take_purge_messages(portal.aws.sqs), short) == {"batchItemFailures": []}
     (passed,) = [r for r in caplog.records if r.getMessage() == "purge pass"]
-    assert (passed.finished, passed.objects_deleted) == (False, 1000)  # type: ignore[attr-defined]
-    assert objects_under(portal, f"workspaces/{doomed['id']}/") == OBJECTS - 1000
+    assert (passed.finished, passed.objects_deleted) == (False, BATCH)  # type: ignore[attr-defined]
+    assert objects_under(portal, f"workspaces/{doomed['id']}/") == OBJECTS - BATCH
     assert len(partition(portal, f"PURGE#{doomed['id']}")) == 1
     (requeued,) = take_purge_messages(portal.aws.sqs)
     assert run_worker([requeued]) == {"batchItemFailures": []}
@@ -218,13 +228,13 @@ def test_the_bucket_is_versioned_as_the_template_says(portal: Portal) -> None:
 def test_purge_deletes_every_version_and_delete_marker_and_leaves_a_neighbours(portal: Portal) -> None:
     owner = portal.sign_in("owner@example.com", plan="pro")
     kept = seeded_workspace(portal, owner, "Kept", 40)
-    doomed = seeded_workspace(portal, owner, "Doomed", 1_000)  # with the versions below: two pages
+    doomed = seeded_workspace(portal, owner, "Doomed", BATCH)  # with the versions below: two pages
     for ws in (kept, doomed):
         overwrite_and_delete(portal, ws["id"])
     kept_versions = versions_under(portal, f"workspaces/{kept['id']}/")
     doomed_versions = versions_under(portal, f"workspaces/{doomed['id']}/")
-    # 1,000 objects + 3 written twice (6 versions) + 2 delete markers
-    assert len(doomed_versions) == 1_000 + 6 + 2
+    # a page of objects + 3 written twice (6 versions) + 2 delete markers
+    assert len(doomed_versions) == BATCH + 6 + 2
     assert sum(marker for *_, marker in doomed_versions) == 2
     portal.call("PortalWorkspaceDeleteFunction", token=owner.token, params={"workspaceId": doomed["id"]})
     assert run_worker(take_purge_messages(portal.aws.sqs)) == {"batchItemFailures": []}

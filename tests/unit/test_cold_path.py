@@ -6,6 +6,7 @@ loaded: no timings here (bench/cold_path.py measures them as ratios).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -22,9 +23,10 @@ LAYER = ROOT / "layers" / "common"
 POWERTOOLS_RESOLVERS = ("aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.data_classes")
 
 
+@functools.cache  # several tests ask the same probe of one function (its first request): one interpreter each
 def _modules_after(
     code: str, *, function: str | None = None, init: str | None = None, deployed: bool = False
-) -> set[str]:
+) -> frozenset[str]:
     """The modules a fresh interpreter holds after running ``code`` (with a function's code and environment;
     ``deployed``: with its Lambda extensions' variables too, as in AWS, where the secrets extension answers)."""
     path = [str(LAYER)]
@@ -39,7 +41,7 @@ def _modules_after(
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=False)
     if out.returncode:
         pytest.fail(f"the probe failed:\n{out.stderr}")
-    return set(json.loads(out.stdout.splitlines()[-1]))
+    return frozenset(json.loads(out.stdout.splitlines()[-1]))
 
 
 def test_the_http_factory_imports_no_powertools_resolver() -> None:
@@ -82,7 +84,7 @@ MANAGEMENT = (
 WRITER_PARTS = ("writer", "write_store", "writer_models", "uploads", "upload_store", "pages")
 
 
-def writer_modules(loaded: set[str]) -> set[str]:
+def writer_modules(loaded: frozenset[str]) -> set[str]:
     # core.platform is what every resource shares, no resource's writer (its ``pages`` reads any listing's page).
     return {
         m for m in loaded

@@ -286,9 +286,14 @@ def test_a_signing_that_never_gets_its_turn_gives_up_by_its_time_bound(studio: S
     from core.objects import upload_store, uploads
 
     tries: list[int] = []
+
+    def lose(self: upload_store.UploadStore, *args: Any, **kwargs: Any) -> bool:
+        tries.append(1)
+        return False
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(uploads, "SIGNING_SECONDS", 0.3)
-        patch.setattr(upload_store.UploadStore, "reserve", lambda self, *args, **kwargs: tries.append(1) and False)
+        patch.setattr(upload_store.UploadStore, "reserve", lose)
         assert_error(sign(studio, "assets/lost.png", 60), 409, "CONFLICT")
     assert len(tries) >= 2  # it took turns until the bound, not once
     for n in range(4):

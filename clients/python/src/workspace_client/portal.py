@@ -158,6 +158,18 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
         self._learn(operation, result)
         return result
 
+    def _send_renewed(self, operation: Operation) -> httpx.Response:
+        """The response of a request the caller reads itself (a stream, a bare page): an expired token is renewed
+        from the session cookie and the request sent once more, as ``_call`` does for the parsed ones."""
+        try:
+            return self._send(operation)
+        except TokenExpiredError:
+            if not self.session_cookie:
+                raise
+            with self._lock:
+                self._tokens.expire()
+            return self._send(operation)
+
     def every_agent(self, workspace_id: str) -> list[Agent]:
         """Every agent of the workspace, oldest first, following ``nextCursor`` (200 a page)."""
         agents: list[Agent] = []
@@ -192,14 +204,7 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
         cursor: str | None = None
         while True:
             operation = bare_page(path, model, workspace_id, cursor, page)
-            try:
-                response = self._send(operation)
-            except TokenExpiredError:
-                if not self.session_cookie:
-                    raise
-                with self._lock:
-                    self._tokens.expire()
-                response = self._send(operation)
+            response = self._send_renewed(operation)
             try:
                 found += operation.parse(response.read())
                 cursor = response.headers.get(NEXT_CURSOR)
@@ -212,14 +217,7 @@ class Portal(_PortalSession, SyncTransport, PortalOperations):
         """Try the agent: its reply event by event as it streams (a billed turn, never stored), the ``retrieval``
         event's passages on ``event.passages`` from it on. ``fields``: history, section, behaviour (an override)."""
         operation = preview_operation(workspace_id, agent_id, prompt, **fields)
-        try:
-            response = self._send(operation)
-        except TokenExpiredError:
-            if not self.session_cookie:
-                raise
-            with self._lock:  # refused before anything was billed: renewed and sent once more
-                self._tokens.expire()
-            response = self._send(operation)
+        response = self._send_renewed(operation)  # refused before anything was billed: renewed and sent once more
         try:
             yield from events(response.iter_lines(), retrieval=True)
         except httpx.TransportError as error:
@@ -272,6 +270,17 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
         self._learn(operation, result)
         return result
 
+    async def _send_renewed(self, operation: Operation) -> httpx.Response:
+        """As the synchronous client's: an expired token renewed from the session cookie, the request sent again."""
+        try:
+            return await self._send(operation)
+        except TokenExpiredError:
+            if not self.session_cookie:
+                raise
+            async with self._lock:
+                self._tokens.expire()
+            return await self._send(operation)
+
     async def every_agent(self, workspace_id: str) -> list[Agent]:
         """Every agent of the workspace, oldest first, following ``nextCursor`` (200 a page)."""
         agents: list[Agent] = []
@@ -306,14 +315,7 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
         cursor: str | None = None
         while True:
             operation = bare_page(path, model, workspace_id, cursor, page)
-            try:
-                response = await self._send(operation)
-            except TokenExpiredError:
-                if not self.session_cookie:
-                    raise
-                async with self._lock:
-                    self._tokens.expire()
-                response = await self._send(operation)
+            response = await self._send_renewed(operation)
             try:
                 found += operation.parse(await response.aread())
                 cursor = response.headers.get(NEXT_CURSOR)
@@ -324,14 +326,7 @@ class AsyncPortal(_PortalSession, AsyncTransport, AsyncPortalOperations):
 
     async def preview(self, workspace_id: str, agent_id: str, prompt: str, **fields: Any) -> AsyncIterator[ChatEvent]:
         operation = preview_operation(workspace_id, agent_id, prompt, **fields)
-        try:
-            response = await self._send(operation)
-        except TokenExpiredError:
-            if not self.session_cookie:
-                raise
-            async with self._lock:
-                self._tokens.expire()
-            response = await self._send(operation)
+        response = await self._send_renewed(operation)  # refused before anything was billed: renewed, sent again
         try:
             async for event in async_events(response.aiter_lines(), retrieval=True):
                 yield event

@@ -26,3 +26,12 @@ def wrap_core_clients(attach: Callable[[Any], Any], monkeypatch: pytest.MonkeyPa
     wrapped: Callable[[str], Any] = client
     wrapped.cache_clear = original.cache_clear  # type: ignore[attr-defined]
     monkeypatch.setattr(aws, "client", wrapped)
+
+
+def core_tables() -> dict[str, str]:
+    """The stack's tables by a short name, as the per-request meters label their calls (``Query:main``)."""
+    from core.platform.settings import get_settings
+
+    settings = get_settings()
+    return {settings.main_table: "main", settings.ledger_table: "ledger", settings.api_keys_table: "keys",
+            settings.rate_limits_table: "rates"}  # fmt: skip

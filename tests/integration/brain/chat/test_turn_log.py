@@ -30,7 +30,7 @@ from tests.support.behaviour import set_behaviour
 from tests.support.call_recorder import Recorder
 from tests.support.chat import CHAT, CLIENT, OTHER_CLIENT, chat, chat_event, grant, streamed
 from tests.support.containers import Container
-from tests.support.core_clients import wrap_core_clients
+from tests.support.core_clients import core_tables, wrap_core_clients
 from tests.support.knowledge import index_queued
 from tests.support.lambdas import LambdaContext, handler_module, invoke_streamed, register_event
 from tests.support.portal import Portal
@@ -272,10 +272,7 @@ def test_questions_are_counted_by_their_key_only_when_conversations_are_stored(c
 
 @pytest.fixture
 def recorder(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Recorder:
-    settings = get_settings()
-    tables = {settings.main_table: "main", settings.ledger_table: "ledger", settings.api_keys_table: "keys",
-              settings.rate_limits_table: "rates"}  # fmt: skip
-    found = Recorder(tables)
+    found = Recorder(core_tables())
     wrap_core_clients(found.attach, monkeypatch)
     platform_providers.reset()
     return found

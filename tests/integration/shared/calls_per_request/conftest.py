@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 
 from core.platform import providers as platform_providers
-from core.platform.settings import get_settings
 from local.gateway.events import SAMPLE_AGENT_ID
 from tests.support.call_recorder import Recorder
-from tests.support.core_clients import wrap_core_clients
+from tests.support.core_clients import core_tables, wrap_core_clients
 from tests.support.seed import Seeder
 
 DRAFT_EVERY = 3  # a third of the posts are drafts, spread through the newest
@@ -30,10 +29,7 @@ DRAFT_EVERY = 3  # a third of the posts are drafts, spread through the newest
 
 @pytest.fixture
 def recorder(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Recorder:
-    settings = get_settings()
-    tables = {settings.main_table: "main", settings.ledger_table: "ledger", settings.api_keys_table: "keys",
-              settings.rate_limits_table: "rates"}  # fmt: skip
-    found = Recorder(tables)
+    found = Recorder(core_tables())
     wrap_core_clients(found.attach, monkeypatch)
     platform_providers.reset()
     return found

@@ -24,7 +24,7 @@ from core.platform.dynamo import to_item
 from core.platform.pages import NEXT_CURSOR
 from core.platform.settings import get_settings
 from tests.support.authoring import Studio
-from tests.support.core_clients import wrap_core_clients
+from tests.support.core_clients import core_tables, wrap_core_clients
 from tests.support.insights_seed import ItemsRead
 from tests.support.ledger_checks import ledger_repository
 from tests.support.lists import LISTINGS, Listing, copies
@@ -37,10 +37,7 @@ TEN_TIMES = 10
 
 @pytest.fixture
 def meter(aws: Any, monkeypatch: pytest.MonkeyPatch) -> ItemsRead:
-    settings = get_settings()
-    tables = {settings.main_table: "main", settings.ledger_table: "ledger", settings.api_keys_table: "keys",
-              settings.rate_limits_table: "rates"}  # fmt: skip
-    found = ItemsRead(tables)
+    found = ItemsRead(core_tables())
     wrap_core_clients(found.attach, monkeypatch)
     platform_providers.reset()
     return found

@@ -21,7 +21,12 @@ from typing import Any
 from stack.demo_template import seeded
 from stack.template import ROOT
 
-STARTUP_TIMEOUT = 240  # a first run encodes the demo videos, publishes the demo and waits for its documents to be read
+# How long a starting runner may go without a line in its logs: a first run encodes the demo videos, publishes the
+# demo (a line an example) and waits for its documents to be read. A bound on silence, not on the whole start: the
+# package check's first start (every container a bare interpreter) took 180 s an example on a loaded machine, past
+# a bound of 240 s on the whole, while it was still publishing.
+STARTUP_TIMEOUT = 240
+STARTUP_CAP = 1_200  # and on the whole start, so that a runner logging in a loop still ends a run
 # Every log file a runner of this process wrote: the test suite's log scan reads each for secrets.
 RUNNER_LOGS: list[Path] = []
 
@@ -78,13 +83,21 @@ class RunnerProcess:
         RUNNER_LOGS.append(self.state_dir / "demo-publish.log")  # a first start's demo publication (local.runner)
         with self.log.open("ab") as output:
             self.process = subprocess.Popen(self.command, cwd=ROOT, env=self._env, stdout=output, stderr=output)
-        deadline = time.monotonic() + STARTUP_TIMEOUT
+        started, written = time.monotonic(), self._logged()
+        deadline = started + STARTUP_TIMEOUT
         while not demo_file.exists():
-            if self.process.poll() is not None or time.monotonic() > deadline:
+            if (now_written := self._logged()) != written:  # it is still at work: the bound is on silence
+                deadline, written = time.monotonic() + STARTUP_TIMEOUT, now_written
+            if self.process.poll() is not None or time.monotonic() > min(deadline, started + STARTUP_CAP):
                 self.stop(signal.SIGKILL)
                 raise RuntimeError("the local runner did not start:\n" + self.log.read_text()[-4000:])
             time.sleep(0.1)
         return json.loads(demo_file.read_text())
+
+    def _logged(self) -> tuple[int, ...]:
+        """The sizes of the runner's log and of its demo publication's request log (0 for one not yet written)."""
+        logs = (self.log, self.state_dir / "demo-publish.log")
+        return tuple(path.stat().st_size if path.exists() else 0 for path in logs)
 
     def _publish_template(self, directory: Path) -> None:
         """A runner of this kind publishes the demo into ``directory`` from scratch and stops (its state kept), then

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
-from stack.process import write_ready_files
+import pytest
+
+from stack.process import RunnerProcess, write_ready_files
 
 ABOUT = {"awsEndpoint": "http://127.0.0.1:1", "region": "us-east-1", "pid": 1}
 # As large as a demo with a few workspaces: a write of this size takes long enough to be caught half way.
@@ -45,3 +48,42 @@ def test_a_starter_polling_for_demo_json_always_reads_it_whole_after_runner_json
         write_ready_files(tmp_path, ABOUT, DEMO)
         waiting.join(timeout=10)
     assert set(seen) == {"whole"} and len(seen) == 300, {kind: seen.count(kind) for kind in set(seen)}
+
+
+def test_a_start_still_at_work_past_the_bound_is_waited_for_and_a_silent_one_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bound is on silence (the package check's first start publishes the demo for minutes on a loaded machine,
+    past a bound on the whole start, while its logs still grow); a runner that says nothing is stopped by it. The
+    runner here is a silent process whose log this test writes: a line every 20 ms for four times the bound."""
+    from stack import process
+
+    bound = 1.0
+    monkeypatch.setattr(process, "STARTUP_TIMEOUT", bound)
+
+    def runner(name: str) -> RunnerProcess:
+        made = RunnerProcess(tmp_path / name / "state", log=tmp_path / name / "runner.log", demo=False,
+                             env={"LOCAL_DEMO_TEMPLATE": "0"})  # fmt: skip
+        made.command = ["sleep", "600"]  # says nothing; stopped by the start's failure or by the test
+        return made
+
+    busy = runner("busy")
+
+    def work() -> None:
+        end = time.monotonic() + 4 * bound
+        while time.monotonic() < end:
+            with busy.log.open("a") as log:
+                log.write("publishing\n")
+            time.sleep(0.02)
+        (busy.state_dir / "demo.json").write_text('{"workspaces": []}')
+
+    (tmp_path / "busy").mkdir()
+    worker = threading.Thread(target=work)
+    worker.start()
+    try:
+        assert busy.start() == {"workspaces": []}
+    finally:
+        worker.join()
+        busy.stop()
+    with pytest.raises(RuntimeError, match="did not start"):
+        runner("silent").start()

@@ -91,17 +91,9 @@ class ProxyEvent(Mapping[str, Any]):
     def get(self, key: str, default: Any = None) -> Any:
         return self._data.get(key, default)
 
-    @property
-    def raw_event(self) -> Mapping[str, Any]:
-        return self._data
-
-    @property
+    @cached_property  # read several times a request (the boundary's checks, the routes): lower-cased once
     def headers(self) -> Headers:
         return Headers(self._data.get("headers"))
-
-    @property
-    def multi_value_headers(self) -> Headers:
-        return Headers(self._data.get("multiValueHeaders"))
 
     @property
     def query_string_parameters(self) -> dict[str, str]:
